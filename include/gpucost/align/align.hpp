@@ -1,0 +1,38 @@
+#pragma once
+/// \file align.hpp
+/// The align stage: places every record on one UTC timeline. Monotonic kernel time maps to wall
+/// time through boot anchors, piecewise across suspends and boots; local times take a zone
+/// (`--tz`, else evident from the directory, else the machine's); missing years are inferred;
+/// the same kernel message read from several sources becomes one event.
+
+#include <optional>
+#include <string>
+
+#include "gpucost/align/timeline.hpp"
+#include "gpucost/diagnostics.hpp"
+#include "gpucost/ingest/ingest_result.hpp"
+
+namespace gpucost {
+
+/// Options of the align stage.
+struct AlignOptions {
+  std::string tz;                 ///< --tz: IANA name or ±HH:MM; empty = infer
+  std::optional<int> year;        ///< --year for stamps without one
+  TimeNs since = kNoTime;         ///< --since (UTC), inclusive
+  TimeNs until = kNoTime;         ///< --until (UTC), exclusive
+  TimeNs dedup_window_ns = 2 * kNsPerSec;  ///< wall-time window for matching copies of a message
+};
+
+/// Places ingest's records on one UTC timeline.
+class AlignStage {
+ public:
+  /// Throws std::invalid_argument for an unusable --tz (a usage error).
+  explicit AlignStage(AlignOptions options);
+  /// Reads `in`, fills `out` (which the caller owns); notes assumptions in diag.
+  void run(const IngestResult& in, Timeline& out, Diagnostics& diag) const;
+
+ private:
+  AlignOptions options_;
+};
+
+}  // namespace gpucost

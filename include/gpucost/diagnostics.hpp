@@ -1,0 +1,109 @@
+#pragma once
+/// \file diagnostics.hpp
+/// Per-line problems are counted per file and kind, with the first few samples kept (file, line,
+/// byte offset, excerpt, reason). Nothing here throws: the run goes on with everything else.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucost/records.hpp"
+#include "gpucost/time.hpp"
+
+namespace gpucost {
+
+// X(name, description)
+#define GPUCOST_PROBLEMS(X)                                                                      \
+  X(unparsable_line, "line matches no layout of the file's format")                              \
+  X(bad_timestamp, "timestamp present but not a valid date/time")                                \
+  X(bad_number, "a numeric field is not a number")                                               \
+  X(column_mismatch, "row has more or fewer fields than its header")                             \
+  X(no_header, "data row before any header that names its columns")                              \
+  X(truncated_line, "line longer than --max-line-length; the rest was dropped")                   \
+  X(binary_data, "line holds NUL or other binary bytes")                                          \
+  X(bad_json, "JSON document is malformed or truncated")                                          \
+  X(missing_field, "a required field is absent")                                                  \
+  X(time_backwards, "timestamp earlier than the previous row's (kept, flagged)")                   \
+  X(events_dropped, "more events of one kind than --max-events-per-kind (counted, not kept)")      \
+  X(truncated_gzip, "the .gz stream ends early or is corrupt; lines before the damage are kept")   \
+  X(unreadable_file, "file could not be opened or read")                                          \
+  X(not_regular_file, "FIFO, socket, device or broken link: skipped without reading")             \
+  X(unknown_format, "no known format matched the file's first lines; skipped")                    \
+  X(untimed_line, "line has no time; placed at the file's mtime (approximate) or kept with ts null")
+
+/// The kind of a problem.
+enum class Problem : std::uint8_t {
+#define GPUCOST_X(name, desc) name,
+  GPUCOST_PROBLEMS(GPUCOST_X)
+#undef GPUCOST_X
+      count_
+};
+inline constexpr std::size_t kProblemCount = static_cast<std::size_t>(Problem::count_);
+std::string_view problem_name(Problem p) noexcept;
+std::string_view problem_description(Problem p) noexcept;
+/// True for problems that count against --max-error-rate (rejected or damaged input), false for
+/// notes that lose nothing (untimed lines that were kept, time going backwards).
+bool problem_is_error(Problem p) noexcept;
+
+/// One sampled problem.
+struct ProblemSample {
+  Problem problem = Problem::unparsable_line;
+  std::uint64_t line = 0;     ///< 1-based; 0 for whole-file problems
+  std::uint64_t offset = 0;   ///< byte offset of the line in the (decompressed) file
+  std::string excerpt;        ///< printable start of the line
+  std::string reason;         ///< why, in words
+};
+
+/// Everything known about one input file after ingest (and align).
+struct FileDiagnostics {
+  std::string path;              ///< relative to the input directory
+  std::uint64_t bytes = 0;       ///< bytes read (decompressed)
+  TimeNs mtime_ns = kNoTime;
+  bool gzip = false;
+  FormatId format = FormatId::unknown;
+  int score = 0;                 ///< detection score of the winner
+  int runner_up_score = 0;       ///< best score of the other formats
+  FormatId runner_up = FormatId::unknown;
+  std::uint64_t lines = 0;          ///< lines read
+  std::uint64_t blank = 0;          ///< blank lines
+  std::uint64_t accepted = 0;       ///< lines parsed into a record or recognized as structure
+  std::uint64_t continuations = 0;  ///< lines attached to the previous message
+  std::uint64_t records = 0;        ///< rows or events produced
+  std::array<std::uint64_t, kProblemCount> problems{};
+  std::vector<ProblemSample> samples;  ///< first few per problem kind
+  TimeNs first_ts = kNoTime, last_ts = kNoTime;  ///< (align) time range covered, UTC
+  std::vector<std::string> notes;   ///< assumptions: zone, year, anchors, placement
+
+  /// Rejected lines (problems that are errors, line-level).
+  std::uint64_t rejected() const noexcept;
+};
+
+/// Problems of a whole run: one FileDiagnostics per input file plus run-level notes.
+class Diagnostics {
+ public:
+  /// How many samples are kept per file and problem kind.
+  static constexpr std::size_t kSamplesPerKind = 3;
+
+  std::vector<FileDiagnostics> files;
+  std::vector<std::string> notes;   ///< run-level assumptions (zone used and why, year ...)
+
+  /// Counts a problem in f; keeps a sample while fewer than kSamplesPerKind exist.
+  static void record(FileDiagnostics& f, Problem p, std::uint64_t line, std::uint64_t offset,
+                     std::string_view line_text, std::string_view reason);
+  /// True when record() would keep a sample (so callers can skip formatting a reason).
+  static bool wants_sample(const FileDiagnostics& f, Problem p) noexcept {
+    return f.problems[static_cast<std::size_t>(p)] < kSamplesPerKind;
+  }
+
+  std::uint64_t total_lines() const noexcept;
+  std::uint64_t total_rejected() const noexcept;
+  std::uint64_t total(Problem p) const noexcept;
+  /// Rejected ÷ non-blank lines read (0 when nothing was read).
+  double error_rate() const noexcept;
+  /// Files whose format was recognized and that produced records.
+  std::size_t usable_files() const noexcept;
+};
+
+}  // namespace gpucost

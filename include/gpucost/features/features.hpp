@@ -1,0 +1,80 @@
+#pragma once
+/// \file features.hpp
+/// The feature catalog (F001-F137) and the stage that computes it from the timeline. One table
+/// in src/features/ is the single source of truth for ids, names, units, layers, sources and
+/// definitions; `gpucost features` and docs/features.md are generated from it.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucost/align/timeline.hpp"
+
+namespace gpucost {
+
+/// The layer of the article's five-layer model a feature belongs to (plus derived figures).
+enum class Layer : std::uint8_t { hardware, driver, runtime, application, system, derived };
+std::string_view layer_name(Layer l) noexcept;
+
+/// Whether a feature has a value per GPU, for the host, or both.
+enum class FeatureScope : std::uint8_t {
+  host,     ///< one value for the machine
+  per_gpu,  ///< one value per GPU, and a host value aggregated as its definition says
+};
+
+/// One entry of the catalog.
+struct FeatureDef {
+  std::string_view id;          ///< `F001`
+  std::string_view name;        ///< snake_case, stable
+  std::string_view unit;        ///< `%`, `s`, `W`, `count`, `1/h`, `ratio` ...
+  Layer layer;
+  FeatureScope scope;
+  std::string_view sources;     ///< formats it needs (`dmon`, `dmesg|syslog|journal`, `ps`, ...)
+  std::string_view definition;  ///< precise enough to recompute by hand
+};
+
+/// The computed value of a feature: a number, or null with the reason.
+struct FeatureValue {
+  std::optional<double> value;
+  std::string reason;     ///< why it is null (`no dmon samples`); empty when it has a value
+  std::string evidence;   ///< where it came from: rows/events counted and their first file:line
+};
+
+/// Thresholds the definitions use (command-line options).
+struct FeatureOptions {
+  double idle_threshold_pct = 5.0;   ///< --idle-threshold: SM % at or below which a sample is idle
+  double temp_threshold_c = 78.0;    ///< --temp-threshold: °C above which a sample is hot
+  TimeNs after_error_window_ns = 15 * kNsPerSec;  ///< window after a hardware error (utilization drop)
+};
+
+/// All feature values of a run.
+struct FeatureSet {
+  FeatureOptions options;
+  std::vector<FeatureValue> host;               ///< indexed like feature_catalog()
+  std::vector<int> gpus;                        ///< GPU indices that have values
+  std::vector<std::vector<FeatureValue>> per_gpu;  ///< per_gpu[k] for gpus[k], indexed like the catalog
+
+  /// The host value of a feature by name or id; nullptr when no such feature.
+  const FeatureValue* find(std::string_view name_or_id) const noexcept;
+};
+
+/// The catalog, in id order (F001 first).
+std::span<const FeatureDef> feature_catalog();
+/// Index in the catalog of a feature by name or id, or npos.
+std::size_t feature_index(std::string_view name_or_id) noexcept;
+inline constexpr std::size_t kNoFeature = static_cast<std::size_t>(-1);
+
+/// Computes every feature of the catalog from the timeline.
+class FeatureStage {
+ public:
+  explicit FeatureStage(FeatureOptions options) : options_(options) {}
+  void run(const Timeline& timeline, FeatureSet& out) const;
+
+ private:
+  FeatureOptions options_;
+};
+
+}  // namespace gpucost

@@ -1,0 +1,138 @@
+#pragma once
+/// \file format.hpp
+/// The interface every log format implements, and the sink a format fills for one file.
+/// A format scores lines for detection (lnav-style: every format scores the file's first lines,
+/// the best total wins and is locked), then parses the whole file by pulling lines.
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucost/diagnostics.hpp"
+#include "gpucost/ingest/ingest_result.hpp"
+#include "gpucost/ingest/line_source.hpp"
+#include "gpucost/ingest/recognizer.hpp"
+#include "gpucost/records.hpp"
+
+namespace gpucost {
+
+/// Limits and defaults that parsers need.
+struct ParseOptions {
+  std::size_t max_line_length = kDefaultMaxLineLength;
+  std::size_t max_events_per_kind = 1'000'000;  ///< per file; more are counted, not kept
+  TimeNs default_interval_ns = kNsPerSec;       ///< dmon rows without time: the -d interval
+};
+
+/// What a parser knows about one message before recognition.
+struct MessageRecord {
+  std::uint64_t line = 0;
+  WallKind wall_kind = WallKind::kNone;
+  TimeNs wall_raw_ns = kNoTime;
+  TimeNs mono_ns = kNoTime;
+  std::string_view boot_id;
+  std::int32_t boot_seq = 0;
+  std::string_view ident;       ///< syslog ident (`kernel` for kernel lines)
+  std::int64_t ident_pid = INT64_MIN;  ///< pid in `ident[pid]`
+  std::string_view text;
+  std::int64_t flags = 0;
+};
+
+/// The output of one file's parse: records plus the file's diagnostics. Parsers append here;
+/// ingest merges sinks in file order afterwards.
+class FileSink {
+ public:
+  FileSink(std::uint32_t file_index, std::string path, TimeNs mtime_ns, const ParseOptions& options,
+           const EventRecognizer& recognizer);
+
+  std::uint32_t file_index() const noexcept { return file_; }
+  const std::string& path() const noexcept { return diag_.path; }
+  TimeNs mtime_ns() const noexcept { return diag_.mtime_ns; }
+  const ParseOptions& options() const noexcept { return options_; }
+  /// The format the file was detected as (stamped on every event).
+  FormatId format() const noexcept { return format_; }
+  void set_format(FormatId f) noexcept { format_ = f; }
+  FileDiagnostics& diagnostics() noexcept { return diag_; }
+
+  Table& samples() noexcept { return out_.samples; }
+  Table& processes() noexcept { return out_.processes; }
+  Table& events() noexcept { return out_.events; }
+  std::vector<BootAnchor>& anchors() noexcept { return out_.anchors; }
+  std::vector<GpuDevice>& devices() noexcept { return out_.devices; }
+  std::vector<ProfilerSummary>& profiles() noexcept { return out_.profiles; }
+  std::optional<Manifest>& manifest() noexcept { return out_.manifest; }
+  IngestResult& output() noexcept { return out_; }
+
+  /// Counts a line as read. Parsers call it for every line they pull (blank ones too).
+  void line_read(const Line& line);
+  /// The line was understood (a record, a header, a marker, structure of the format).
+  void accept() noexcept { ++diag_.accepted; }
+  /// The line was joined to the previous message.
+  void continuation() noexcept { ++diag_.continuations; }
+  /// A record (row or event) was produced.
+  void record() noexcept { ++diag_.records; }
+  /// The line was rejected (or noted) for a reason; formats the sample only when it is kept.
+  void problem(const Line& line, Problem p, std::string_view reason);
+  /// A whole-file problem (line 0).
+  void file_problem(Problem p, std::string_view reason);
+
+  /// Classifies a message and, when it is a known kind, appends an event; true when appended.
+  bool message(const MessageRecord& m);
+  /// Appends an event of a known kind without classifying (markers, structured sources).
+  void event(EventKind kind, const MessageRecord& m, std::int64_t code = INT64_MIN,
+             std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
+  /// Appends an anchor; consecutive anchors that say the same offset are thinned.
+  void anchor(const BootAnchor& a);
+
+ private:
+  std::uint32_t file_;
+  FormatId format_ = FormatId::unknown;
+  const ParseOptions& options_;
+  const EventRecognizer& recognizer_;
+  FileDiagnostics diag_;
+  IngestResult out_;
+  std::array<std::uint64_t, kEventKindCount> kind_counts_{};
+  TimeNs last_anchor_offset_ = kNoTime;
+  TimeNs last_anchor_mono_ = kNoTime;
+  std::int32_t last_anchor_seq_ = -1;
+};
+
+/// A log format. Implementations are stateless; parse() keeps per-file state on its stack.
+class LogFormat {
+ public:
+  virtual ~LogFormat() = default;
+  virtual FormatId id() const noexcept = 0;
+  /// How strongly one line says "this file is mine": 0 = not mine, up to 100 = certain.
+  /// Blank lines should score 0; detection ignores them.
+  virtual int score(std::string_view line) const noexcept = 0;
+  /// Parses the whole source into the sink. Never throws for bad input: problems go to the sink.
+  virtual void parse(LineSource& src, FileSink& sink) const = 0;
+};
+
+/// Every built-in format, in a fixed order (ties in detection go to the earlier one).
+std::span<const LogFormat* const> all_formats();
+/// The format with this id, or nullptr.
+const LogFormat* find_format(FormatId id);
+
+/// Outcome of scoring a file's first lines against every format.
+struct Detection {
+  FormatId format = FormatId::unknown;
+  int score = 0;               ///< winner's total
+  FormatId runner_up = FormatId::unknown;
+  int runner_up_score = 0;
+  std::size_t lines_scored = 0;
+};
+
+/// How many non-blank lines detection reads.
+inline constexpr std::size_t kDetectLines = 64;
+
+/// Scores the first kDetectLines non-blank lines of src against every format and picks the best.
+/// A format wins only with a mean score of at least kMinMeanScore per scored line. Content
+/// decides; the file name (`name_hint`) only breaks a near tie between the two best formats
+/// (journalctl short output and a classic syslog file can be byte-for-byte alike).
+Detection detect_format(LineSource& src, std::string_view name_hint = {});
+inline constexpr int kMinMeanScore = 20;
+
+}  // namespace gpucost

@@ -1,0 +1,48 @@
+#pragma once
+/// \file ingest.hpp
+/// The ingest stage: finds the files under a directory, detects each one's format by content,
+/// parses files in parallel and merges their records in file order (deterministic output).
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "gpucost/diagnostics.hpp"
+#include "gpucost/ingest/format.hpp"
+#include "gpucost/ingest/ingest_result.hpp"
+
+namespace gpucost {
+
+/// Options of the ingest stage.
+struct IngestOptions {
+  unsigned threads = 0;           ///< 0 = all cores
+  ParseOptions parse;
+  std::string patterns_file;      ///< --patterns FILE (empty = built-ins only)
+};
+
+/// Reads a directory (or one file) of logs into columnar tables.
+class IngestStage {
+ public:
+  /// Throws std::runtime_error when the patterns file is unusable (a setup error).
+  explicit IngestStage(IngestOptions options);
+
+  /// Ingests everything under `input`. Per-file problems go to diag; never throws for bad input.
+  void run(const std::filesystem::path& input, IngestResult& out, Diagnostics& diag) const;
+
+  /// Parses an in-memory buffer as a given format (FormatId::unknown = detect) as file
+  /// `name` (tests, fuzzers). Appends to out and diag like run() does.
+  void run_buffer(std::string_view data, std::string_view name, FormatId format, IngestResult& out,
+                  Diagnostics& diag, TimeNs mtime_ns = kNoTime) const;
+
+  const EventRecognizer& recognizer() const noexcept { return recognizer_; }
+
+ private:
+  IngestOptions options_;
+  EventRecognizer recognizer_;
+};
+
+/// Orders paths so that rotated logs come oldest first (`kern.log.2.gz`, `kern.log.1`,
+/// `kern.log`), otherwise by name; used to sort the input files.
+bool rotation_order_less(std::string_view a, std::string_view b);
+
+}  // namespace gpucost

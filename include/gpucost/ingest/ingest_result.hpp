@@ -1,0 +1,51 @@
+#pragma once
+/// \file ingest_result.hpp
+/// What the ingest stage hands to align: the files it read and the records it found in them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucost/records.hpp"
+#include "gpucost/table.hpp"
+
+namespace gpucost {
+
+/// What collect-logs.sh wrote about the collection (manifest.json).
+struct Manifest {
+  std::string host, kernel, driver_version, timezone_name;
+  std::optional<TimeNs> utc_offset_ns;  ///< the zone's offset at collection time
+  std::string boot_id;
+  std::optional<TimeNs> boot_time_ns;   ///< UTC
+  std::optional<TimeNs> start_ns, end_ns;  ///< UTC
+  std::optional<TimeNs> interval_ns;       ///< sampling interval (dmon -d)
+  std::vector<std::string> gpu_names, gpu_bus_ids;
+  std::uint32_t file = 0;
+};
+
+/// One input file as ingest saw it.
+struct InputFile {
+  std::string path;           ///< relative to the input directory ('/'-separated)
+  std::string abs_path;
+  std::uint64_t size = 0;     ///< bytes on disk
+  TimeNs mtime_ns = kNoTime;
+  FormatId format = FormatId::unknown;
+};
+
+/// Everything ingest found, merged over files in a deterministic order (the sorted file list),
+/// whatever the number of threads.
+struct IngestResult {
+  std::vector<InputFile> files;   ///< index = the `file` column of every table
+  Table samples = make_sample_table();
+  Table events = make_event_table();
+  Table processes = make_process_table();
+  std::vector<BootAnchor> anchors;
+  std::vector<GpuDevice> devices;
+  std::vector<ProfilerSummary> profiles;
+  std::optional<Manifest> manifest;
+  std::uint64_t bytes = 0;        ///< bytes read (decompressed)
+  std::uint64_t lines = 0;
+};
+
+}  // namespace gpucost

@@ -1,0 +1,55 @@
+#pragma once
+/// \file line_source.hpp
+/// Streams lines out of a file, a .gz stream or a memory buffer. Files are read in large blocks
+/// (never mmap: a file that shrinks while mapped kills the process with SIGBUS); line ends are
+/// found with memchr; a line is a view that stays valid until the next call to next().
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gpucost {
+
+/// One line, without its '\n' and without a '\r' before it.
+struct Line {
+  std::string_view text;
+  std::uint64_t number = 0;   ///< 1-based
+  std::uint64_t offset = 0;   ///< byte offset of its first byte in the (decompressed) stream
+  bool truncated = false;     ///< longer than the source's max line length; the rest was dropped
+};
+
+/// A pull source of lines.
+class LineSource {
+ public:
+  virtual ~LineSource() = default;
+  /// Reads the next line; false at the end of the input (or after an error, see error()).
+  virtual bool next(Line& line) = 0;
+  /// Reads up to n raw bytes that follow the last line returned (journal export binary fields);
+  /// appends them to out and returns how many were read.
+  virtual std::size_t read_raw(std::size_t n, std::string& out) = 0;
+  /// Starts again from the first byte; false when the source cannot.
+  virtual bool rewind() = 0;
+  /// Empty while all is well; else what went wrong (a truncated .gz, a read error). Lines read
+  /// before the error stay valid results.
+  virtual const std::string& error() const noexcept = 0;
+  /// Bytes consumed so far (decompressed).
+  virtual std::uint64_t bytes_read() const noexcept = 0;
+};
+
+/// Default longest line kept: longer lines are cut here and flagged truncated.
+inline constexpr std::size_t kDefaultMaxLineLength = 64 * 1024;
+
+/// Lines of a buffer the caller keeps alive (tests, fuzzers).
+std::unique_ptr<LineSource> make_buffer_source(std::string_view data,
+                                               std::size_t max_line = kDefaultMaxLineLength);
+
+/// Lines of a file, gunzipped on the fly when its first bytes are the gzip magic (content decides,
+/// not the name). Returns nullptr and sets error when the file cannot be opened.
+std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
+                                             std::size_t max_line = kDefaultMaxLineLength);
+
+/// True when the file starts with the gzip magic bytes.
+bool is_gzip_file(const std::string& path) noexcept;
+
+}  // namespace gpucost

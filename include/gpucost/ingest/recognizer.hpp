@@ -1,0 +1,56 @@
+#pragma once
+/// \file recognizer.hpp
+/// Turns a log message into an event kind: one table of patterns (literal needles, no regex)
+/// that users can extend with --patterns FILE. A cheap first test rejects messages no pattern
+/// can match before any pattern is tried, because most of a syslog is noise.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucost/records.hpp"
+
+namespace gpucost {
+
+/// What the recognizer found in one message.
+struct Recognition {
+  EventKind kind = EventKind::user;
+  std::int64_t code = INT64_MIN;   ///< kind-specific number; INT64_MIN when none
+  std::string_view gpu;            ///< PCI address as it appears in the text, empty when none
+  std::int64_t pid = INT64_MIN;    ///< INT64_MIN when none
+  std::string_view process;        ///< process name, empty when none
+};
+
+/// One pattern: every needle must occur in the message, and the ident must match when given.
+struct EventPattern {
+  EventKind kind = EventKind::user;
+  std::string ident;                 ///< syslog ident/unit prefix to require; empty = any
+  std::vector<std::string> needles;  ///< all must occur (case-sensitive)
+  std::string label;                 ///< name shown for user patterns
+};
+
+/// Classifies messages. Thread-safe for concurrent classify() once built.
+class EventRecognizer {
+ public:
+  /// The built-in patterns.
+  EventRecognizer();
+  /// Adds user patterns from a file: one per line, `kind<TAB>ident<TAB>needle[<TAB>needle...]`,
+  /// `#` comments; kind is a timeline kind or `user`. Returns an error message or empty.
+  std::string load_file(const std::string& path);
+  /// Adds one pattern (tried after the built-ins).
+  void add(EventPattern p);
+
+  /// The event a message denotes, or nullopt. `ident` is the syslog identifier (`kernel` for
+  /// kernel lines, empty when the source has none), `text` the message after the prefix.
+  std::optional<Recognition> classify(std::string_view ident, std::string_view text) const;
+
+  /// The user patterns, for the report.
+  const std::vector<EventPattern>& user_patterns() const noexcept { return user_; }
+
+ private:
+  std::vector<EventPattern> user_;
+};
+
+}  // namespace gpucost

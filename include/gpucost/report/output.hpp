@@ -1,0 +1,38 @@
+#pragma once
+/// \file output.hpp
+/// Where data goes: stdout, or `-o FILE` written to a temporary file beside it and renamed, so
+/// that a failed run never leaves a half-written report. A closed pipe (`| head`) ends quietly.
+
+#include <string>
+#include <string_view>
+
+namespace gpucost {
+
+/// Result of writing output.
+enum class WriteStatus { kOk, kClosedPipe, kError };
+
+/// A sink for the data a command prints.
+class Output {
+ public:
+  /// path empty or "-" = stdout.
+  explicit Output(std::string path);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  /// Appends bytes (buffered; flushed in large blocks).
+  WriteStatus write(std::string_view data);
+  /// Flushes and, for a file, renames the temporary file into place.
+  WriteStatus finish();
+  /// What went wrong (after kError).
+  const std::string& error() const noexcept { return error_; }
+  bool to_stdout() const noexcept { return fd_ == 1; }
+
+ private:
+  WriteStatus flush();
+  std::string path_, tmp_path_, buffer_, error_;
+  int fd_ = -1;
+  bool failed_ = false, closed_pipe_ = false, finished_ = false;
+};
+
+}  // namespace gpucost

@@ -1,0 +1,42 @@
+#pragma once
+/// \file report.hpp
+/// The report of `gpucost analyze`: one model (this struct) and several writers (table, CSV,
+/// JSON). Every figure carries the feature id and the evidence it came from.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpucost/pipeline.hpp"
+
+namespace gpucost {
+
+/// Output formats of analyze.
+enum class ReportFormat { kTable, kCsv, kJson };
+
+/// A section that another module writes into the report (the cost model does this), so the
+/// report does not depend on its internals.
+struct ReportSection {
+  std::string name;                                   ///< JSON key (`cost`)
+  std::function<void(class JsonWriter&)> json;        ///< writes the section's value
+  std::function<void(class CsvWriter&)> csv_rows;     ///< appends rows in the feature CSV layout
+  std::function<void(std::string&)> table;            ///< appends a human-readable block
+};
+
+/// Everything a report shows.
+struct Report {
+  std::string input;                   ///< the directory analyzed, as given
+  const PipelineResult* result = nullptr;
+  std::vector<ReportSection> sections;  ///< extra sections (cost)
+  unsigned threads = 0;
+  double max_error_rate = 0;
+  bool error_rate_exceeded = false;
+};
+
+/// Writes the report in a format.
+std::string render_report(const Report& report, ReportFormat format);
+
+/// The column header of the analyze CSV (`id,name,value,unit,layer,reason,scope`).
+inline constexpr const char* kFeatureCsvHeader = "id,name,value,unit,layer,reason,scope";
+
+}  // namespace gpucost

@@ -1,0 +1,113 @@
+#pragma once
+/// \file text.hpp
+/// Allocation-free helpers over std::string_view for the parsers' hot loops.
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpucost::text {
+
+/// True for the ASCII blanks that log lines use: space, tab, CR, vertical tab, form feed.
+constexpr bool is_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+constexpr bool is_hex(char c) noexcept {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/// The view without leading blanks.
+constexpr std::string_view ltrim(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+/// The view without trailing blanks.
+constexpr std::string_view rtrim(std::string_view s) noexcept {
+  std::size_t n = s.size();
+  while (n > 0 && is_space(s[n - 1])) --n;
+  return s.substr(0, n);
+}
+/// The view without blanks at either end.
+constexpr std::string_view trim(std::string_view s) noexcept { return rtrim(ltrim(s)); }
+
+/// True when the line holds only blanks.
+constexpr bool is_blank(std::string_view s) noexcept { return ltrim(s).empty(); }
+
+/// Position of needle in hay (memmem), or npos.
+inline std::size_t find(std::string_view hay, std::string_view needle) noexcept {
+  if (needle.empty()) return 0;
+  if (needle.size() > hay.size()) return std::string_view::npos;
+  const void* p = ::memmem(hay.data(), hay.size(), needle.data(), needle.size());
+  return p ? static_cast<std::size_t>(static_cast<const char*>(p) - hay.data()) : std::string_view::npos;
+}
+/// True when hay contains needle.
+inline bool contains(std::string_view hay, std::string_view needle) noexcept {
+  return find(hay, needle) != std::string_view::npos;
+}
+
+/// ASCII-case-insensitive equality.
+bool iequals(std::string_view a, std::string_view b) noexcept;
+/// ASCII-case-insensitive search; npos when absent.
+std::size_t ifind(std::string_view hay, std::string_view needle) noexcept;
+
+/// Cuts the next blank-separated token off the front of s (s advances past it and its blanks).
+constexpr std::string_view next_token(std::string_view& s) noexcept {
+  s = ltrim(s);
+  std::size_t i = 0;
+  while (i < s.size() && !is_space(s[i])) ++i;
+  std::string_view tok = s.substr(0, i);
+  s = ltrim(s.substr(i));
+  return tok;
+}
+
+/// Splits s on blanks into at most N tokens; returns how many were found (the rest of the
+/// line goes uncounted once N is reached; `rest` receives what follows the last token taken).
+template <std::size_t N>
+std::size_t split_ws(std::string_view s, std::array<std::string_view, N>& out,
+                     std::string_view* rest = nullptr) noexcept {
+  std::size_t n = 0;
+  s = ltrim(s);
+  while (!s.empty() && n < N) out[n++] = next_token(s);
+  if (rest) *rest = s;
+  return n;
+}
+
+/// Whole-view integer parse; nullopt unless every character is consumed.
+template <typename Int = std::int64_t>
+std::optional<Int> to_int(std::string_view s, int base = 10) noexcept {
+  Int v{};
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+/// Whole-view floating-point parse (no locale); nullopt unless every character is consumed.
+std::optional<double> to_double(std::string_view s) noexcept;
+
+/// Parses exactly n digits at s[pos..pos+n) into v; false when any is not a digit.
+constexpr bool digits(std::string_view s, std::size_t pos, std::size_t n, unsigned& v) noexcept {
+  if (pos + n > s.size()) return false;
+  unsigned r = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = s[pos + i];
+    if (!is_digit(c)) return false;
+    r = r * 10 + static_cast<unsigned>(c - '0');
+  }
+  v = r;
+  return true;
+}
+
+/// A printable excerpt of at most max bytes for diagnostics (control bytes shown as `\xNN`).
+std::string excerpt(std::string_view line, std::size_t max = 120);
+
+/// Lower-cased ASCII copy (for option values, never in hot loops).
+std::string to_lower(std::string_view s);
+
+}  // namespace gpucost::text

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, as root or with sudo) and builds gpucost (Release) in build/.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+# Usage: scripts/setup.sh [extra packages...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config libcli11-dev libfmt-dev libspdlog-dev libsimdjson-dev
+          libgtest-dev zlib1g-dev libhowardhinnant-date-dev tzdata jq python3 "$@")
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq || $SUDO apt-get update
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+build_dir=${GPUCOST_BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${GPUCOST_CMAKE_ARGS:-} >/dev/null
+echo "setup: building in $build_dir (log: $build_dir/build.log)" >&2
+if ! cmake --build "$build_dir" -j "$jobs" >"$build_dir/build.log" 2>&1; then
+  grep -E 'error|Error' -A3 "$build_dir/build.log" | head -n 60 >&2
+  echo "setup: build failed; see $build_dir/build.log" >&2
+  exit 1
+fi
+test -x "$build_dir/gpucost"

@@ -1,0 +1,92 @@
+// `gpucost analyze DIR`: the main job.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+
+#include "cli/common.hpp"
+#include "gpucost/report/report.hpp"
+
+namespace gpucost::cli {
+
+namespace {
+struct AnalyzeOptions {
+  InputOptions input;
+  FeatureOptions features;
+  std::string format = "table";
+  std::string output;
+  bool no_timings = false;
+};
+
+int run_analyze(const AnalyzeOptions& o) {
+  if (int rc = check_input(o.input)) return rc;
+  PipelineOptions popts;
+  try {
+    popts = make_pipeline_options(o.input, o.features);
+  } catch (const CLI::ValidationError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  auto result = std::make_unique<PipelineResult>();
+  try {
+    run_pipeline(o.input.input, popts, *result);
+  } catch (const std::invalid_argument& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::runtime_error& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  const Diagnostics& d = result->diagnostics;
+  summarize_problems(d);
+  if (d.usable_files() == 0) {
+    print_error(d.files.empty() ? fmt::format("{}: no files to read", o.input.input)
+                                : fmt::format("{}: no usable input ({} files, none with records in a known format)",
+                                              o.input.input, d.files.size()));
+    return kExitNoInput;
+  }
+
+  Report rep;
+  rep.input = o.input.input;
+  rep.result = result.get();
+  rep.max_error_rate = o.input.max_error_rate;
+  rep.error_rate_exceeded = d.error_rate() > o.input.max_error_rate;
+  const ReportFormat fmt = o.format == "json" ? ReportFormat::kJson : o.format == "csv" ? ReportFormat::kCsv
+                                                                                     : ReportFormat::kTable;
+  auto t0 = std::chrono::steady_clock::now();
+  if (o.no_timings) result->timings.clear();
+  std::string text = render_report(rep, fmt);
+  if (!o.no_timings) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info("report: {} bytes in {:.3f} s", text.size(), secs);
+  }
+  if (int rc = emit(o.output, text)) return rc;
+  if (rep.error_rate_exceeded) {
+    print_error(fmt::format("{:.2f} % of lines were rejected, more than --max-error-rate {:.2f} %",
+                            100 * d.error_rate(), 100 * o.input.max_error_rate));
+    return kExitInputProblems;
+  }
+  return kExitOk;
+}
+}  // namespace
+
+void add_analyze(CLI::App& root, RunState& state) {
+  auto opts = std::make_shared<AnalyzeOptions>();
+  CLI::App* app = root.add_subcommand("analyze", "Read a directory of logs; report features, costs and the break-even");
+  add_input_options(*app, opts->input);
+  add_feature_options(*app, opts->features);
+  app->add_option("-f,--format", opts->format, "table (default, for people), csv or json (for scripts)")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  app->add_option("-o,--output", opts->output, "Write the report to FILE (atomically) instead of stdout");
+  app->add_flag("--no-timings", opts->no_timings, "Leave stage timings out of the report (byte-stable output)");
+  app->footer(
+      "\nExamples:\n"
+      "  gpucost analyze examples/laptop-training\n"
+      "  gpucost analyze ~/gpulogs --tz Europe/Berlin --idle-threshold 10 --format json -o report.json\n"
+      "  gpucost analyze ~/gpulogs --format csv | python3 -c 'import csv,sys; print(len(list(csv.reader(sys.stdin))))'\n"
+      "\nExit codes: 0 ok, 2 usage, 3 no usable input, 4 rejected lines above --max-error-rate, 5 output error.");
+  app->callback([opts, &state] { state.exit_code = run_analyze(*opts); });
+}
+
+}  // namespace gpucost::cli

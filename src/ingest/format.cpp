@@ -1,0 +1,170 @@
+#include "gpucost/ingest/format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gpucost/text.hpp"
+#include "ingest/formats/formats.hpp"
+
+namespace gpucost {
+
+FileSink::FileSink(std::uint32_t file_index, std::string path, TimeNs mtime_ns,
+                   const ParseOptions& options, const EventRecognizer& recognizer)
+    : file_(file_index), options_(options), recognizer_(recognizer) {
+  diag_.path = std::move(path);
+  diag_.mtime_ns = mtime_ns;
+}
+
+void FileSink::line_read(const Line& line) {
+  ++diag_.lines;
+  if (text::is_blank(line.text)) ++diag_.blank;
+  if (line.truncated)
+    problem(line, Problem::truncated_line,
+            fmt::format("line longer than {} bytes; the rest was dropped", options_.max_line_length));
+}
+
+void FileSink::problem(const Line& line, Problem p, std::string_view reason) {
+  Diagnostics::record(diag_, p, line.number, line.offset, line.text, reason);
+}
+
+void FileSink::file_problem(Problem p, std::string_view reason) {
+  Diagnostics::record(diag_, p, 0, 0, {}, reason);
+}
+
+bool FileSink::message(const MessageRecord& m) {
+  const auto r = recognizer_.classify(m.ident, m.text);
+  if (!r) return false;
+  const std::int64_t pid = r->pid != INT64_MIN ? r->pid : INT64_MIN;
+  event(r->kind, m, r->code, r->gpu, pid, r->process);
+  return true;
+}
+
+void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, std::string_view gpu,
+                     std::int64_t pid, std::string_view process) {
+  auto& n = kind_counts_[static_cast<std::size_t>(kind)];
+  if (n >= options_.max_events_per_kind) {
+    if (n == options_.max_events_per_kind)
+      Diagnostics::record(diag_, Problem::events_dropped, m.line, 0, m.text,
+                          fmt::format("more than {} {} events in this file; the rest are counted only",
+                                      options_.max_events_per_kind, event_kind_name(kind)));
+    else
+      ++diag_.problems[static_cast<std::size_t>(Problem::events_dropped)];
+    ++n;
+    return;
+  }
+  ++n;
+  Table& t = out_.events;
+  t.column(event_col::ts_ns).push_null();
+  t.column(event_col::wall_kind).push_int(static_cast<std::int64_t>(m.wall_kind));
+  t.column(event_col::wall_raw_ns).push_int_or_null(m.wall_raw_ns);
+  t.column(event_col::mono_ns).push_int_or_null(m.mono_ns);
+  if (m.boot_id.empty()) t.column(event_col::boot_id).push_null();
+  else t.column(event_col::boot_id).push_string(m.boot_id);
+  t.column(event_col::boot_seq).push_int(m.boot_seq);
+  t.column(event_col::kind).push_int(static_cast<std::int64_t>(kind));
+  t.column(event_col::format).push_int(static_cast<std::int64_t>(format_));
+  t.column(event_col::file).push_int(file_);
+  t.column(event_col::line).push_int(static_cast<std::int64_t>(m.line));
+  t.column(event_col::code).push_int_or_null(code);
+  if (gpu.empty()) t.column(event_col::gpu).push_null();
+  else {
+    const std::string norm = normalize_pci_bus(gpu);
+    t.column(event_col::gpu).push_string(norm.empty() ? gpu : std::string_view(norm));
+  }
+  t.column(event_col::pid).push_int_or_null(pid != INT64_MIN ? pid : m.ident_pid);
+  if (process.empty()) t.column(event_col::process).push_null();
+  else t.column(event_col::process).push_string(process);
+  if (m.ident.empty()) t.column(event_col::ident).push_null();
+  else t.column(event_col::ident).push_string(m.ident);
+  t.column(event_col::text).push_string(m.text);
+  t.column(event_col::flags).push_int(m.flags);
+  record();
+}
+
+void FileSink::anchor(const BootAnchor& a) {
+  if (a.mono_ns == kNoTime || a.wall_raw_ns == kNoTime) return;
+  const TimeNs offset = a.wall_raw_ns - a.mono_ns;
+  // Thin: keep an anchor when the offset moved by more than the stamp's resolution (a resume,
+  // a new boot), or at least once a minute of monotonic time, so memory stays bounded.
+  if (a.boot_seq == last_anchor_seq_ && last_anchor_offset_ != kNoTime) {
+    const TimeNs moved = offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset;
+    if (moved <= a.precision_ns && a.mono_ns - last_anchor_mono_ < kNsPerMin && a.mono_ns >= last_anchor_mono_)
+      return;
+  }
+  last_anchor_offset_ = offset;
+  last_anchor_mono_ = a.mono_ns;
+  last_anchor_seq_ = a.boot_seq;
+  BootAnchor copy = a;
+  copy.file = file_;
+  out_.anchors.push_back(std::move(copy));
+}
+
+std::span<const LogFormat* const> all_formats() {
+  static const LogFormat* const kAll[] = {
+      &formats::manifest_format(),     &formats::torch_trace_format(),  &formats::journal_json_format(),
+      &formats::journal_export_format(), &formats::nvidia_smi_q_format(), &formats::dmon_format(),
+      &formats::pmon_format(),         &formats::query_gpu_format(),    &formats::dmesg_format(),
+      &formats::syslog_format(),       &formats::journal_short_format(), &formats::ps_format(),
+  };
+  return kAll;
+}
+
+const LogFormat* find_format(FormatId id) {
+  for (const LogFormat* f : all_formats())
+    if (f->id() == id) return f;
+  return nullptr;
+}
+
+namespace {
+// Words in a file's path that hint at a format, used only to break near ties.
+FormatId hinted_format(std::string_view name) {
+  const std::string lower = text::to_lower(name);
+  struct Hint {
+    std::string_view word;
+    FormatId format;
+  };
+  static constexpr Hint kHints[] = {
+      {"journal", FormatId::journal_short}, {"syslog", FormatId::syslog}, {"kern.log", FormatId::syslog},
+      {"messages", FormatId::syslog},      {"dmesg", FormatId::dmesg},
+  };
+  for (const auto& h : kHints)
+    if (lower.find(h.word) != std::string::npos) return h.format;
+  return FormatId::unknown;
+}
+}  // namespace
+
+Detection detect_format(LineSource& src, std::string_view name_hint) {
+  const auto formats = all_formats();
+  std::vector<int> totals(formats.size(), 0);
+  Detection d;
+  Line line;
+  while (d.lines_scored < kDetectLines && src.next(line)) {
+    if (text::is_blank(line.text)) continue;
+    ++d.lines_scored;
+    for (std::size_t i = 0; i < formats.size(); ++i) {
+      int s = formats[i]->score(line.text);
+      totals[i] += std::clamp(s, 0, 100);
+    }
+  }
+  if (d.lines_scored == 0) return d;
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < formats.size(); ++i)
+    if (totals[i] > totals[best]) best = i;
+  std::size_t second = formats.size();
+  for (std::size_t i = 0; i < formats.size(); ++i)
+    if (i != best && (second == formats.size() || totals[i] > totals[second])) second = i;
+  // Near tie (within 5 %): the file name may pick between the two best.
+  if (second < formats.size() && totals[second] > 0 && (totals[best] - totals[second]) * 20 <= totals[best] &&
+      hinted_format(name_hint) == formats[second]->id())
+    std::swap(best, second);
+  d.score = totals[best];
+  if (second < formats.size()) {
+    d.runner_up = formats[second]->id();
+    d.runner_up_score = totals[second];
+  }
+  if (totals[best] >= kMinMeanScore * static_cast<int>(d.lines_scored)) d.format = formats[best]->id();
+  return d;
+}
+
+}  // namespace gpucost

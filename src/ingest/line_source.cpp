@@ -1,0 +1,290 @@
+#include "gpucost/ingest/line_source.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace gpucost {
+
+namespace {
+
+constexpr std::size_t kBlock = 1 << 20;  // 1 MiB reads: large enough for memory speed
+
+/// Splits a byte stream into lines; subclasses supply the bytes.
+class ChunkedLineSource : public LineSource {
+ public:
+  explicit ChunkedLineSource(std::size_t max_line) : max_line_(max_line ? max_line : 1) {
+    buf_.resize(max_line_ + kBlock + 1);
+  }
+
+  bool next(Line& line) override {
+    for (;;) {
+      const char* begin = buf_.data() + pos_;
+      const std::size_t avail = end_ - pos_;
+      const void* nl = avail ? std::memchr(begin, '\n', avail) : nullptr;
+      if (nl) {
+        const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+        if (skipping_) {  // rest of an over-long line
+          skipping_ = false;
+          pos_ += len + 1;
+          continue;
+        }
+        emit(line, begin, len, false);
+        pos_ += len + 1;
+        return true;
+      }
+      if (!skipping_ && avail >= max_line_) {  // over-long line: cut it, skip to its end
+        emit(line, begin, max_line_, true);
+        pos_ += max_line_;
+        skipping_ = true;
+        return true;
+      }
+      if (skipping_) pos_ = end_;
+      if (eof_) {
+        if (end_ > pos_ && !skipping_) {
+          emit(line, begin, end_ - pos_, false);
+          pos_ = end_;
+          return true;
+        }
+        return false;
+      }
+      compact();
+      const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
+      if (got == 0) eof_ = true;
+      end_ += got;
+    }
+  }
+
+  std::size_t read_raw(std::size_t n, std::string& out) override {
+    std::size_t done = 0;
+    while (done < n) {
+      if (pos_ == end_) {
+        if (eof_) break;
+        compact();
+        const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
+        if (got == 0) {
+          eof_ = true;
+          break;
+        }
+        end_ += got;
+      }
+      const std::size_t take = std::min(n - done, end_ - pos_);
+      out.append(buf_.data() + pos_, take);
+      pos_ += take;
+      done += take;
+    }
+    return done;
+  }
+
+  bool rewind() override {
+    if (!reset()) return false;
+    pos_ = end_ = 0;
+    base_ = 0;
+    lineno_ = 0;
+    eof_ = skipping_ = false;
+    return true;
+  }
+
+  const std::string& error() const noexcept override { return error_; }
+  std::uint64_t bytes_read() const noexcept override { return base_ + pos_; }
+
+ protected:
+  /// Reads up to cap bytes into dst; 0 at the end (set error_ on failure).
+  virtual std::size_t fill(char* dst, std::size_t cap) = 0;
+  /// Restarts the byte stream.
+  virtual bool reset() = 0;
+  std::string error_;
+
+ private:
+  void emit(Line& line, const char* begin, std::size_t len, bool truncated) {
+    std::size_t n = len;
+    if (!truncated && n > 0 && begin[n - 1] == '\r') --n;
+    line.text = std::string_view(begin, n);
+    line.number = ++lineno_;
+    line.offset = base_ + pos_;
+    line.truncated = truncated;
+  }
+  void compact() {
+    if (pos_ == 0) return;
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    base_ += pos_;
+    pos_ = 0;
+  }
+
+  std::size_t max_line_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0;
+  std::uint64_t base_ = 0;  // stream offset of buf_[0]
+  std::uint64_t lineno_ = 0;
+  bool eof_ = false, skipping_ = false;
+};
+
+class BufferLineSource final : public ChunkedLineSource {
+ public:
+  BufferLineSource(std::string_view data, std::size_t max_line) : ChunkedLineSource(max_line), data_(data) {}
+
+ protected:
+  std::size_t fill(char* dst, std::size_t cap) override {
+    const std::size_t n = std::min(cap, data_.size() - at_);
+    std::memcpy(dst, data_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+  bool reset() override {
+    at_ = 0;
+    return true;
+  }
+
+ private:
+  std::string_view data_;
+  std::size_t at_ = 0;
+};
+
+class FdLineSource final : public ChunkedLineSource {
+ public:
+  FdLineSource(int fd, std::size_t max_line) : ChunkedLineSource(max_line), fd_(fd) {}
+  ~FdLineSource() override { ::close(fd_); }
+
+ protected:
+  std::size_t fill(char* dst, std::size_t cap) override {
+    for (;;) {
+      const ssize_t n = ::read(fd_, dst, std::min(cap, kBlock));
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return 0;
+      error_ = std::string("read error: ") + std::strerror(errno);
+      return 0;
+    }
+  }
+  bool reset() override { return ::lseek(fd_, 0, SEEK_SET) == 0; }
+
+ private:
+  int fd_;
+};
+
+class GzipLineSource final : public ChunkedLineSource {
+ public:
+  GzipLineSource(int fd, std::size_t max_line) : ChunkedLineSource(max_line), fd_(fd), in_(kBlock) {
+    init();
+  }
+  ~GzipLineSource() override {
+    inflateEnd(&zs_);
+    ::close(fd_);
+  }
+
+ protected:
+  std::size_t fill(char* dst, std::size_t cap) override {
+    if (done_) return 0;
+    zs_.next_out = reinterpret_cast<Bytef*>(dst);
+    zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, kBlock * 4));
+    const uInt start_out = zs_.avail_out;
+    while (zs_.avail_out == start_out) {
+      if (zs_.avail_in == 0) {
+        ssize_t n;
+        do n = ::read(fd_, in_.data(), in_.size()); while (n < 0 && errno == EINTR);
+        if (n < 0) {
+          error_ = std::string("read error: ") + std::strerror(errno);
+          done_ = true;
+          break;
+        }
+        if (n == 0) {
+          if (!stream_ended_) error_ = "truncated gzip stream (ends before its trailer)";
+          done_ = true;
+          break;
+        }
+        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        zs_.avail_in = static_cast<uInt>(n);
+        if (stream_ended_) {  // another member of a multi-member gzip file
+          if (in_[0] != '\x1f') {  // trailing garbage after a complete stream: stop quietly
+            done_ = true;
+            break;
+          }
+          inflateReset(&zs_);
+          stream_ended_ = false;
+        }
+      }
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        stream_ended_ = true;
+        if (zs_.avail_in > 0) {
+          if (*zs_.next_in != 0x1f) {
+            done_ = true;
+            break;
+          }
+          inflateReset(&zs_);
+          stream_ended_ = false;
+        }
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        error_ = std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "inflate failed");
+        done_ = true;
+        break;
+      } else if (rc == Z_BUF_ERROR && zs_.avail_in != 0) {
+        error_ = "corrupt gzip data";
+        done_ = true;
+        break;
+      }
+    }
+    return start_out - zs_.avail_out;
+  }
+  bool reset() override {
+    inflateEnd(&zs_);
+    if (::lseek(fd_, 0, SEEK_SET) != 0) return false;
+    error_.clear();
+    init();
+    return true;
+  }
+
+ private:
+  void init() {
+    std::memset(&zs_, 0, sizeof zs_);
+    inflateInit2(&zs_, 15 + 32);  // 32: accept gzip or zlib headers
+    done_ = stream_ended_ = false;
+  }
+  int fd_;
+  std::vector<char> in_;
+  z_stream zs_{};
+  bool done_ = false, stream_ended_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<LineSource> make_buffer_source(std::string_view data, std::size_t max_line) {
+  return std::make_unique<BufferLineSource>(data, max_line);
+}
+
+bool is_gzip_file(const std::string& path) noexcept {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char magic[2] = {0, 0};
+  const bool gz = ::read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  ::close(fd);
+  return gz;
+}
+
+std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
+                                             std::size_t max_line) {
+  // O_NONBLOCK: never hang on a FIFO that slipped past the caller's checks.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    ::close(fd);
+    return nullptr;
+  }
+  unsigned char magic[2] = {0, 0};
+  const bool gz = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  if (gz) return std::make_unique<GzipLineSource>(fd, max_line);
+  return std::make_unique<FdLineSource>(fd, max_line);
+}
+
+}  // namespace gpucost

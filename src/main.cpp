@@ -1,0 +1,3 @@
+#include "gpucost/cli/app.hpp"
+
+int main(int argc, char** argv) { return gpucost::cli::run(argc, argv); }

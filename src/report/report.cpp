@@ -1,0 +1,242 @@
+#include "gpucost/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "gpucost/report/csv_writer.hpp"
+#include "gpucost/report/json_writer.hpp"
+
+namespace gpucost {
+
+namespace {
+
+void write_ts(JsonWriter& w, std::string_view key, TimeNs t) {
+  w.key(key);
+  if (t == kNoTime) w.null(); else w.value(format_rfc3339(t));
+}
+
+void write_feature(JsonWriter& w, const FeatureDef& d, const FeatureValue& v) {
+  w.begin_object();
+  w.kv("id", d.id).kv("name", d.name);
+  w.key("value");
+  if (v.value) w.value(*v.value); else w.null();
+  w.kv("unit", d.unit).kv("layer", layer_name(d.layer));
+  w.key("reason");
+  if (v.value) w.null(); else w.value(v.reason);
+  if (!v.evidence.empty()) w.kv("evidence", v.evidence);
+  w.end_object();
+}
+
+void write_file(JsonWriter& w, const FileDiagnostics& f) {
+  w.begin_object();
+  w.kv("path", f.path).kv("format", format_name(f.format)).kv("score", f.score);
+  w.key("runner_up");
+  if (f.runner_up == FormatId::unknown) w.null(); else w.value(format_name(f.runner_up));
+  w.kv("runner_up_score", f.runner_up_score);
+  w.kv("gzip", f.gzip).kv("bytes", f.bytes).kv("lines", f.lines).kv("blank", f.blank);
+  w.kv("accepted", f.accepted).kv("continuations", f.continuations).kv("records", f.records);
+  w.kv("rejected", f.rejected());
+  w.key("problems").begin_object();
+  for (std::size_t i = 0; i < kProblemCount; ++i)
+    if (f.problems[i]) w.kv(problem_name(static_cast<Problem>(i)), f.problems[i]);
+  w.end_object();
+  w.key("samples").begin_array();
+  for (const auto& s : f.samples) {
+    w.begin_object();
+    w.kv("problem", problem_name(s.problem)).kv("file", f.path).kv("line", s.line).kv("offset", s.offset);
+    w.kv("excerpt", s.excerpt).kv("reason", s.reason);
+    w.end_object();
+  }
+  w.end_array();
+  write_ts(w, "first", f.first_ts);
+  write_ts(w, "last", f.last_ts);
+  w.key("notes").begin_array();
+  for (const auto& n : f.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+}
+
+std::string render_json(const Report& rep) {
+  const PipelineResult& r = *rep.result;
+  const Timeline& tl = r.timeline;
+  const Diagnostics& dg = r.diagnostics;
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
+  w.kv("input", rep.input);
+  w.key("zone").begin_object().kv("name", tl.zone_name).kv("reason", tl.zone_reason).end_object();
+  w.kv("year_reason", tl.year_reason);
+  w.key("window").begin_object();
+  write_ts(w, "since", tl.window_begin);
+  write_ts(w, "until", tl.window_end);
+  write_ts(w, "first", tl.first_ns);
+  write_ts(w, "last", tl.last_ns);
+  w.end_object();
+  w.key("thresholds").begin_object();
+  w.kv("idle_threshold_pct", r.features.options.idle_threshold_pct);
+  w.kv("temp_threshold_c", r.features.options.temp_threshold_c);
+  w.end_object();
+
+  w.key("diagnostics").begin_object();
+  w.kv("files", static_cast<std::uint64_t>(dg.files.size()));
+  w.kv("usable_files", static_cast<std::uint64_t>(dg.usable_files()));
+  w.kv("lines", dg.total_lines()).kv("rejected", dg.total_rejected());
+  w.kv("error_rate", dg.error_rate()).kv("max_error_rate", rep.max_error_rate);
+  w.kv("error_rate_exceeded", rep.error_rate_exceeded);
+  w.key("problems").begin_object();
+  for (std::size_t i = 0; i < kProblemCount; ++i)
+    if (auto n = dg.total(static_cast<Problem>(i))) w.kv(problem_name(static_cast<Problem>(i)), n);
+  w.end_object();
+  w.key("notes").begin_array();
+  for (const auto& n : dg.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+
+  w.key("files").begin_array();
+  for (const auto& f : dg.files) write_file(w, f);
+  w.end_array();
+
+  w.key("timeline").begin_object();
+  w.kv("samples", static_cast<std::uint64_t>(tl.samples.rows()));
+  w.kv("events", static_cast<std::uint64_t>(tl.events.rows()));
+  w.kv("processes", static_cast<std::uint64_t>(tl.processes.rows()));
+  std::map<std::string_view, std::uint64_t> kinds;
+  for (std::size_t i = 0; i < tl.events.rows(); ++i)
+    ++kinds[event_kind_name(static_cast<EventKind>(tl.events.column(event_col::kind).get_int(i)))];
+  w.key("events_by_kind").begin_object();
+  for (const auto& [k, n] : kinds) w.kv(k, n);
+  w.end_object();
+  w.key("boots").begin_array();
+  for (const auto& b : tl.boots) {
+    w.begin_object().kv("boot_id", b.boot_id);
+    write_ts(w, "boot_time", b.boot_wall_ns);
+    w.kv("anchors", static_cast<std::uint64_t>(b.anchors)).kv("epochs", static_cast<std::uint64_t>(b.epochs));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+
+  const auto catalog = feature_catalog();
+  w.key("gpus").begin_array();
+  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
+    const int idx = r.features.gpus[k];
+    w.begin_object().kv("index", idx);
+    const GpuDevice* dev = nullptr;
+    for (const auto& d : tl.devices)
+      if (d.index && *d.index == idx) dev = &d;
+    w.key("name");
+    if (dev && !dev->name.empty()) w.value(dev->name); else w.null();
+    w.key("pci_bus");
+    if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
+    w.key("features").begin_array();
+    for (std::size_t i = 0; i < catalog.size(); ++i)
+      if (catalog[i].scope == FeatureScope::per_gpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("features").begin_array();
+  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i)
+    write_feature(w, catalog[i], r.features.host[i]);
+  w.end_array();
+
+  for (const auto& s : rep.sections) {
+    w.key(s.name);
+    s.json(w);
+  }
+
+  if (!r.timings.empty()) {
+    w.key("timings").begin_array();
+    for (const auto& t : r.timings) {
+      w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
+      w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+  out += '\n';
+  return out;
+}
+
+std::string render_csv(const Report& rep) {
+  const PipelineResult& r = *rep.result;
+  std::string out;
+  CsvWriter c(out);
+  c.field("id").field("name").field("value").field("unit").field("layer").field("reason").field("scope").end_row();
+  const auto catalog = feature_catalog();
+  auto row = [&](const FeatureDef& d, const FeatureValue& v, std::string_view scope) {
+    c.field(d.id).field(d.name);
+    if (v.value) c.number(*v.value); else c.field("");
+    c.field(d.unit).field(layer_name(d.layer)).field(v.value ? std::string_view{} : std::string_view(v.reason));
+    c.field(scope).end_row();
+  };
+  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) row(catalog[i], r.features.host[i], "host");
+  for (const auto& s : rep.sections)
+    if (s.csv_rows) s.csv_rows(c);
+  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
+    const std::string scope = fmt::format("gpu{}", r.features.gpus[k]);
+    for (std::size_t i = 0; i < catalog.size(); ++i)
+      if (catalog[i].scope == FeatureScope::per_gpu) row(catalog[i], r.features.per_gpu[k][i], scope);
+  }
+  return out;
+}
+
+std::string render_table(const Report& rep) {
+  const PipelineResult& r = *rep.result;
+  const Timeline& tl = r.timeline;
+  const Diagnostics& dg = r.diagnostics;
+  std::string out;
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+    out += '\n';
+  };
+  line("gpucost {} - {}", GPUCOST_VERSION, rep.input);
+  line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", dg.files.size(), dg.usable_files(),
+       dg.total_lines(), dg.total_rejected(), 100.0 * dg.error_rate());
+  if (tl.first_ns != kNoTime)
+    line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(tl.first_ns, 0), format_rfc3339(tl.last_ns, 0),
+         static_cast<double>(tl.last_ns - tl.first_ns) / kNsPerHour, tl.zone_name, tl.zone_reason);
+  line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), tl.events.rows(),
+       tl.processes.rows());
+  out += '\n';
+  const auto catalog = feature_catalog();
+  line("{:<5} {:<38} {:>14} {:<8} {}", "id", "feature (host)", "value", "unit", "layer / null reason");
+  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) {
+    const auto& d = catalog[i];
+    const auto& v = r.features.host[i];
+    if (v.value)
+      line("{:<5} {:<38} {:>14} {:<8} {}", d.id, d.name, format_number(*v.value), d.unit, layer_name(d.layer));
+    else
+      line("{:<5} {:<38} {:>14} {:<8} {} (null: {})", d.id, d.name, "-", d.unit, layer_name(d.layer), v.reason);
+  }
+  for (const auto& s : rep.sections)
+    if (s.table) {
+      out += '\n';
+      s.table(out);
+    }
+  std::size_t shown = 0;
+  for (const auto& f : dg.files)
+    for (const auto& s : f.samples) {
+      if (shown == 0) line("\nInput problems (first samples; all counts are in the JSON report):");
+      if (shown++ >= 10) break;
+      line("  {}:{}: {}: {} [{}]", f.path, s.line, problem_name(s.problem), s.reason, s.excerpt);
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string render_report(const Report& report, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson: return render_json(report);
+    case ReportFormat::kCsv: return render_csv(report);
+    case ReportFormat::kTable: return render_table(report);
+  }
+  return {};
+}
+
+}  // namespace gpucost

@@ -1,0 +1,62 @@
+#include "gpucost/text.hpp"
+
+#include <cstdlib>
+
+namespace gpucost::text {
+
+namespace {
+constexpr char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+std::size_t ifind(std::string_view hay, std::string_view needle) noexcept {
+  if (needle.empty()) return 0;
+  if (needle.size() > hay.size()) return std::string_view::npos;
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i)
+    if (iequals(hay.substr(i, needle.size()), needle)) return i;
+  return std::string_view::npos;
+}
+
+std::optional<double> to_double(std::string_view s) noexcept {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string excerpt(std::string_view line, std::size_t max) {
+  std::string out;
+  out.reserve(std::min(line.size(), max) + 8);
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c < 0x20 && c != '\t') {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = lower(c);
+  return r;
+}
+
+}  // namespace gpucost::text
