@@ -100,6 +100,15 @@ void FileSink::anchor(const BootAnchor& a) {
   out_.anchors.push_back(std::move(copy));
 }
 
+void FileSink::observe_utc_offset(TimeNs offset_ns) {
+  for (auto& z : out_.zone_evidence)
+    if (z.offset_ns == offset_ns) {
+      ++z.count;
+      return;
+    }
+  out_.zone_evidence.push_back(ZoneEvidence{file_, offset_ns, 1});
+}
+
 std::span<const LogFormat* const> all_formats() {
   static const LogFormat* const kAll[] = {
       &formats::manifest_format(),     &formats::torch_trace_format(),  &formats::journal_json_format(),

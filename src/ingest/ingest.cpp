@@ -102,6 +102,7 @@ void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink)
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
   if (r.manifest && !out.manifest) out.manifest = std::move(r.manifest);
+  for (const auto& z : r.zone_evidence) out.zone_evidence.push_back(z);
   FileDiagnostics& fd = sink.diagnostics();
   file.format = fd.format;
   out.bytes += fd.bytes;

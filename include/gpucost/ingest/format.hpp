@@ -85,6 +85,8 @@ class FileSink {
              std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
   /// Appends an anchor; consecutive anchors that say the same offset are thinned.
   void anchor(const BootAnchor& a);
+  /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
+  void observe_utc_offset(TimeNs offset_ns);
 
  private:
   std::uint32_t file_;

@@ -33,6 +33,14 @@ struct InputFile {
   FormatId format = FormatId::unknown;
 };
 
+/// A UTC offset that a source printed (RFC 3339 stamps, journal short-iso): evidence for the zone
+/// that the directory's local-time stamps use.
+struct ZoneEvidence {
+  std::uint32_t file = 0;
+  TimeNs offset_ns = 0;
+  std::uint64_t count = 0;  ///< lines that printed it
+};
+
 /// Everything ingest found, merged over files in a deterministic order (the sorted file list),
 /// whatever the number of threads.
 struct IngestResult {
@@ -44,6 +52,7 @@ struct IngestResult {
   std::vector<GpuDevice> devices;
   std::vector<ProfilerSummary> profiles;
   std::optional<Manifest> manifest;
+  std::vector<ZoneEvidence> zone_evidence;
   std::uint64_t bytes = 0;        ///< bytes read (decompressed)
   std::uint64_t lines = 0;
 };
