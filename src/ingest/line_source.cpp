@@ -34,6 +34,11 @@ class ChunkedLineSource : public LineSource {
           pos_ += len + 1;
           continue;
         }
+        if (len > max_line_) {
+          emit(line, begin, max_line_, true);
+          pos_ += len + 1;
+          return true;
+        }
         emit(line, begin, len, false);
         pos_ += len + 1;
         return true;

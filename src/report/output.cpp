@@ -1,6 +1,7 @@
 #include "gpucost/report/output.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,17 @@ constexpr std::size_t kFlushAt = 1 << 20;
 Output::Output(std::string path) : path_(std::move(path)) {
   if (path_.empty() || path_ == "-") {
     fd_ = 1;
+    return;
+  }
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or FIFO (/dev/stdout, /dev/full, a named pipe): write to it directly; renaming a
+    // temporary file over it would replace the node.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      error_ = "cannot write " + path_ + ": " + std::strerror(errno);
+      failed_ = true;
+    }
     return;
   }
   tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
@@ -67,6 +79,10 @@ WriteStatus Output::finish() {
   const WriteStatus s = flush();
   if (s != WriteStatus::kOk) return s;
   if (fd_ == 1) return WriteStatus::kOk;
+  if (tmp_path_.empty()) {  // written in place (device or FIFO)
+    finished_ = true;
+    return WriteStatus::kOk;
+  }
   if (::fsync(fd_) != 0 && errno != EINVAL) {
     error_ = "cannot write " + path_ + ": " + std::strerror(errno);
     failed_ = true;

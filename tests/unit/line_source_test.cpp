@@ -1,0 +1,198 @@
+#include "gpucost/ingest/line_source.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace gpucost {
+namespace {
+
+std::vector<std::string> all_lines(LineSource& src, std::vector<bool>* truncated = nullptr) {
+  std::vector<std::string> out;
+  Line l;
+  while (src.next(l)) {
+    out.emplace_back(l.text);
+    if (truncated) truncated->push_back(l.truncated);
+  }
+  return out;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("gpucost_ls_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void write_file(const std::string& path, std::string_view data) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+void write_gzip(const std::string& path, std::string_view data) {
+  gzFile g = gzopen(path.c_str(), "wb");
+  ASSERT_NE(g, nullptr);
+  gzwrite(g, data.data(), static_cast<unsigned>(data.size()));
+  gzclose(g);
+}
+
+TEST(LineSource, SplitsLinesStripsCrAndKeepsLastLineWithoutNewline) {
+  auto src = make_buffer_source("a\r\nb\n\nlast");
+  Line l;
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "a");
+  EXPECT_EQ(l.number, 1u);
+  EXPECT_EQ(l.offset, 0u);
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "b");
+  EXPECT_EQ(l.offset, 3u);
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "");
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "last");
+  EXPECT_EQ(l.number, 4u);
+  EXPECT_FALSE(src->next(l));
+  EXPECT_TRUE(src->error().empty());
+}
+
+TEST(LineSource, KeepsNulBytesInsideLines) {
+  const std::string data("x\0y\nz\n", 6);
+  auto src = make_buffer_source(data);
+  auto lines = all_lines(*src);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], std::string("x\0y", 3));
+}
+
+TEST(LineSource, CutsOverlongLinesAndGoesOn) {
+  std::string data = "short\n" + std::string(5000, 'x') + "\nafter\n" + std::string(3000, 'y');
+  auto src = make_buffer_source(data, 1024);
+  std::vector<bool> truncated;
+  auto lines = all_lines(*src, &truncated);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1].size(), 1024u);
+  EXPECT_TRUE(truncated[1]);
+  EXPECT_EQ(lines[2], "after");
+  EXPECT_FALSE(truncated[2]);
+  EXPECT_EQ(lines[3].size(), 1024u);  // no newline at the end, still cut
+  EXPECT_TRUE(truncated[3]);
+}
+
+TEST(LineSource, TwentyMegabyteLineWithoutNewlineIsBounded) {
+  std::string data(20u << 20, 'z');
+  auto src = make_buffer_source(data, kDefaultMaxLineLength);
+  std::vector<bool> truncated;
+  auto lines = all_lines(*src, &truncated);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].size(), kDefaultMaxLineLength);
+  EXPECT_TRUE(truncated[0]);
+}
+
+TEST(LineSource, ReadRawTakesBytesAfterTheLastLine) {
+  static const char kData[] = "FIELD\n\x03\x00\x00\x00\x00\x00\x00\x00" "a\nb\nNEXT=1\n";
+  auto src = make_buffer_source(std::string_view(kData, sizeof kData - 1));
+  Line l;
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "FIELD");
+  std::string raw;
+  EXPECT_EQ(src->read_raw(8, raw), 8u);
+  EXPECT_EQ(raw[0], '\x03');
+  raw.clear();
+  EXPECT_EQ(src->read_raw(3, raw), 3u);
+  EXPECT_EQ(raw, "a\nb");
+  raw.clear();
+  src->read_raw(1, raw);  // the '\n' after the field
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "NEXT=1");
+}
+
+TEST(LineSource, RewindStartsOver) {
+  auto src = make_buffer_source("one\ntwo\n");
+  Line l;
+  src->next(l);
+  src->next(l);
+  ASSERT_TRUE(src->rewind());
+  ASSERT_TRUE(src->next(l));
+  EXPECT_EQ(l.text, "one");
+  EXPECT_EQ(l.number, 1u);
+}
+
+TEST(LineSource, ReadsFilesAcrossBlockBoundaries) {
+  std::string data;
+  for (int i = 0; i < 200000; ++i) data += "line number " + std::to_string(i) + "\n";  // ~3.7 MB
+  const std::string path = temp_path("big.txt");
+  write_file(path, data);
+  std::string err;
+  auto src = open_line_source(path, err);
+  ASSERT_TRUE(src) << err;
+  auto lines = all_lines(*src);
+  ASSERT_EQ(lines.size(), 200000u);
+  EXPECT_EQ(lines[123456], "line number 123456");
+  EXPECT_EQ(src->bytes_read(), data.size());
+  std::filesystem::remove(path);
+}
+
+TEST(LineSource, GunzipsByContentNotByName) {
+  const std::string path = temp_path("rotated.1");  // no .gz suffix on purpose
+  std::string data;
+  for (int i = 0; i < 50000; ++i) data += "Nov 29 10:00:00 host kernel: message " + std::to_string(i) + "\n";
+  write_gzip(path, data);
+  EXPECT_TRUE(is_gzip_file(path));
+  std::string err;
+  auto src = open_line_source(path, err);
+  ASSERT_TRUE(src);
+  auto lines = all_lines(*src);
+  ASSERT_EQ(lines.size(), 50000u);
+  EXPECT_EQ(lines.back(), "Nov 29 10:00:00 host kernel: message 49999");
+  EXPECT_TRUE(src->error().empty());
+  ASSERT_TRUE(src->rewind());
+  EXPECT_EQ(all_lines(*src).size(), 50000u);
+  std::filesystem::remove(path);
+}
+
+TEST(LineSource, TruncatedGzipKeepsLinesBeforeTheDamageAndSaysSo) {
+  const std::string path = temp_path("cut.gz");
+  std::string data;
+  for (int i = 0; i < 100000; ++i) data += "payload line " + std::to_string(i * 7919) + "\n";
+  write_gzip(path, data);
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size / 2);
+  std::string err;
+  auto src = open_line_source(path, err);
+  ASSERT_TRUE(src);
+  auto lines = all_lines(*src);
+  EXPECT_GT(lines.size(), 1000u);
+  EXPECT_LT(lines.size(), 100000u);
+  EXPECT_EQ(lines[10], "payload line 79190");
+  EXPECT_NE(src->error().find("truncated"), std::string::npos) << src->error();
+  std::filesystem::remove(path);
+}
+
+TEST(LineSource, ConcatenatedGzipMembersAreOneStream) {
+  const std::string path = temp_path("multi.gz");
+  write_gzip(path, "first\n");
+  const std::string second = temp_path("second.gz");
+  write_gzip(second, "second\n");
+  {
+    std::ifstream in(second, std::ios::binary);
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << in.rdbuf();
+  }
+  std::string err;
+  auto src = open_line_source(path, err);
+  auto lines = all_lines(*src);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1], "second");
+  std::filesystem::remove(path);
+  std::filesystem::remove(second);
+}
+
+TEST(LineSource, RefusesWhatIsNotARegularFile) {
+  std::string err;
+  EXPECT_FALSE(open_line_source("/nonexistent/file", err));
+  EXPECT_FALSE(err.empty());
+  EXPECT_FALSE(open_line_source(std::filesystem::temp_directory_path().string(), err));
+}
+
+}  // namespace
+}  // namespace gpucost
