@@ -77,6 +77,36 @@ void Column::push_from(const Column& other, std::size_t row) {
   }
 }
 
+void Column::append_column(const Column& other) {
+  if (other.type_ != type_) throw std::logic_error("Column::append_column: types differ");
+  const std::size_t n = other.size();
+  switch (type_) {
+    case ColumnType::kInt64:
+    case ColumnType::kBool:
+      ints_.insert(ints_.end(), other.ints_.begin(), other.ints_.end());
+      break;
+    case ColumnType::kFloat64:
+      floats_.insert(floats_.end(), other.floats_.begin(), other.floats_.end());
+      break;
+    case ColumnType::kDict: {
+      std::vector<std::uint32_t> map(other.dict_->size());
+      for (std::uint32_t c = 0; c < map.size(); ++c) map[c] = dict_->intern(other.dict_->at(c));
+      ints_.reserve(ints_.size() + n);
+      for (std::size_t r = 0; r < n; ++r)
+        ints_.push_back(other.valid_.get(r) ? map[static_cast<std::size_t>(other.ints_[r])] : 0);
+      break;
+    }
+    case ColumnType::kText: {
+      const auto base = static_cast<std::int64_t>(arena_.size());
+      arena_.append(other.arena_);
+      ints_.reserve(ints_.size() + n);
+      for (std::size_t r = 0; r < n; ++r) ints_.push_back(other.ints_[r] + base);
+      break;
+    }
+  }
+  valid_.append(other.valid_);
+}
+
 void Column::reserve(std::size_t rows) {
   valid_.reserve(rows);
   if (type_ == ColumnType::kFloat64) floats_.reserve(rows); else ints_.reserve(rows);
@@ -143,12 +173,9 @@ bool Table::consistent() const noexcept {
 void Table::append(const Table& other) {
   if (other.columns_.size() != columns_.size())
     throw std::logic_error("Table::append: schemas differ");
-  const std::size_t n = other.rows();
   for (std::size_t c = 0; c < columns_.size(); ++c) {
-    Column& dst = columns_[c];
-    const Column& src = other.columns_[c];
-    dst.reserve(dst.size() + n);
-    for (std::size_t r = 0; r < n; ++r) dst.push_from(src, r);
+    if (columns_[c].type() != other.columns_[c].type()) throw std::logic_error("Table::append: schemas differ");
+    columns_[c].append_column(other.columns_[c]);
   }
 }
 

@@ -57,6 +57,15 @@ class Validity {
     if (valid) words_[i >> 6] |= bit; else words_[i >> 6] &= ~bit;
   }
   std::size_t size() const noexcept { return size_; }
+  /// Appends all bits of another mask.
+  void append(const Validity& other) {
+    if ((size_ & 63) == 0) {  // word-aligned: copy whole words
+      words_.insert(words_.end(), other.words_.begin(), other.words_.end());
+      size_ += other.size_;
+      return;
+    }
+    for (std::size_t i = 0; i < other.size_; ++i) push(other.get(i));
+  }
   void reserve(std::size_t n) { words_.reserve((n + 63) / 64); }
   void clear() noexcept { words_.clear(); size_ = 0; }
 
@@ -89,6 +98,9 @@ class Column {
   void push_float_or_null(double v);
   /// Appends row `row` of `other` (same type); strings are re-interned.
   void push_from(const Column& other, std::size_t row);
+  /// Appends every row of `other` (same type) in bulk; dictionary codes are translated once per
+  /// distinct string, not per row.
+  void append_column(const Column& other);
 
   std::int64_t get_int(std::size_t row) const noexcept { return ints_[row]; }
   double get_float(std::size_t row) const noexcept { return floats_[row]; }

@@ -16,8 +16,10 @@ struct RunResult {
   std::string out, err;
 };
 
-/// Runs GPUCOST_BINARY with args; env entries `K=V` are added to the environment (TZ=UTC is set).
-inline RunResult run_gpucost(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+/// Runs GPUCOST_BINARY with args; env entries `K=V` are added to the environment (TZ=UTC is set);
+/// cwd, when given, is the child's working directory.
+inline RunResult run_gpucost(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                             const std::string& cwd = {}) {
   int out_pipe[2], err_pipe[2];
   if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return {};
   const pid_t pid = ::fork();
@@ -27,6 +29,7 @@ inline RunResult run_gpucost(const std::vector<std::string>& args, const std::ve
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
     ::setenv("TZ", "UTC", 1);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
     for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
     std::string bin = GPUCOST_BINARY;

@@ -82,3 +82,43 @@ TEST(Table, AddColumnToNonEmptyTableIsALogicError) {
 
 }  // namespace
 }  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
+  for (int first : {0, 1, 63, 64, 65}) {
+    Table a, b;
+    const auto ai = a.add_column("i", ColumnType::kInt64), bi = b.add_column("i", ColumnType::kInt64);
+    const auto ax = a.add_column("x", ColumnType::kText), bx = b.add_column("x", ColumnType::kText);
+    const auto ad = a.add_column("d", ColumnType::kDict), bd = b.add_column("d", ColumnType::kDict);
+    for (int r = 0; r < first; ++r) {
+      a.ts().push_int(r);
+      a.column(ai).push_int(r);
+      a.column(ax).push_string("a" + std::to_string(r));
+      a.column(ad).push_string("shared");
+    }
+    for (int r = 0; r < 70; ++r) {
+      b.ts().push_int(1000 + r);
+      if (r % 7 == 0) b.column(bi).push_null(); else b.column(bi).push_int(r);
+      if (r % 5 == 0) b.column(bx).push_null(); else b.column(bx).push_string("b" + std::to_string(r));
+      if (r % 3 == 0) b.column(bd).push_null(); else b.column(bd).push_string(r % 2 ? "shared" : "other");
+    }
+    a.append(b);
+    ASSERT_EQ(a.rows(), static_cast<std::size_t>(first + 70));
+    ASSERT_TRUE(a.consistent());
+    for (int r = 0; r < 70; ++r) {
+      const std::size_t row = static_cast<std::size_t>(first + r);
+      EXPECT_EQ(a.column(ai).is_valid(row), r % 7 != 0) << first << ":" << r;
+      if (r % 7) EXPECT_EQ(a.column(ai).get_int(row), r);
+      EXPECT_EQ(a.column(ax).is_valid(row), r % 5 != 0);
+      if (r % 5) EXPECT_EQ(a.column(ax).get_string(row), "b" + std::to_string(r));
+      if (r % 3) EXPECT_EQ(a.column(ad).get_string(row), r % 2 ? "shared" : "other");
+    }
+    if (first > 0) EXPECT_EQ(a.column(ax).get_string(0), "a0");
+    EXPECT_LE(a.column(ad).dictionary().size(), 2u);
+  }
+}
+
+}  // namespace
+}  // namespace gpucost
