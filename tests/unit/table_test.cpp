@@ -110,12 +110,12 @@ TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
     for (int r = 0; r < 70; ++r) {
       const std::size_t row = static_cast<std::size_t>(first + r);
       EXPECT_EQ(a.column(ai).is_valid(row), r % 7 != 0) << first << ":" << r;
-      if (r % 7) EXPECT_EQ(a.column(ai).get_int(row), r);
+      if (r % 7) { EXPECT_EQ(a.column(ai).get_int(row), r); }
       EXPECT_EQ(a.column(ax).is_valid(row), r % 5 != 0);
-      if (r % 5) EXPECT_EQ(a.column(ax).get_string(row), "b" + std::to_string(r));
-      if (r % 3) EXPECT_EQ(a.column(ad).get_string(row), r % 2 ? "shared" : "other");
+      if (r % 5) { EXPECT_EQ(a.column(ax).get_string(row), "b" + std::to_string(r)); }
+      if (r % 3) { EXPECT_EQ(a.column(ad).get_string(row), r % 2 ? "shared" : "other"); }
     }
-    if (first > 0) EXPECT_EQ(a.column(ax).get_string(0), "a0");
+    if (first > 0) { EXPECT_EQ(a.column(ax).get_string(0), "a0"); }
     EXPECT_LE(a.column(ad).dictionary().size(), 2u);
   }
 }
