@@ -95,13 +95,13 @@ TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
     for (int r = 0; r < first; ++r) {
       a.ts().push_int(r);
       a.column(ai).push_int(r);
-      a.column(ax).push_string("a" + std::to_string(r));
+      a.column(ax).push_string(std::to_string(r).insert(0, "a"));
       a.column(ad).push_string("shared");
     }
     for (int r = 0; r < 70; ++r) {
       b.ts().push_int(1000 + r);
       if (r % 7 == 0) b.column(bi).push_null(); else b.column(bi).push_int(r);
-      if (r % 5 == 0) b.column(bx).push_null(); else b.column(bx).push_string("b" + std::to_string(r));
+      if (r % 5 == 0) b.column(bx).push_null(); else b.column(bx).push_string(std::to_string(r).insert(0, "b"));
       if (r % 3 == 0) b.column(bd).push_null(); else b.column(bd).push_string(r % 2 ? "shared" : "other");
     }
     a.append(b);
