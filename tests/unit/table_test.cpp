@@ -86,6 +86,12 @@ TEST(Table, AddColumnToNonEmptyTableIsALogicError) {
 namespace gpucost {
 namespace {
 
+std::string label(char prefix, int n) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%c%d", prefix, n);
+  return buf;
+}
+
 TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
   for (int first : {0, 1, 63, 64, 65}) {
     Table a, b;
@@ -95,13 +101,13 @@ TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
     for (int r = 0; r < first; ++r) {
       a.ts().push_int(r);
       a.column(ai).push_int(r);
-      a.column(ax).push_string(std::to_string(r).insert(0, "a"));
+      a.column(ax).push_string(label('a', r));
       a.column(ad).push_string("shared");
     }
     for (int r = 0; r < 70; ++r) {
       b.ts().push_int(1000 + r);
       if (r % 7 == 0) b.column(bi).push_null(); else b.column(bi).push_int(r);
-      if (r % 5 == 0) b.column(bx).push_null(); else b.column(bx).push_string(std::to_string(r).insert(0, "b"));
+      if (r % 5 == 0) b.column(bx).push_null(); else b.column(bx).push_string(label('b', r));
       if (r % 3 == 0) b.column(bd).push_null(); else b.column(bd).push_string(r % 2 ? "shared" : "other");
     }
     a.append(b);
@@ -112,7 +118,7 @@ TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
       EXPECT_EQ(a.column(ai).is_valid(row), r % 7 != 0) << first << ":" << r;
       if (r % 7) { EXPECT_EQ(a.column(ai).get_int(row), r); }
       EXPECT_EQ(a.column(ax).is_valid(row), r % 5 != 0);
-      if (r % 5) { EXPECT_EQ(a.column(ax).get_string(row), "b" + std::to_string(r)); }
+      if (r % 5) { EXPECT_EQ(a.column(ax).get_string(row), label('b', r)); }
       if (r % 3) { EXPECT_EQ(a.column(ad).get_string(row), r % 2 ? "shared" : "other"); }
     }
     if (first > 0) { EXPECT_EQ(a.column(ax).get_string(0), "a0"); }
