@@ -1,104 +1,211 @@
-// nvidia-smi dmon, first cut: binds columns by header name.
-#include <cmath>
+// nvidia-smi dmon: one row per GPU per interval under `#` header lines that name the columns.
+// Columns are bound by header name (any -s selection, any order, old single `temp`), every
+// repeated header rebinds, and the binding is computed once per header, not per row.
+#include <array>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
+#include "ingest/formats/nvidia_smi_common.hpp"
 
 namespace gpucost::formats {
 namespace {
 
+using nvsmi::MonitorHeader;
+
+// Role of a header column: a GpuMetric index (>= 0) or one of these.
+constexpr int kGpuIndex = -1;
+constexpr int kDate = -2;
+constexpr int kTime = -3;
+constexpr int kUnread = -4;
+
+// True when a blank-separated row looks like dmon data: a GPU index, date or time first, and
+// mostly numbers after it (pmon's idle rows are all dashes and must not count).
+bool looks_like_dmon_row(std::string_view line) {
+  std::array<std::string_view, 40> tok{};
+  std::string_view rest;
+  const std::size_t n = text::split_ws(line, tok, &rest);
+  if (n < 3 || !rest.empty()) return false;
+  std::size_t numbers = 0, values = 0;
+  TimeNs tod;
+  CivilTime c;
+  bool gpu_seen = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view w = tok[i];
+    double v;
+    if (!gpu_seen && (nvsmi::parse_date8(w, c) || nvsmi::parse_hms(w, tod))) continue;
+    if (!gpu_seen) {
+      const auto g = text::to_int<int>(w);
+      if (!g || *g < 0 || *g > 1024) return false;
+      gpu_seen = true;
+      continue;
+    }
+    ++values;
+    if (nvsmi::parse_number(w, v)) ++numbers;
+    else if (w != "-") return false;
+  }
+  return gpu_seen && values >= 2 && numbers * 2 >= values;
+}
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::dmon; }
+
   int score(std::string_view line) const noexcept override {
-    std::string_view t = text::ltrim(line);
-    if (t.substr(0, 1) == "#" && (text::contains(t, " gpu") || text::contains(t, "#gpu")) ) return 100;
-    if (t.substr(0, 1) == "#" && text::contains(t, "Idx")) return 100;
-    return 0;
+    switch (nvsmi::classify_monitor_header(line)) {
+      case MonitorHeader::dmon_names: return 100;
+      case MonitorHeader::dmon_units: return 90;
+      case MonitorHeader::none: break;
+      default: return 0;
+    }
+    return looks_like_dmon_row(line) ? 30 : 0;
   }
-  void parse(LineSource& src, FileSink& sink) const override {
-    Line line;
-    std::vector<int> binding;  // per column: metric index, -1 gpu, -2 date, -3 time, -4 ignored
-    std::vector<double> row(kGpuMetricCount);
-    while (src.next(line)) {
-      sink.line_read(line);
-      std::string_view t = text::trim(line.text);
-      if (t.empty()) continue;
-      if (t.front() == '#') {
-        t.remove_prefix(1);
-        std::string_view s = t;
-        std::string_view first = text::next_token(s);
-        if (first == "Idx" || first == "YYYYMMDD") {
-          sink.accept();
-          continue;
-        }
-        binding.clear();
-        std::string_view rest = t;
-        while (!rest.empty()) {
-          auto tok = text::next_token(rest);
-          if (tok == "gpu") binding.push_back(-1);
-          else if (tok == "Date") binding.push_back(-2);
-          else if (tok == "Time") binding.push_back(-3);
-          else if (auto m = gpu_metric_from_dmon(tok)) binding.push_back(static_cast<int>(*m));
-          else binding.push_back(-4);
-        }
-        sink.accept();
-        continue;
-      }
-      if (binding.empty()) {
-        sink.problem(line, Problem::no_header, "dmon row before any `# gpu ...` header");
-        continue;
-      }
-      std::fill(row.begin(), row.end(), std::nan(""));
-      std::string_view rest = t;
-      std::size_t col = 0;
-      long gpu = -1;
-      unsigned date = 0, hh = 0, mm = 0, ss = 0;
-      bool has_date = false, has_time = false, ok = true;
-      while (!rest.empty() && col < binding.size()) {
-        auto tok = text::next_token(rest);
-        const int b = binding[col++];
-        if (b == -1) {
-          auto g = text::to_int<long>(tok);
-          if (!g) ok = false; else gpu = *g;
-        } else if (b == -2) {
-          has_date = text::digits(tok, 0, 8, date) && tok.size() == 8;
-        } else if (b == -3) {
-          has_time = tok.size() == 8 && text::digits(tok, 0, 2, hh) && text::digits(tok, 3, 2, mm) && text::digits(tok, 6, 2, ss);
-        } else if (b >= 0 && tok != "-") {
-          auto v = text::to_double(tok);
-          if (v) row[static_cast<std::size_t>(b)] = *v;
-        }
-      }
-      if (!ok || col != binding.size() || !rest.empty()) {
-        sink.problem(line, Problem::column_mismatch, "row does not match the header's columns");
-        continue;
-      }
-      sink.accept();
-      Table& s = sink.samples();
-      TimeNs raw = kNoTime;
-      WallKind kind = WallKind::kNone;
-      if (has_date && has_time) {
-        CivilTime c{date / 10000, (date / 100) % 100, date % 100, hh, mm, ss, 0};
-        raw = civil_to_ns(c);
-        kind = WallKind::kLocal;
-      }
-      s.ts().push_null();
-      s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
-      s.column(sample_col::wall_raw_ns).push_int_or_null(raw);
-      s.column(sample_col::file).push_int(sink.file_index());
-      s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
-      s.column(sample_col::gpu).push_int(gpu);
-      s.column(sample_col::interval_ns).push_null();
-      for (std::size_t m = 0; m < kGpuMetricCount; ++m) s.column(sample_col::first_metric + m).push_float_or_null(row[m]);
-      sink.record();
+
+  void parse(LineSource& src, FileSink& sink) const override;
+};
+
+// Per-file state of a dmon parse; buffers are reused across rows.
+class DmonParser {
+ public:
+  explicit DmonParser(FileSink& sink) : sink_(sink), first_row_(sink.samples().rows()) {}
+
+  void line(const Line& line) {
+    const std::string_view t = text::trim(line.text);
+    if (t.empty()) return;
+    if (t.front() == '#') return header(line, t);
+    if (roles_.empty()) {
+      sink_.problem(line, Problem::no_header, "dmon row before any `# gpu ...` header line");
+      return;
+    }
+    row(line, t);
+  }
+
+  void finish() {
+    const TimeNs fallback = sink_.options().default_interval_ns;
+    nvsmi::fill_intervals(sink_.samples(), first_row_, clock_.interval(fallback), fallback);
+  }
+
+ private:
+  void header(const Line& line, std::string_view t) {
+    switch (nvsmi::classify_monitor_header(t)) {
+      case MonitorHeader::dmon_units:
+        sink_.accept();
+        return;
+      case MonitorHeader::dmon_names:
+        bind(t);
+        sink_.accept();
+        return;
+      default:
+        sink_.problem(line, Problem::unparsable_line, "`#` line that is no dmon header");
+        return;
     }
   }
+
+  void bind(std::string_view t) {
+    nvsmi::header_tokens(t, fields_);
+    roles_.clear();
+    names_.clear();
+    for (const std::string_view name : fields_) {
+      names_.emplace_back(name);
+      if (name == "gpu") roles_.push_back(kGpuIndex);
+      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::date) roles_.push_back(kDate);
+      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::time) roles_.push_back(kTime);
+      else if (const auto m = gpu_metric_from_dmon(name)) roles_.push_back(static_cast<int>(*m));
+      else {
+        roles_.push_back(kUnread);
+        notes_.note(sink_, "dmon", name);
+      }
+    }
+  }
+
+  void row(const Line& line, std::string_view t) {
+    nvsmi::split_blanks(t, fields_);
+    if (fields_.size() != roles_.size()) {
+      nvsmi::report(sink_, line, Problem::column_mismatch, "row has {} fields, header has {}", fields_.size(),
+                    roles_.size());
+      return;
+    }
+    values_.fill(std::numeric_limits<double>::quiet_NaN());
+    std::int64_t gpu = INT64_MIN;
+    nvsmi::RowStamp stamp;
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      const std::string_view f = fields_[i];
+      const int role = roles_[i];
+      if (role >= 0) {
+        if (nvsmi::is_null_value(f)) continue;
+        if (!nvsmi::parse_number(f, values_[static_cast<std::size_t>(role)]))
+          return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number",
+                               names_[i], f);
+      } else if (role == kGpuIndex) {
+        const auto g = text::to_int(f);
+        if (!g) return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
+        gpu = *g;
+      } else if (role == kDate) {
+        if (!nvsmi::parse_date8(f, stamp.date))
+          return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Date` holds `{}`, not YYYYMMDD", f);
+        stamp.has_date = true;
+      } else if (role == kTime) {
+        if (!nvsmi::parse_hms(f, stamp.tod))
+          return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Time` holds `{}`, not HH:MM:SS", f);
+        stamp.has_time = true;
+      }
+    }
+    if (gpu == INT64_MIN) {
+      sink_.problem(line, Problem::missing_field, "the header has no `gpu` column");
+      return;
+    }
+    sink_.accept();
+    const bool new_round = rounds_.next(gpu);
+    WallKind kind;
+    TimeNs raw;
+    nvsmi::place_row(stamp, rounds_.round(), sink_.options().default_interval_ns, days_, kind, raw);
+    clock_.observe(new_round, kind, raw);
+    append(line, gpu, kind, raw);
+  }
+
+  void append(const Line& line, std::int64_t gpu, WallKind kind, TimeNs raw) {
+    Table& s = sink_.samples();
+    s.ts().push_null();
+    s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
+    s.column(sample_col::wall_raw_ns).push_int(raw);
+    s.column(sample_col::file).push_int(sink_.file_index());
+    s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
+    s.column(sample_col::gpu).push_int(gpu);
+    s.column(sample_col::interval_ns).push_null();  // set in finish(), once the interval is known
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m)
+      s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
+    sink_.record();
+  }
+
+  FileSink& sink_;
+  const std::size_t first_row_;
+  std::vector<int> roles_;                 // per header column
+  std::vector<std::string> names_;         // header names, for reasons
+  std::vector<std::string_view> fields_;   // the current row's fields
+  std::array<double, kGpuMetricCount> values_{};
+  nvsmi::RoundCounter rounds_;
+  nvsmi::DayCounter days_;
+  nvsmi::SampleClock clock_;
+  nvsmi::ColumnNotes notes_;
 };
+
+void Format::parse(LineSource& src, FileSink& sink) const {
+  DmonParser p(sink);
+  Line line;
+  while (src.next(line)) {
+    sink.line_read(line);
+    p.line(line);
+  }
+  p.finish();
+}
+
 }  // namespace
+
 const LogFormat& dmon_format() {
   static const Format f;
   return f;
 }
+
 }  // namespace gpucost::formats

@@ -1,18 +1,267 @@
-// Placeholder until this format's parser lands: never detected, so its files are reported as
-// unknown_format rather than misread.
+// nvidia-smi -q: the long key/value report, alone or inside nvidia-bug-report.log(.gz). What a
+// GPU is (name, UUID, bus, PCIe link, power limit, memory) becomes one GpuDevice per GPU; every
+// line of the report is structure. Sections nest by indentation (`PCI` > `GPU Link Info` >
+// `PCIe Generation` > `Max`), so a small stack of section kinds tells the `Max` of a PCIe
+// generation from the `Max` of a clock.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
+#include "ingest/formats/nvidia_smi_common.hpp"
 
 namespace gpucost::formats {
 namespace {
+
+constexpr std::string_view kBanner = "NVSMI LOG";
+constexpr std::string_view kBugReportStart = "Start of NVIDIA bug report log file";
+
+enum class Section : std::uint8_t { other, pci, pcie_generation, link_width, power_readings, fb_memory };
+
+Section section_of(std::string_view name) {
+  if (name == "PCI") return Section::pci;
+  if (name == "PCIe Generation") return Section::pcie_generation;
+  if (name == "Link Width") return Section::link_width;
+  if (name == "Power Readings" || name == "GPU Power Readings") return Section::power_readings;
+  if (name == "FB Memory Usage" || name == "Memory Usage") return Section::fb_memory;
+  return Section::other;
+}
+
+bool is_rule(std::string_view t) {
+  if (t.size() < 20) return false;
+  for (char c : t)
+    if (c != '_') return false;
+  return true;
+}
+
+bool is_banner(std::string_view t) { return t.size() > 20 && t.front() == '=' && text::contains(t, kBanner); }
+
+// `GPU 00000000:01:00.0` (also `GPU 0000:01:00.0`, `GPU 0:2:0` of very old drivers): the bus id.
+std::string_view gpu_section_bus(std::string_view line) {
+  if (line.substr(0, 4) != "GPU ") return {};
+  std::string_view bus = text::trim(line.substr(4));
+  if (bus.empty() || bus.find(' ') != std::string_view::npos || bus.find(':') == std::string_view::npos) return {};
+  for (char c : bus)
+    if (!text::is_hex(c) && c != ':' && c != '.') return {};
+  return bus;
+}
+
+std::size_t indent_of(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  return i;
+}
+
+// `    Key                : value` -> key and value; false when the line has no ` : ` shape.
+bool split_key_value(std::string_view t, std::string_view& key, std::string_view& value) {
+  const auto colon = t.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  key = text::trim(t.substr(0, colon));
+  value = text::trim(t.substr(colon + 1));
+  if (key.empty()) return false;
+  // The key is words padded with blanks before the colon: `Bus Id          : 00000000:01:00.0`.
+  return colon + 1 == t.size() || t[colon + 1] == ' ' || t[colon - 1] == ' ';
+}
+
+bool is_known_key(std::string_view k) {
+  for (std::string_view w : {"Product Name", "Product Brand", "GPU UUID", "Minor Number", "Bus Id", "VBIOS Version",
+                             "Persistence Mode", "Performance State", "Power Draw", "Power Limit", "Serial Number",
+                             "Display Mode", "Compute Mode", "Accounting Mode"})
+    if (k == w) return true;
+  return false;
+}
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::nvidia_smi_q; }
-  int score(std::string_view) const noexcept override { return 0; }
-  void parse(LineSource&, FileSink&) const override {}
+
+  int score(std::string_view line) const noexcept override {
+    const std::string_view t = text::rtrim(line);
+    if (is_banner(t)) return 100;
+    if (text::contains(t, kBugReportStart) || t.substr(0, 29) == "nvidia-bug-report.sh Version:") return 100;
+    if (is_rule(t)) return 80;
+    if (t.substr(0, 5) == "*** /" || t.substr(0, 8) == "*** ls: ") return 60;
+    if (!gpu_section_bus(t).empty()) return 90;
+    std::string_view key, value;
+    if (!split_key_value(t, key, value)) return 0;
+    if (indent_of(t) == 0) {
+      if (key == "Driver Version" || key == "Attached GPUs") return 90;
+      if (key == "CUDA Version" || key == "Timestamp") return 50;
+      return 0;
+    }
+    // Keys are padded to a column: at least two blanks before the colon.
+    const auto colon = t.find(':');
+    if (colon < 2 || t[colon - 1] != ' ' || t[colon - 2] != ' ') return 0;
+    return is_known_key(key) ? 50 : 30;
+  }
+
+  void parse(LineSource& src, FileSink& sink) const override;
 };
+
+// One GPU of the file (several -q reports in one file update the same device).
+struct DeviceState {
+  GpuDevice dev;
+  int power_limit_rank = 0;  // which key set power_limit_w: 1 Power Limit, 2 Current, 3 Enforced
+};
+
+class ReportParser {
+ public:
+  explicit ReportParser(FileSink& sink) : sink_(sink) {}
+
+  void line(const Line& line) {
+    const std::string_view t = text::rtrim(line.text);
+    if (text::is_blank(t)) return;
+    if (is_banner(t)) {
+      in_report_ = true;
+      seen_report_ = true;
+      driver_.clear();
+      current_ = -1;
+      depth_ = 0;
+      sink_.accept();
+      return;
+    }
+    if (!seen_report_ && !bug_report_ && text::contains(t, kBugReportStart)) bug_report_ = true;
+    if (is_rule(t)) {  // a bug report's section separator ends the nvidia-smi output
+      in_report_ = false;
+      current_ = -1;
+      sink_.accept();
+      return;
+    }
+    if (in_report_) {
+      report_line(t, line.number);
+      sink_.accept();
+      return;
+    }
+    if (bug_report_) {  // every other section of a bug report is the report's own structure
+      sink_.accept();
+      return;
+    }
+    // A plain -q file: lines before the banner (a pasted `$ nvidia-smi -q`) are not the report's.
+    std::string_view key, value;
+    if (!gpu_section_bus(t).empty() || split_key_value(t, key, value)) {
+      report_line(t, line.number);
+      sink_.accept();
+      return;
+    }
+    sink_.problem(line, Problem::unparsable_line, "not part of an nvidia-smi -q report (before its NVSMI LOG banner)");
+  }
+
+  void finish() {
+    for (auto& d : devices_) sink_.devices().push_back(std::move(d.dev));
+  }
+
+ private:
+  void report_line(std::string_view t, std::uint64_t number) {
+    const std::size_t indent = indent_of(t);
+    if (indent == 0) {
+      depth_ = 0;
+      if (const std::string_view bus = gpu_section_bus(t); !bus.empty()) {
+        open_gpu(bus, number);
+        return;
+      }
+      std::string_view key, value;
+      if (split_key_value(t, key, value) && key == "Driver Version") driver_.assign(value);
+      if (t.substr(0, 4) != "GPU ") current_ = -1;  // `Unit ...` sections of --query --unit
+      return;
+    }
+    while (depth_ > 0 && stack_[depth_ - 1].indent >= indent) --depth_;
+    std::string_view key, value;
+    if (!split_key_value(t, key, value)) {
+      if (depth_ < stack_.size()) stack_[depth_++] = {indent, section_of(text::trim(t))};
+      return;
+    }
+    if (current_ < 0) return;
+    key_value(depth_ ? stack_[depth_ - 1].section : Section::other, key, value);
+  }
+
+  void open_gpu(std::string_view bus, std::uint64_t number) {
+    std::string norm = normalize_pci_bus(bus);
+    current_ = -1;
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      if (devices_[i].dev.pci_bus == norm) current_ = static_cast<int>(i);
+    if (current_ < 0) {
+      devices_.emplace_back();
+      current_ = static_cast<int>(devices_.size() - 1);
+      devices_.back().dev.pci_bus = std::move(norm);
+      devices_.back().dev.line = number;
+    }
+    GpuDevice& d = devices_[static_cast<std::size_t>(current_)].dev;
+    d.file = sink_.file_index();
+    if (!driver_.empty()) d.driver_version = driver_;
+    devices_[static_cast<std::size_t>(current_)].power_limit_rank = 0;  // a newer report's values win
+  }
+
+  void key_value(Section section, std::string_view key, std::string_view value) {
+    DeviceState& st = devices_[static_cast<std::size_t>(current_)];
+    GpuDevice& d = st.dev;
+    const bool null = nvsmi::is_null_value(value) || value.empty();
+    double v = 0;
+    switch (section) {
+      case Section::pcie_generation:
+      case Section::link_width: {
+        if (null || !nvsmi::parse_number_with_unit(value, v)) return;
+        const bool gen = section == Section::pcie_generation;
+        if (key == "Max") (gen ? d.pcie_gen_max : d.pcie_width_max) = static_cast<int>(v);
+        else if (key == "Current") (gen ? d.pcie_gen_current : d.pcie_width_current) = static_cast<int>(v);
+        return;
+      }
+      case Section::power_readings: {
+        const int rank = key == "Enforced Power Limit" ? 3 : key == "Current Power Limit" ? 2 : key == "Power Limit" ? 1 : 0;
+        if (rank == 0 || rank < st.power_limit_rank || null || !nvsmi::parse_number_with_unit(value, v)) return;
+        d.power_limit_w = v;
+        st.power_limit_rank = rank;
+        return;
+      }
+      case Section::fb_memory:
+        if (key == "Total" && !null && nvsmi::parse_number_with_unit(value, v)) d.memory_total_mib = v;
+        return;
+      case Section::pci:
+        if (key == "Bus Id" && !null) {
+          std::string norm = normalize_pci_bus(value);
+          if (!norm.empty()) d.pci_bus = std::move(norm);
+        }
+        return;
+      case Section::other:
+        if (depth_ != 0) return;  // `Name` of a process, `Max` of a clock ...
+        if (key == "Product Name" && !null) d.name.assign(value);
+        else if (key == "GPU UUID" && !null) d.uuid.assign(value);
+        else if (key == "Minor Number" && !null) {
+          if (const auto n = text::to_int<int>(value)) d.index = *n;
+        }
+        return;
+    }
+  }
+
+  struct Open {
+    std::size_t indent = 0;
+    Section section = Section::other;
+  };
+
+  FileSink& sink_;
+  std::vector<DeviceState> devices_;
+  std::string driver_;         // `Driver Version` of the current report
+  int current_ = -1;           // index into devices_ of the open `GPU ...` section
+  std::array<Open, 16> stack_{};
+  std::size_t depth_ = 0;
+  bool in_report_ = false, seen_report_ = false, bug_report_ = false;
+};
+
+void Format::parse(LineSource& src, FileSink& sink) const {
+  ReportParser p(sink);
+  Line line;
+  while (src.next(line)) {
+    sink.line_read(line);
+    p.line(line);
+  }
+  p.finish();
+}
+
 }  // namespace
+
 const LogFormat& nvidia_smi_q_format() {
   static const Format f;
   return f;
 }
+
 }  // namespace gpucost::formats

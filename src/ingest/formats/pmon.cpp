@@ -1,18 +1,257 @@
-// Placeholder until this format's parser lands: never detected, so its files are reported as
-// unknown_format rather than misread.
+// nvidia-smi pmon: per-process GPU use, one row per process per GPU per interval, under `#`
+// header lines (`# gpu pid type sm mem enc dec command`; `-s um` adds fb, newer drivers jpg/ofa,
+// `-o DT` Date/Time). Rows go to the process table; idle GPUs print a row of dashes that carries
+// no process and is accepted without a row.
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
+#include "ingest/formats/nvidia_smi_common.hpp"
 
 namespace gpucost::formats {
 namespace {
+
+using nvsmi::MonitorHeader;
+
+enum class Role : std::uint8_t { unread, gpu, pid, type, sm, mem, command, date, time };
+
+Role role_of(std::string_view name) {
+  if (name == "gpu") return Role::gpu;
+  if (name == "pid") return Role::pid;
+  if (name == "type") return Role::type;
+  if (name == "sm") return Role::sm;
+  if (name == "mem") return Role::mem;
+  if (name == "command") return Role::command;
+  switch (nvsmi::time_column(name)) {
+    case nvsmi::TimeColumn::date: return Role::date;
+    case nvsmi::TimeColumn::time: return Role::time;
+    default: return Role::unread;
+  }
+}
+
+// Columns pmon prints that the process table has no place for (engine shares, per-process memory).
+bool known_unstored(std::string_view name) {
+  for (std::string_view k : {"type", "enc", "dec", "jpg", "ofa", "fb", "ccpm"})
+    if (name == k) return true;
+  return false;
+}
+
+bool is_process_type(std::string_view w) {
+  return w == "C" || w == "G" || w == "C+G" || w == "M" || w == "M+C" || w == "M+G" || w == "-";
+}
+
+// A pmon data row: [date] [time] gpu pid|- type ... (the type column tells it from dmon rows).
+bool looks_like_pmon_row(std::string_view line) {
+  std::array<std::string_view, 8> tok{};
+  const std::size_t n = text::split_ws(line, tok);
+  if (n < 4) return false;
+  std::size_t i = 0;
+  CivilTime c;
+  TimeNs tod;
+  if (nvsmi::parse_date8(tok[i], c)) ++i;
+  if (i < n && nvsmi::parse_hms(tok[i], tod)) ++i;
+  if (i + 3 > n) return false;
+  const auto gpu = text::to_int<int>(tok[i]);
+  if (!gpu || *gpu < 0 || *gpu > 1024) return false;
+  if (tok[i + 1] != "-" && !text::to_int(tok[i + 1])) return false;
+  return is_process_type(tok[i + 2]);
+}
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::pmon; }
-  int score(std::string_view) const noexcept override { return 0; }
-  void parse(LineSource&, FileSink&) const override {}
+
+  int score(std::string_view line) const noexcept override {
+    switch (nvsmi::classify_monitor_header(line)) {
+      case MonitorHeader::pmon_names: return 100;
+      case MonitorHeader::pmon_units: return 90;
+      case MonitorHeader::none: break;
+      default: return 0;
+    }
+    return looks_like_pmon_row(line) ? 30 : 0;
+  }
+
+  void parse(LineSource& src, FileSink& sink) const override;
 };
+
+class PmonParser {
+ public:
+  explicit PmonParser(FileSink& sink) : sink_(sink) {}
+
+  void line(const Line& line) {
+    const std::string_view t = text::trim(line.text);
+    if (t.empty()) return;
+    if (t.front() == '#') return header(line, t);
+    if (roles_.empty()) {
+      sink_.problem(line, Problem::no_header, "pmon row before any `# gpu pid ...` header line");
+      return;
+    }
+    row(line, t);
+  }
+
+ private:
+  void header(const Line& line, std::string_view t) {
+    switch (nvsmi::classify_monitor_header(t)) {
+      case MonitorHeader::pmon_units:
+        sink_.accept();
+        return;
+      case MonitorHeader::pmon_names:
+        bind(t);
+        sink_.accept();
+        return;
+      default:
+        sink_.problem(line, Problem::unparsable_line, "`#` line that is no pmon header");
+        return;
+    }
+  }
+
+  void bind(std::string_view t) {
+    nvsmi::header_tokens(t, fields_);
+    roles_.clear();
+    names_.clear();
+    for (const std::string_view name : fields_) {
+      names_.emplace_back(name);
+      roles_.push_back(role_of(name));
+      if (roles_.back() == Role::unread && !known_unstored(name)) notes_.note(sink_, "pmon", name);
+    }
+  }
+
+  // The command is the last column and may hold blanks: it takes the rest of the line.
+  bool split_row(std::string_view t) {
+    fields_.clear();
+    const bool command_last = !roles_.empty() && roles_.back() == Role::command;
+    std::string_view rest = t;
+    while (!rest.empty()) {
+      if (command_last && fields_.size() + 1 == roles_.size()) {
+        fields_.push_back(text::trim(rest));
+        return true;
+      }
+      fields_.push_back(text::next_token(rest));
+    }
+    return fields_.size() == roles_.size();
+  }
+
+  void row(const Line& line, std::string_view t) {
+    if (!split_row(t)) {
+      nvsmi::report(sink_, line, Problem::column_mismatch, "row has {} fields, header has {}", fields_.size(),
+                    roles_.size());
+      return;
+    }
+    std::int64_t gpu = INT64_MIN, pid = INT64_MIN;
+    double sm = kNaN, mem = kNaN;
+    std::string_view command;
+    nvsmi::RowStamp stamp;
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      const std::string_view f = fields_[i];
+      switch (roles_[i]) {
+        case Role::gpu: {
+          const auto g = text::to_int(f);
+          if (!g) return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
+          gpu = *g;
+          break;
+        }
+        case Role::pid: {
+          if (f == "-") break;
+          const auto p = text::to_int(f);
+          if (!p) return nvsmi::report(sink_, line, Problem::bad_number, "column `pid` holds `{}`, not a process id", f);
+          pid = *p;
+          break;
+        }
+        case Role::sm:
+        case Role::mem: {
+          double& v = roles_[i] == Role::sm ? sm : mem;
+          if (nvsmi::is_null_value(f)) break;
+          if (!nvsmi::parse_number(f, v))
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], f);
+          break;
+        }
+        case Role::command:
+          command = f;
+          break;
+        case Role::date:
+          if (!nvsmi::parse_date8(f, stamp.date))
+            return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Date` holds `{}`, not YYYYMMDD", f);
+          stamp.has_date = true;
+          break;
+        case Role::time:
+          if (!nvsmi::parse_hms(f, stamp.tod))
+            return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Time` holds `{}`, not HH:MM:SS", f);
+          stamp.has_time = true;
+          break;
+        case Role::type:
+        case Role::unread:
+          break;
+      }
+    }
+    if (gpu == INT64_MIN) {
+      sink_.problem(line, Problem::missing_field, "the header has no `gpu` column");
+      return;
+    }
+    sink_.accept();
+    // A snapshot (one interval) ends when a (gpu, pid) pair repeats, the GPU index goes back, or
+    // the printed time changes; an idle GPU's dash row takes part as (gpu, no pid).
+    const std::int64_t key = gpu * 4'294'967'296LL + (pid == INT64_MIN ? 0xffffffffLL : pid);
+    const TimeNs stamp_key = stamp.has_time ? stamp.tod + (stamp.has_date ? civil_to_ns(stamp.date) : 0) : kNoTime;
+    rounds_.next(key, (last_gpu_ != INT64_MIN && gpu < last_gpu_) || stamp_key != last_stamp_);
+    last_gpu_ = gpu;
+    last_stamp_ = stamp_key;
+    if (pid == INT64_MIN) return;  // an idle GPU: no process to record
+
+    WallKind kind;
+    TimeNs raw;
+    nvsmi::place_row(stamp, rounds_.round(), sink_.options().default_interval_ns, days_, kind, raw);
+    Table& p = sink_.processes();
+    p.ts().push_null();
+    p.column(process_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
+    p.column(process_col::wall_raw_ns).push_int(raw);
+    p.column(process_col::file).push_int(sink_.file_index());
+    p.column(process_col::line).push_int(static_cast<std::int64_t>(line.number));
+    p.column(process_col::snapshot).push_int(rounds_.round());
+    p.column(process_col::user).push_null();
+    p.column(process_col::pid).push_int(pid);
+    p.column(process_col::cpu_pct).push_null();
+    p.column(process_col::mem_pct).push_null();
+    p.column(process_col::vsz_kib).push_null();
+    p.column(process_col::rss_kib).push_null();
+    p.column(process_col::stat).push_null();
+    if (command.empty() || command == "-") p.column(process_col::command).push_null();
+    else p.column(process_col::command).push_string(command);
+    p.column(process_col::gpu).push_int(gpu);
+    p.column(process_col::gpu_sm_pct).push_float_or_null(sm);
+    p.column(process_col::gpu_mem_pct).push_float_or_null(mem);
+    sink_.record();
+  }
+
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+  FileSink& sink_;
+  std::vector<Role> roles_;
+  std::vector<std::string> names_;
+  std::vector<std::string_view> fields_;
+  nvsmi::RoundCounter rounds_;
+  nvsmi::DayCounter days_;
+  nvsmi::ColumnNotes notes_;
+  std::int64_t last_gpu_ = INT64_MIN;
+  TimeNs last_stamp_ = kNoTime;
+};
+
+void Format::parse(LineSource& src, FileSink& sink) const {
+  PmonParser p(sink);
+  Line line;
+  while (src.next(line)) {
+    sink.line_read(line);
+    p.line(line);
+  }
+}
+
 }  // namespace
+
 const LogFormat& pmon_format() {
   static const Format f;
   return f;
 }
+
 }  // namespace gpucost::formats

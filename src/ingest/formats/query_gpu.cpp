@@ -1,18 +1,443 @@
-// Placeholder until this format's parser lands: never detected, so its files are reported as
-// unknown_format rather than misread.
+// nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]: one row per GPU per query. The
+// header names the fields (`power.draw [W]`); values carry units unless nounits; `[N/A]` is no
+// value. Also read when piped through `column -t` (fields aligned by runs of blanks, no commas),
+// and without a header when the rows match the collection script's field list.
+#include <array>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
+#include "ingest/formats/nvidia_smi_common.hpp"
 
 namespace gpucost::formats {
 namespace {
+
+constexpr std::size_t kMaxFields = 128;
+
+enum class Role : std::uint8_t {
+  unread, timestamp, index, name, bus_id, driver, uuid, gen_current, gen_max, width_current, width_max,
+  metric, pstate, sm_clock
+};
+
+struct Field {
+  Role role = Role::unread;
+  int metric = -1;  // GpuMetric for Role::metric / pstate / sm_clock
+};
+
+// `power.draw [W]` -> `power.draw`.
+std::string_view field_name(std::string_view f) {
+  const auto b = f.find('[');
+  return text::trim(b == std::string_view::npos ? f : f.substr(0, b));
+}
+
+Field classify(std::string_view name) {
+  struct Named {
+    std::string_view name;
+    Role role;
+  };
+  static constexpr Named kNamed[] = {
+      {"timestamp", Role::timestamp},   {"index", Role::index},
+      {"name", Role::name},             {"gpu_name", Role::name},
+      {"pci.bus_id", Role::bus_id},     {"gpu_bus_id", Role::bus_id},
+      {"driver_version", Role::driver}, {"uuid", Role::uuid},
+      {"gpu_uuid", Role::uuid},         {"pcie.link.gen.current", Role::gen_current},
+      {"pcie.link.gen.max", Role::gen_max}, {"pcie.link.width.current", Role::width_current},
+      {"pcie.link.width.max", Role::width_max},
+  };
+  for (const auto& n : kNamed)
+    if (n.name == name) return {n.role, -1};
+  if (name == "pstate") return {Role::pstate, static_cast<int>(GpuMetric::pstate)};
+  // SM and graphics clocks are the same clock on every GPU since Kepler; the SM clock stands in
+  // for pclk when the graphics clock was not queried (the collection list asks for clocks.sm).
+  if (name == "clocks.sm" || name == "clocks.current.sm") return {Role::sm_clock, static_cast<int>(GpuMetric::pclk_mhz)};
+  if (const auto m = gpu_metric_from_query(name)) return {Role::metric, static_cast<int>(*m)};
+  return {};
+}
+
+bool identifier_like(std::string_view n) {
+  if (n.empty() || !((n[0] >= 'a' && n[0] <= 'z') || n[0] == '_')) return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) return false;
+  return true;
+}
+
+// Splits a row into fields: on commas when it has any, else on tabs or runs of two or more
+// blanks (`column -t` output, where names like `GeForce GTX 1080 Ti` keep single blanks).
+// Returns the field count; kMaxFields + 1 when there are more.
+std::size_t split_fields(std::string_view line, std::string_view* out) {
+  std::size_t n = 0;
+  line = text::trim(line);
+  if (line.empty()) return 0;
+  if (line.find(',') != std::string_view::npos) {
+    for (;;) {
+      const auto comma = line.find(',');
+      if (n == kMaxFields) return kMaxFields + 1;
+      out[n++] = text::trim(line.substr(0, comma));
+      if (comma == std::string_view::npos) return n;
+      line.remove_prefix(comma + 1);
+    }
+  }
+  std::size_t start = 0, i = 0;
+  while (i < line.size()) {
+    const bool tab = line[i] == '\t';
+    const bool gap = tab || (line[i] == ' ' && i + 1 < line.size() && text::is_space(line[i + 1]));
+    if (!gap) {
+      ++i;
+      continue;
+    }
+    if (n == kMaxFields) return kMaxFields + 1;
+    out[n++] = line.substr(start, i - start);
+    while (i < line.size() && text::is_space(line[i])) ++i;
+    start = i;
+  }
+  if (n == kMaxFields) return kMaxFields + 1;
+  out[n++] = line.substr(start);
+  return n;
+}
+
+// A header names fields: every field an identifier (with an optional ` [unit]`), one known.
+bool is_header(const std::string_view* f, std::size_t n) {
+  if (n == 0 || n > kMaxFields) return false;
+  bool known = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view name = field_name(f[i]);
+    if (!identifier_like(name)) return false;
+    if (f[i].size() != name.size() && f[i].back() != ']') return false;
+    if (classify(name).role != Role::unread) known = true;
+  }
+  return known;
+}
+
+// `2026/11/29 19:50:45.123` (local time) -> civil ns.
+bool parse_timestamp(std::string_view s, TimeNs& raw) {
+  unsigned y, mo, d, h, mi, se;
+  if (s.size() < 19 || s[4] != '/' || s[7] != '/' || s[10] != ' ' || s[13] != ':' || s[16] != ':' ||
+      !text::digits(s, 0, 4, y) || !text::digits(s, 5, 2, mo) || !text::digits(s, 8, 2, d) ||
+      !text::digits(s, 11, 2, h) || !text::digits(s, 14, 2, mi) || !text::digits(s, 17, 2, se))
+    return false;
+  if (!valid_date(y, mo, d) || h > 23 || mi > 59 || se > 60) return false;
+  std::int64_t nanos = 0;
+  if (s.size() > 19) {
+    if (s[19] != '.' || s.size() == 20 || s.size() > 29) return false;
+    std::int64_t scale = kNsPerSec;
+    for (std::size_t i = 20; i < s.size(); ++i) {
+      if (!text::is_digit(s[i])) return false;
+      scale /= 10;
+      nanos += (s[i] - '0') * scale;
+    }
+  }
+  raw = civil_to_ns(CivilTime{y, mo, d, h, mi, se, nanos});
+  return true;
+}
+
+// `P0`..`P15` -> 0..15.
+bool parse_pstate(std::string_view s, double& v) {
+  if (s.size() < 2 || s.size() > 3 || s[0] != 'P') return false;
+  const auto n = text::to_int<int>(s.substr(1));
+  if (!n || *n < 0 || *n > 15) return false;
+  v = *n;
+  return true;
+}
+
+bool looks_like_bus_id(std::string_view s) {
+  // 00000000:01:00.0 / 0000:01:00.0
+  return (s.size() == 16 || s.size() == 12) && s[s.size() - 2] == '.' && s[s.size() - 5] == ':' &&
+         s[s.size() - 8] == ':';
+}
+
+bool looks_like_gpu_name(std::string_view s) {
+  for (std::string_view p : {"NVIDIA", "GeForce", "Tesla", "Quadro", "TITAN", "GRID"})
+    if (s.substr(0, p.size()) == p) return true;
+  return false;
+}
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::query_gpu_csv; }
-  int score(std::string_view) const noexcept override { return 0; }
-  void parse(LineSource&, FileSink&) const override {}
+
+  int score(std::string_view line) const noexcept override {
+    std::array<std::string_view, kMaxFields> f;
+    const std::size_t n = split_fields(line, f.data());
+    if (n == 0 || n > kMaxFields) return 0;
+    if (is_header(f.data(), n)) return 100;
+    if (n < 2) return 0;
+    TimeNs raw;
+    if (parse_timestamp(f[0], raw)) return 80;
+    const bool commas = line.find(',') != std::string_view::npos;
+    std::size_t valued = 0, telling = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double v;
+      const std::string_view w = f[i];
+      if (w == "N/A" || (w.size() > 2 && w.front() == '[' && w.back() == ']')) ++valued, ++telling;
+      else if (nvsmi::parse_number(w, v)) ++valued;
+      else if (nvsmi::parse_number_with_unit(w, v) || parse_pstate(w, v)) ++valued, ++telling;
+      else if (looks_like_bus_id(w) || looks_like_gpu_name(w)) ++valued, telling += 2;
+    }
+    if (valued * 2 < n) return 0;
+    if (commas) return telling >= 2 ? 50 : 30;
+    return telling > 0 ? 40 : 0;
+  }
+
+  void parse(LineSource& src, FileSink& sink) const override;
 };
+
+// One GPU seen in the file, for sink.devices().
+struct DeviceSlot {
+  bool used = false;
+  GpuDevice dev;
+  std::string raw_bus;  // as printed, so that normalizing happens once per change
+};
+
+class QueryParser {
+ public:
+  explicit QueryParser(FileSink& sink) : sink_(sink), first_row_(sink.samples().rows()) {}
+
+  void line(const Line& line) {
+    if (text::is_blank(line.text)) return;
+    n_ = split_fields(line.text, f_.data());
+    if (is_header(f_.data(), n_)) {
+      bind_header();
+      sink_.accept();
+      return;
+    }
+    if (fields_.empty() || implicit_) {
+      if (n_ != default_fields_count()) {
+        nvsmi::report(sink_, line, Problem::no_header,
+                      "no header line, and the row's {} fields do not match the {} fields of the "
+                      "collection list ({})",
+                      n_ > kMaxFields ? kMaxFields : n_, default_fields_count(), nvsmi::kCollectQueryFields);
+        return;
+      }
+      if (fields_.empty()) bind_default();
+    }
+    if (n_ != fields_.size()) {
+      nvsmi::report(sink_, line, Problem::column_mismatch, "row has {} fields, header has {}",
+                    n_ > kMaxFields ? kMaxFields : n_, fields_.size());
+      return;
+    }
+    row(line);
+  }
+
+  void finish() {
+    const TimeNs fallback = sink_.options().default_interval_ns;
+    nvsmi::fill_intervals(sink_.samples(), first_row_, clock_.interval(fallback), fallback);
+    for (auto& s : slots_)
+      if (s.used) sink_.devices().push_back(std::move(s.dev));
+  }
+
+ private:
+  static std::size_t default_fields_count() {
+    std::size_t n = 1;
+    for (char c : nvsmi::kCollectQueryFields) n += c == ',';
+    return n;
+  }
+
+  void bind_header() {
+    implicit_ = false;
+    fields_.clear();
+    names_.clear();
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::string_view name = field_name(f_[i]);
+      names_.emplace_back(name);
+      fields_.push_back(classify(name));
+      if (fields_.back().role == Role::unread) notes_.note(sink_, "query-gpu", name);
+    }
+    finish_binding();
+  }
+
+  void bind_default() {
+    implicit_ = true;
+    fields_.clear();
+    names_.clear();
+    std::string_view rest = nvsmi::kCollectQueryFields;
+    for (;;) {
+      const auto comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      names_.emplace_back(name);
+      fields_.push_back(classify(name));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    finish_binding();
+    sink_.diagnostics().notes.push_back(
+        std::string("query-gpu: no header line; fields bound to the collection list: ") +
+        std::string(nvsmi::kCollectQueryFields));
+  }
+
+  void finish_binding() {
+    has_index_ = has_bus_ = has_uuid_ = has_name_ = has_device_ = false;
+    bool graphics_clock = false;
+    for (const Field& f : fields_) {
+      has_index_ |= f.role == Role::index;
+      has_bus_ |= f.role == Role::bus_id;
+      has_uuid_ |= f.role == Role::uuid;
+      has_name_ |= f.role == Role::name;
+      has_device_ |= f.role != Role::unread && f.role != Role::timestamp && f.role != Role::index &&
+                     f.role != Role::sm_clock && f.role != Role::pstate &&
+                     !(f.role == Role::metric && f.metric != static_cast<int>(GpuMetric::mem_total_mb) &&
+                       f.metric != static_cast<int>(GpuMetric::power_limit_w));
+      graphics_clock |= f.role == Role::metric && f.metric == static_cast<int>(GpuMetric::pclk_mhz);
+    }
+    for (Field& f : fields_)
+      if (f.role == Role::sm_clock && graphics_clock) f.role = Role::unread;
+  }
+
+  void row(const Line& line) {
+    values_.fill(std::numeric_limits<double>::quiet_NaN());
+    TimeNs stamp = kNoTime;
+    std::int64_t index = INT64_MIN;
+    std::string_view name, bus, driver, uuid;
+    int gen_cur = -1, gen_max = -1, width_cur = -1, width_max = -1;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::string_view v = f_[i];
+      const Field& fd = fields_[i];
+      if (fd.role == Role::unread) continue;
+      if (nvsmi::is_null_value(v)) continue;
+      double num = 0;
+      switch (fd.role) {
+        case Role::timestamp:
+          if (!parse_timestamp(v, stamp))
+            return nvsmi::report(sink_, line, Problem::bad_timestamp,
+                                 "column `timestamp` holds `{}`, not YYYY/MM/DD HH:MM:SS.mmm", v);
+          break;
+        case Role::index: {
+          const auto g = text::to_int(v);
+          if (!g || *g < 0) return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
+          index = *g;
+          break;
+        }
+        case Role::name: name = v; break;
+        case Role::bus_id: bus = v; break;
+        case Role::driver: driver = v; break;
+        case Role::uuid: uuid = v; break;
+        case Role::gen_current:
+        case Role::gen_max:
+        case Role::width_current:
+        case Role::width_max: {
+          if (!nvsmi::parse_number_with_unit(v, num))
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
+          int& out = fd.role == Role::gen_current ? gen_cur : fd.role == Role::gen_max ? gen_max
+                     : fd.role == Role::width_current ? width_cur : width_max;
+          out = static_cast<int>(num);
+          break;
+        }
+        case Role::pstate:
+          if (!parse_pstate(v, num) && !nvsmi::parse_number(v, num))
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `pstate` holds `{}`, not P0..P15", v);
+          values_[static_cast<std::size_t>(fd.metric)] = num;
+          break;
+        case Role::metric:
+        case Role::sm_clock:
+          if (!nvsmi::parse_number_with_unit(v, num))
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
+          values_[static_cast<std::size_t>(fd.metric)] = num;
+          break;
+        case Role::unread: break;
+      }
+    }
+    sink_.accept();
+
+    // Which GPU: the index when queried; else a stable number per bus id (or uuid) in order of
+    // first appearance; else the row's position within its round by name; else GPU 0.
+    std::int64_t gpu = 0;
+    bool new_round;
+    if (has_index_ && index != INT64_MIN) {
+      gpu = index;
+      new_round = rounds_.next(gpu);
+    } else if ((has_bus_ && !bus.empty()) || (has_uuid_ && !uuid.empty())) {
+      gpu = stable_id(!bus.empty() ? bus : uuid);
+      new_round = rounds_.next(gpu);
+    } else if (has_name_ && !name.empty()) {
+      new_round = rounds_.next(static_cast<std::int64_t>(std::hash<std::string_view>{}(name)));
+      gpu = static_cast<std::int64_t>(rounds_.position());
+    } else {
+      new_round = rounds_.next(0);
+    }
+    const WallKind kind = stamp != kNoTime ? WallKind::kLocal : WallKind::kRelative;
+    const TimeNs raw = stamp != kNoTime ? stamp : rounds_.round() * sink_.options().default_interval_ns;
+    clock_.observe(new_round, kind, raw);
+
+    Table& s = sink_.samples();
+    s.ts().push_null();
+    s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
+    s.column(sample_col::wall_raw_ns).push_int(raw);
+    s.column(sample_col::file).push_int(sink_.file_index());
+    s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
+    s.column(sample_col::gpu).push_int(gpu);
+    s.column(sample_col::interval_ns).push_null();  // set in finish()
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m)
+      s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
+    sink_.record();
+
+    if (!has_device_ || gpu < 0 || gpu >= 4096) return;
+    if (slots_.size() <= static_cast<std::size_t>(gpu)) slots_.resize(static_cast<std::size_t>(gpu) + 1);
+    DeviceSlot& slot = slots_[static_cast<std::size_t>(gpu)];
+    GpuDevice& d = slot.dev;
+    if (!slot.used) {
+      slot.used = true;
+      d.file = sink_.file_index();
+      d.line = line.number;
+    }
+    if (index != INT64_MIN) d.index = static_cast<int>(index);
+    if (!name.empty() && d.name != name) d.name.assign(name);
+    if (!uuid.empty() && d.uuid != uuid) d.uuid.assign(uuid);
+    if (!driver.empty() && d.driver_version != driver) d.driver_version.assign(driver);
+    if (!bus.empty() && slot.raw_bus != bus) {
+      slot.raw_bus.assign(bus);
+      d.pci_bus = normalize_pci_bus(bus);
+    }
+    if (gen_cur >= 0) d.pcie_gen_current = gen_cur;
+    if (gen_max >= 0) d.pcie_gen_max = gen_max;
+    if (width_cur >= 0) d.pcie_width_current = width_cur;
+    if (width_max >= 0) d.pcie_width_max = width_max;
+    const double mem = values_[static_cast<std::size_t>(GpuMetric::mem_total_mb)];
+    const double limit = values_[static_cast<std::size_t>(GpuMetric::power_limit_w)];
+    if (!std::isnan(mem)) d.memory_total_mib = mem;
+    if (!std::isnan(limit)) d.power_limit_w = limit;
+  }
+
+  std::int64_t stable_id(std::string_view key) {
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (order_[i] == key) return static_cast<std::int64_t>(i);
+    order_.emplace_back(key);
+    return static_cast<std::int64_t>(order_.size() - 1);
+  }
+
+  FileSink& sink_;
+  const std::size_t first_row_;
+  std::array<std::string_view, kMaxFields> f_{};
+  std::size_t n_ = 0;
+  std::vector<Field> fields_;
+  std::vector<std::string> names_;
+  bool implicit_ = false;
+  bool has_index_ = false, has_bus_ = false, has_uuid_ = false, has_name_ = false, has_device_ = false;
+  std::array<double, kGpuMetricCount> values_{};
+  std::vector<std::string> order_;  // bus ids (or uuids) in order of first appearance
+  std::vector<DeviceSlot> slots_;   // by GPU number
+  nvsmi::RoundCounter rounds_;
+  nvsmi::SampleClock clock_;
+  nvsmi::ColumnNotes notes_;
+};
+
+void Format::parse(LineSource& src, FileSink& sink) const {
+  QueryParser p(sink);
+  Line line;
+  while (src.next(line)) {
+    sink.line_read(line);
+    p.line(line);
+  }
+  p.finish();
+}
+
 }  // namespace
+
 const LogFormat& query_gpu_format() {
   static const Format f;
   return f;
 }
+
 }  // namespace gpucost::formats

@@ -1,0 +1,154 @@
+// nvidia-smi -q reports (alone and inside nvidia-bug-report.log): one GpuDevice per GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpucost/ingest/ingest.hpp"
+#include "ingest/formats/formats.hpp"
+
+namespace gpucost {
+namespace {
+
+std::string read_data(const std::string& rel) {
+  std::ifstream in(std::string(GPUCOST_TEST_DATA) + "/" + rel, std::ios::binary);
+  EXPECT_TRUE(in.good()) << rel;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Parsed {
+  IngestResult out;
+  Diagnostics diag;
+  const FileDiagnostics& file() const { return diag.files.at(0); }
+  std::uint64_t nonblank() const { return file().lines - file().blank; }
+};
+
+Parsed parse_text(const std::string& text, const std::string& name) {
+  Parsed p;
+  IngestStage(IngestOptions{}).run_buffer(text, name, FormatId::unknown, p.out, p.diag);
+  return p;
+}
+
+TEST(NvidiaSmiQFormat, TwoGpusWithX16AndX8Links) {
+  const Parsed p = parse_text(read_data("gpu/q-2gpu-x16-x8-driver535.txt"), "nvidia-smi-q.txt");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().accepted, p.nonblank());
+  EXPECT_EQ(p.file().rejected(), 0u);
+  EXPECT_EQ(p.out.samples.rows(), 0u);
+  ASSERT_EQ(p.out.devices.size(), 2u);
+  const GpuDevice& a = p.out.devices[0];
+  EXPECT_EQ(a.pci_bus, "0000:17:00");
+  EXPECT_EQ(a.name, "NVIDIA RTX A5000");
+  EXPECT_EQ(a.uuid, "GPU-6f1d2c7a-3b8e-4a51-9c0d-2e7b5a914c3f");
+  EXPECT_EQ(a.index, 0);
+  EXPECT_EQ(a.driver_version, "535.154.05");
+  EXPECT_EQ(a.pcie_gen_max, 4);
+  EXPECT_EQ(a.pcie_gen_current, 4);
+  EXPECT_EQ(a.pcie_width_max, 16);
+  EXPECT_EQ(a.pcie_width_current, 16);
+  EXPECT_EQ(a.power_limit_w, 230.0);  // `Current Power Limit`; the module's is N/A
+  EXPECT_EQ(a.memory_total_mib, 24564.0);
+  EXPECT_EQ(a.line, 8u);
+  const GpuDevice& b = p.out.devices[1];
+  EXPECT_EQ(b.pci_bus, "0000:65:00");
+  EXPECT_EQ(b.uuid, "GPU-b04e91d3-77c2-4f0a-8e6b-5d13c2a8f096");
+  EXPECT_EQ(b.index, 1);
+  EXPECT_EQ(b.pcie_gen_max, 4);
+  EXPECT_EQ(b.pcie_gen_current, 1);
+  EXPECT_EQ(b.pcie_width_max, 16);
+  EXPECT_EQ(b.pcie_width_current, 8);
+  EXPECT_EQ(b.driver_version, "535.154.05");
+}
+
+TEST(NvidiaSmiQFormat, OldLayoutPrefersTheEnforcedPowerLimit) {
+  const Parsed p = parse_text(read_data("gpu/q-1gpu-driver410-enforced-limit.txt"), "q.txt");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().accepted, p.nonblank());
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.name, "Tesla V100-PCIE-32GB");
+  EXPECT_EQ(d.uuid, "GPU-49658c1e-79e3-7941-12cb-1dfe9c53a7d2");
+  EXPECT_EQ(d.pci_bus, "0000:18:00");
+  EXPECT_EQ(d.driver_version, "410.48");
+  EXPECT_EQ(d.power_limit_w, 225.0);  // Enforced (225) over Power Limit (250)
+  EXPECT_EQ(d.memory_total_mib, 32480.0);
+  EXPECT_EQ(d.pcie_gen_max, 3);
+  EXPECT_EQ(d.pcie_width_current, 16);
+}
+
+TEST(NvidiaSmiQFormat, RepeatedReportsUpdateOneDevice) {
+  std::string one = read_data("gpu/q-1gpu-driver410-enforced-limit.txt");
+  std::string two = one;
+  const auto at = two.find("Enforced Power Limit        : 225.00 W");
+  ASSERT_NE(at, std::string::npos);
+  two.replace(at, std::string("Enforced Power Limit        : 225.00 W").size(), "Enforced Power Limit        : 200.00 W");
+  const Parsed p = parse_text(one + two, "q-loop.txt");
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  EXPECT_EQ(p.out.devices[0].power_limit_w, 200.0);
+}
+
+TEST(NvidiaSmiQFormat, BugReportIsAcceptedWhole) {
+  const Parsed p = parse_text(read_data("gpu/nvidia-bug-report-excerpt.log"), "nvidia-bug-report.log");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().accepted, p.nonblank());
+  ASSERT_EQ(p.out.devices.size(), 1u);  // the nvlink section's `GPU 0: ...` is no -q GPU
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.pci_bus, "0000:17:00");
+  EXPECT_EQ(d.driver_version, "535.154.05");
+  EXPECT_EQ(d.pcie_width_current, 16);
+  EXPECT_EQ(d.power_limit_w, 230.0);
+}
+
+TEST(NvidiaSmiQFormat, GzippedBugReportInADirectory) {
+  const std::string text = read_data("gpu/nvidia-bug-report-excerpt.log");
+  const auto dir = std::filesystem::temp_directory_path() / ("gpucost-q-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "nvidia-bug-report.log.gz").string();
+  gzFile gz = gzopen(path.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  gzclose(gz);
+  IngestResult out;
+  Diagnostics diag;
+  IngestStage(IngestOptions{}).run(dir, out, diag);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(diag.files.size(), 1u);
+  EXPECT_EQ(diag.files[0].format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(out.devices.size(), 1u);
+}
+
+TEST(NvidiaSmiQFormat, LinesBeforeTheBannerOfAPlainReport) {
+  const std::string text = "$ nvidia-smi -q\n" + read_data("gpu/q-1gpu-driver410-enforced-limit.txt");
+  const Parsed p = parse_text(text, "q.txt");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().problems[static_cast<std::size_t>(Problem::unparsable_line)], 1u);
+  EXPECT_EQ(p.file().accepted + 1, p.nonblank());
+  EXPECT_EQ(p.out.devices.size(), 1u);
+}
+
+TEST(NvidiaSmiQFormat, Scores) {
+  const LogFormat& f = formats::nvidia_smi_q_format();
+  EXPECT_EQ(f.score("==============NVSMI LOG=============="), 100);
+  EXPECT_GE(f.score("Driver Version                            : 535.154.05"), 80);
+  EXPECT_GE(f.score("Attached GPUs                             : 2"), 80);
+  EXPECT_GE(f.score("GPU 00000000:01:00.0"), 80);
+  EXPECT_EQ(f.score("Start of NVIDIA bug report log file.  Please include this file, along"), 100);
+  EXPECT_GE(f.score("____________________________________________"), 80);
+  const int kv = f.score("    Product Name                          : NVIDIA A10G");
+  EXPECT_GT(kv, 20);
+  EXPECT_LT(kv, 80);
+  EXPECT_EQ(f.score("Nov 29 19:50:45 host kernel: NVRM: Xid (PCI:0000:01:00): 79"), 0);
+  EXPECT_EQ(f.score("[ 4909.922970] NVRM: GPU at PCI:0000:01:00: GPU-abc"), 0);
+  EXPECT_EQ(f.score("               NVRM: GPU Board Serial Number: 0"), 0);
+  EXPECT_EQ(f.score("# gpu    pwr  gtemp  mtemp     sm    mem"), 0);
+  EXPECT_EQ(f.score("name, pci.bus_id, driver_version"), 0);
+}
+
+}  // namespace
+}  // namespace gpucost
