@@ -271,7 +271,7 @@ std::string list_presets(const PresetCatalog& c) {
                        g.currency, num(g.power_w), num(g.throughput), g.name == c.default_local ? "  (default)" : "");
   out += fmt::format("\nCloud offers (--cloud NAME): rate per hour, cold start, throughput, price seen\n");
   for (const auto& o : c.cloud)
-    out += fmt::format("  {:<22} {:<44} {:>8} {:<3} {:>5} s {:>7}  {}{}\n", o.name, o.label, num(o.hourly_rate),
+    out += fmt::format("  {:<22} {:<66} {:>7} {:<3} {:>4} s {:>6}  {}{}\n", o.name, o.label, num(o.hourly_rate),
                        o.currency, num(o.cold_start_s), num(o.throughput), o.seen,
                        o.name == c.default_cloud ? "  (default)" : "");
   return out;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -20,7 +21,10 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "gpucost_cost_cli_stderr.txt";
+  // One file per process and call: ctest may run these tests in parallel.
+  static int calls = 0;
+  const std::string err_path =
+      ::testing::TempDir() + "gpucost_cost_cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(++calls);
   const std::string cmd = std::string(GPUCOST_BINARY) + " " + args + " 2>" + err_path;
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -34,6 +38,7 @@ CliRun run(const std::string& args) {
   std::ostringstream ss;
   ss << e.rdbuf();
   r.err = ss.str();
+  std::remove(err_path.c_str());
   return r;
 }
 
