@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "cli/common.hpp"
+#include "cli/cost_options.hpp"
+#include "gpucost/cost/report.hpp"
 #include "gpucost/report/report.hpp"
 
 namespace gpucost::cli {
@@ -14,6 +16,7 @@ namespace {
 struct AnalyzeOptions {
   InputOptions input;
   FeatureOptions features;
+  CostCliOptions cost;
   std::string format = "table";
   std::string output;
   bool no_timings = false;
@@ -24,7 +27,11 @@ int run_analyze(const AnalyzeOptions& o) {
   PipelineOptions popts;
   try {
     popts = make_pipeline_options(o.input, o.features);
+    check_cost_options(o.cost);  // unknown presets, bad config: say so before reading any log
   } catch (const CLI::ValidationError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::invalid_argument& e) {
     print_error(e.what());
     return kExitUsage;
   }
@@ -47,8 +54,21 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitNoInput;
   }
 
+  // The cost model, with power, effective utilization and incident rate measured from the logs.
+  std::shared_ptr<const cost::CostResult> cost_result;
+  try {
+    const auto c0 = std::chrono::steady_clock::now();
+    cost_result = compute_cost(o.cost, &result->features);
+    result->timings.push_back(
+        {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0});
+  } catch (const std::invalid_argument& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+
   Report rep;
   rep.input = o.input.input;
+  rep.sections.push_back(cost::cost_section(cost_result));
   rep.result = result.get();
   rep.max_error_rate = o.input.max_error_rate;
   rep.error_rate_exceeded = d.error_rate() > o.input.max_error_rate;
@@ -76,6 +96,7 @@ void add_analyze(CLI::App& root, RunState& state) {
   CLI::App* app = root.add_subcommand("analyze", "Read a directory of logs; report features, costs and the break-even");
   add_input_options(*app, opts->input);
   add_feature_options(*app, opts->features);
+  add_cost_options(*app, opts->cost, true);
   app->add_option("-f,--format", opts->format, "table (default, for people), csv or json (for scripts)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   app->add_option("-o,--output", opts->output, "Write the report to FILE (atomically) instead of stdout");
@@ -85,6 +106,10 @@ void add_analyze(CLI::App& root, RunState& state) {
       "  gpucost analyze examples/laptop-training\n"
       "  gpucost analyze ~/gpulogs --tz Europe/Berlin --idle-threshold 10 --format json -o report.json\n"
       "  gpucost analyze ~/gpulogs --format csv | python3 -c 'import csv,sys; print(len(list(csv.reader(sys.stdin))))'\n"
+      "  gpucost analyze ~/gpulogs --local rtx-4060-laptop --cloud aws-g5.xlarge --local-electricity-price 0.30\n"
+      "\nCost inputs: command line > --config > measured from the logs (power, effective utilization,\n"
+      "incident rate; off with --no-measured) > --local/--cloud presets > --preset > defaults. Without\n"
+      "--preset, --local and --cloud default to rtx-4090 and aws-g6.xlarge. See docs/cost-model.md.\n"
       "\nExit codes: 0 ok, 2 usage, 3 no usable input, 4 rejected lines above --max-error-rate, 5 output error.");
   app->callback([opts, &state] { state.exit_code = run_analyze(*opts); });
 }

@@ -1,0 +1,116 @@
+#pragma once
+/// \file inputs.hpp
+/// The inputs of the cost model: what each one means, its unit and default, and where the value
+/// of a run came from (a default, a preset, a measurement from the logs, the config file or the
+/// command line). docs/cost-model.md explains every one.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gpucost::cost {
+
+/// One numeric input of the model. The order is the order of reports and of the tornado ties.
+enum class InputId : std::uint8_t {
+  purchase_price,         ///< local: what the GPU (or machine) cost, currency
+  amortization_hours,     ///< local: hours of use the price is spread over, h
+  amortization_months,    ///< local: months those hours span (for the per-month figure), month
+  power_w,                ///< local: mean GPU power draw while in use, W
+  cooling_w,              ///< local: extra cooling power while in use (fans, AC share), W
+  electricity_price,      ///< local: currency per kWh
+  incidents_per_hour,     ///< local: maintenance incidents per hour of use, 1/h
+  hours_per_incident,     ///< local: engineer hours lost per incident, h
+  engineer_rate,          ///< local: value of an engineer hour, currency/h
+  effective_utilization,  ///< local: share of wall time the GPU does useful work, ratio
+  fixed_cost_per_job,     ///< local: fixed cost of each job (e.g. wear per power cycle), currency
+  hourly_rate,            ///< cloud: price of the instance, currency/h
+  cold_start_s,           ///< cloud: billed seconds before a job starts working, s
+  utilization,            ///< cloud: share of billed time the GPU does useful work, ratio
+  relative_speed,         ///< cloud: cloud GPU throughput / local GPU throughput, ratio
+};
+inline constexpr std::size_t kInputCount = 15;
+
+/// Which machine an input describes.
+enum class Side : std::uint8_t { local, cloud };
+std::string_view side_name(Side s) noexcept;
+
+/// What values an input admits (checked by validate()).
+enum class Domain : std::uint8_t {
+  non_negative,  ///< >= 0
+  positive,      ///< > 0
+  ratio,         ///< in [0, 1]
+};
+
+/// The fixed description of one input.
+struct InputSpec {
+  InputId id;
+  Side side;
+  std::string_view key;          ///< config key inside "local"/"cloud" (`power_w`)
+  std::string_view unit;         ///< unit; `{cur}` stands for the currency code
+  Domain domain;
+  bool money;                    ///< its value is in the report currency
+  double fallback;               ///< the default when nothing else gives a value (NaN: none)
+  std::string_view fallback_why; ///< where that default comes from
+  std::string_view description;  ///< one line for --help and the docs
+};
+
+/// All inputs, in InputId order.
+std::span<const InputSpec> input_specs() noexcept;
+/// The description of one input.
+const InputSpec& spec(InputId id) noexcept;
+/// `local.power_w`
+std::string input_name(InputId id);
+/// `--local-power-w`
+std::string input_flag(InputId id);
+/// The unit with the currency filled in (`CNY/kWh`).
+std::string input_unit(InputId id, std::string_view currency);
+/// An input by its side and config key; nullopt when there is none.
+std::optional<InputId> find_input(Side side, std::string_view key) noexcept;
+
+/// The value of one input in a run, and where it came from.
+struct InputValue {
+  std::optional<double> value;
+  /// `default`, `preset:NAME`, `measured:F0xx`, `config` or `cli`.
+  std::string origin;
+  /// How the value was obtained or why a better source was not used (free text, may be empty).
+  std::string note;
+  /// For money values taken from a preset: the currency that preset quotes in (checked against
+  /// the report currency, since gpucost converts no currency). Empty: the report currency.
+  std::string currency;
+};
+
+/// What the break-even questions are asked about (not inputs of the cost terms).
+struct CostQuery {
+  double job_hours = 1.0;          ///< W for the premium, local-equivalent busy hours
+  double target_premium = 0.12;    ///< local/cloud - 1 sought (the article's 12 %)
+  std::string job_hours_origin = "default";
+  std::string target_premium_origin = "default";
+};
+
+/// Every input of one run.
+struct CostInputs {
+  std::string currency = "USD";
+  std::string currency_origin = "default";
+  std::array<InputValue, kInputCount> values{};
+  /// Names of the presets used (empty when none), for the report.
+  std::string scenario, local_gpu, cloud_offer;
+  /// Labels of the local GPU and cloud offer, for the report (`NVIDIA GeForce RTX 4090`).
+  std::string local_label, cloud_label;
+
+  InputValue& operator[](InputId id) noexcept { return values[static_cast<std::size_t>(id)]; }
+  const InputValue& operator[](InputId id) const noexcept { return values[static_cast<std::size_t>(id)]; }
+  /// The value; throws std::invalid_argument naming the input and how to give it when unset.
+  double get(InputId id) const;
+  /// Sets a value with its origin (the note and currency are cleared).
+  void set(InputId id, double v, std::string origin, std::string note = {});
+};
+
+/// Checks every input and the query: throws std::invalid_argument with a one-line message naming
+/// the input, its value, unit and origin when one is missing or impossible (negative price,
+/// utilization above 1, zero amortization period, both sides doing no work ...).
+void validate(const CostInputs& in, const CostQuery& q);
+
+}  // namespace gpucost::cost

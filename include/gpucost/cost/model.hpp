@@ -1,0 +1,142 @@
+#pragma once
+/// \file model.hpp
+/// The cost model and the break-even solver. Every formula is in docs/cost-model.md; the names
+/// here are the names there. A job of W local-equivalent busy hours costs
+///   local(W) = fixed_cost_per_job + local_per_effective_hour * W
+///   cloud(W) = cold_start_cost    + cloud_per_effective_hour * W
+/// and the questions are where those two lines cross, how far apart they are at --job-hours, and
+/// after how much work buying the GPU has paid for itself against renting.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucost/cost/inputs.hpp"
+
+namespace gpucost::cost {
+
+/// Local GPU cost terms, per wall hour of use unless named otherwise (currency/h).
+struct LocalCost {
+  double amortization_per_hour = 0;  ///< purchase_price / amortization_hours
+  double electricity_per_hour = 0;   ///< power_w / 1000 * electricity_price
+  double cooling_per_hour = 0;       ///< cooling_w / 1000 * electricity_price
+  double maintenance_per_hour = 0;   ///< incidents_per_hour * hours_per_incident * engineer_rate
+  double cost_per_wall_hour = 0;     ///< sum of the four
+  double running_per_wall_hour = 0;  ///< electricity + cooling + maintenance (no amortization)
+  double effective_utilization = 0;
+  /// cost_per_wall_hour / effective_utilization; +infinity when the GPU does no useful work.
+  double cost_per_effective_hour = 0;
+  /// running_per_wall_hour / effective_utilization; +infinity when it does no useful work.
+  double running_per_effective_hour = 0;
+  double fixed_per_job = 0;          ///< fixed_cost_per_job
+};
+
+/// Cloud cost terms.
+struct CloudCost {
+  /// hourly_rate / (utilization * relative_speed), per hour of local-equivalent work;
+  /// +infinity when the cloud GPU does no useful work.
+  double cost_per_effective_hour = 0;
+  double cold_start_hours = 0;  ///< cold_start_s / 3600
+  double cold_start_cost = 0;   ///< hourly_rate * cold_start_hours
+};
+
+/// Which side is cheaper, and for which jobs.
+enum class Verdict : std::uint8_t {
+  crossover,             ///< one side below job_hours, the other above
+  local_always_cheaper,  ///< local costs less (or the same) for every job length
+  cloud_always_cheaper,  ///< cloud costs less (or the same) for every job length
+  equal_cost,            ///< both cost exactly the same for every job length
+};
+std::string_view verdict_name(Verdict v) noexcept;
+
+/// The answers.
+struct BreakEven {
+  Verdict verdict = Verdict::equal_cost;
+  /// W where local(W) = cloud(W); set only for a crossover.
+  std::optional<double> job_hours;
+  /// For a crossover: the side cheaper for jobs shorter than job_hours (`cloud` or `local`).
+  std::optional<Side> cheaper_below;
+  std::string explanation;  ///< one sentence: why this verdict
+
+  double query_job_hours = 0;  ///< --job-hours
+  double local_job_cost = 0;   ///< local(query_job_hours)
+  double cloud_job_cost = 0;   ///< cloud(query_job_hours)
+  /// local / cloud - 1 at query_job_hours; null when the cloud job costs nothing or a side
+  /// cannot do the work.
+  std::optional<double> premium_at_job_hours;
+  std::string premium_reason;  ///< why premium_at_job_hours is null
+
+  double target_premium = 0;
+  /// W at which local / cloud - 1 = target_premium; null when no positive W has it.
+  std::optional<double> job_hours_at_target_premium;
+  std::string target_premium_reason;  ///< why it is null, with the premium's range
+  /// The premium for very short jobs (W -> 0+) and very long ones (W -> infinity); null when
+  /// not finite.
+  std::optional<double> premium_short_jobs, premium_long_jobs;
+
+  /// purchase_price / (cloud_per_effective_hour - local running_per_effective_hour): hours of
+  /// local-equivalent work after which buying has paid for itself; null when it never does.
+  std::optional<double> buy_vs_rent_hours;
+  std::optional<double> buy_vs_rent_hours_per_month;  ///< buy_vs_rent_hours / amortization_months
+  std::string buy_vs_rent_reason;                     ///< why it is null
+  /// amortization_hours * effective_utilization: the work the GPU can do in its amortization
+  /// period, to compare buy_vs_rent_hours with.
+  double lifetime_effective_hours = 0;
+};
+
+/// One computation written out: name = formula = numbers = value unit.
+struct Step {
+  std::string name;     ///< `local.electricity_per_hour`
+  std::string formula;  ///< `power_w / 1000 * electricity_price`
+  std::string numbers;  ///< `115 W / 1000 * 0.62 CNY/kWh`
+  std::optional<double> value;
+  std::string unit;
+};
+
+/// One row of the tornado table: the break-even with one input at -20 % and +20 %.
+struct SensitivityRow {
+  InputId input;
+  double base = 0, low = 0, high = 0;  ///< the input's values (low/high clamped to its domain)
+  std::string note;                    ///< clamping, or why a variant could not be computed
+  Verdict low_verdict{}, high_verdict{};
+  std::optional<double> low_metric, high_metric;  ///< the metric with the input at low / high
+  /// |high_metric - low_metric|; +infinity when a variant changes the verdict or loses the
+  /// metric (such rows sort first); 0 when neither variant has the metric.
+  double effect = 0;
+};
+
+/// How the break-even moves with each input.
+struct Sensitivity {
+  /// The metric the rows report: `break_even.job_hours` when the base verdict is a crossover,
+  /// else `break_even.buy_vs_rent_hours` when it is finite, else `break_even.premium_at_job_hours`.
+  std::string metric;
+  std::string unit;  ///< `h` or `ratio`
+  std::optional<double> base_metric;
+  double step = 0.2;  ///< the relative change (0.2 = -20 % and +20 %)
+  std::vector<SensitivityRow> rows;  ///< sorted by effect, largest first; ties in input order
+};
+
+/// Everything the model says about one set of inputs.
+struct CostResult {
+  CostInputs inputs;
+  CostQuery query;
+  LocalCost local;
+  CloudCost cloud;
+  BreakEven break_even;
+  Sensitivity sensitivity;
+  std::vector<Step> steps;
+  std::string verdict_text;  ///< a few plain-language sentences
+};
+
+/// The local cost terms (inputs must be valid).
+LocalCost local_cost(const CostInputs& in);
+/// The cloud cost terms (inputs must be valid).
+CloudCost cloud_cost(const CostInputs& in);
+/// The break-even answers for these cost terms.
+BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q);
+/// The tornado table (inputs must be valid).
+Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step = 0.2);
+/// Validates (throwing std::invalid_argument) and computes everything.
+CostResult evaluate(const CostInputs& in, const CostQuery& q);
+
+}  // namespace gpucost::cost

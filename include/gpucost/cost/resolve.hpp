@@ -1,0 +1,79 @@
+#pragma once
+/// \file resolve.hpp
+/// Where each input's value comes from. Layers, lowest first (a higher layer replaces a lower
+/// one; docs/cost-model.md, "Precedence"):
+///   1. default           built-in defaults and the presets' per-currency defaults
+///   2. preset:SCENARIO    --preset (a complete scenario such as seed-article)
+///   3. preset:GPU/OFFER   --local / --cloud entries (the generic pair when nothing is picked)
+///   4. measured:F0xx      values measured from the logs (analyze only; off with --no-measured)
+///   5. config             --config FILE
+///   6. cli                explicit command-line options
+/// Explicit beats measured, measured beats presets.
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucost/cost/inputs.hpp"
+#include "gpucost/cost/presets.hpp"
+
+namespace gpucost::cost {
+
+/// Values given explicitly, by a config file or on the command line.
+struct CostOverrides {
+  std::optional<std::string> currency;
+  std::array<std::optional<double>, kInputCount> values{};
+  std::optional<double> job_hours, target_premium;
+  std::optional<std::string> preset, local, cloud;  ///< preset names (config: preset, local_preset, cloud_preset)
+};
+
+/// Parses a config file's text (`{"currency": "CNY", "local": {...}, "cloud": {...}}`); throws
+/// std::invalid_argument naming `origin` and the key for malformed JSON, unknown input names and
+/// values of the wrong type.
+CostOverrides parse_cost_config(std::string_view json, std::string_view origin);
+/// Reads and parses a config file.
+CostOverrides load_cost_config(const std::string& path);
+
+/// A value measured from the logs for one input, or why there is none.
+struct MeasuredInput {
+  InputId input;
+  std::optional<double> value;
+  std::string origin;  ///< `measured:F012` when there is a value
+  std::string note;    ///< what was measured, or why nothing was (always set)
+};
+
+/// What a feature lookup returns: the catalog id and the host value.
+struct FeatureReading {
+  std::string id;                ///< `F012`
+  std::optional<double> value;
+  std::string reason;            ///< why null
+};
+/// Looks a feature up by name; nullopt when the catalog has no such feature.
+using FeatureLookup = std::function<std::optional<FeatureReading>(std::string_view name)>;
+
+/// The measured inputs: power_w <- gpu_power_mean_w, effective_utilization <-
+/// effective_utilization (or, when the catalog has no such feature, 1 - gpu_idle_fraction -
+/// launch_queue_fraction - power_event_loss_fraction from what exists), incidents_per_hour <-
+/// incidents_per_hour. Always one entry per input, with a note when there is no value.
+std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup);
+
+/// Which presets a run uses (empty = none picked).
+struct PresetSelection {
+  std::string preset, local, cloud;
+};
+
+/// Everything that decides the inputs of one run.
+struct ResolveRequest {
+  PresetSelection selection;          ///< from the command line
+  bool use_generic_pair = true;       ///< without --preset, fall back to the catalog's generic pair
+  std::vector<MeasuredInput> measured;
+  CostOverrides config, cli;
+};
+
+/// The inputs of a run, layered as described above; throws std::invalid_argument for unknown
+/// preset names. Does not validate values (evaluate() does).
+CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& request, CostQuery* query = nullptr);
+
+}  // namespace gpucost::cost

@@ -1,0 +1,100 @@
+#include "cli/cost_options.hpp"
+
+#include <fmt/format.h>
+
+#include "gpucost/cost/presets.hpp"
+#include "gpucost/cost/resolve.hpp"
+
+namespace gpucost::cli {
+
+namespace {
+constexpr const char* kGroup = "Cost model";
+
+cost::ResolveRequest make_request(const CostCliOptions& o) {
+  cost::ResolveRequest rq;
+  rq.selection = {o.preset, o.local, o.cloud};
+  if (!o.config.empty()) rq.config = cost::load_cost_config(o.config);
+  for (std::size_t i = 0; i < cost::kInputCount; ++i)
+    if (o.value_options[i] && o.value_options[i]->count() > 0) rq.cli.values[i] = o.values[i];
+  if (o.currency_option && o.currency_option->count() > 0) rq.cli.currency = o.currency;
+  if (o.job_hours_option && o.job_hours_option->count() > 0) rq.cli.job_hours = o.job_hours;
+  if (o.target_premium_option && o.target_premium_option->count() > 0) rq.cli.target_premium = o.target_premium;
+  return rq;
+}
+}  // namespace
+
+void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
+  app.add_option("--preset", o.preset,
+                 "Scenario preset (a complete set of inputs), e.g. seed-article. Without --preset the\n"
+                 "generic pair is used: --local rtx-4090 --cloud aws-g6.xlarge (see --list-presets)")
+      ->group(kGroup);
+  app.add_option("--local", o.local, "Local GPU preset (price, board power, throughput), e.g. rtx-4060-laptop")
+      ->group(kGroup);
+  app.add_option("--cloud", o.cloud, "Cloud offer preset (hourly rate, cold start, throughput), e.g. aws-g5.xlarge")
+      ->group(kGroup);
+  app.add_option("--presets", o.preset_files,
+                 "JSON file of extra presets in the data/presets.json format (repeatable; same names replace)")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  app.add_option("--config", o.config,
+                 "JSON file of inputs: {\"currency\": \"CNY\", \"local\": {\"power_w\": 115, ...}, \"cloud\": {...}}")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  o.currency_option =
+      app.add_option("--currency", o.currency, "Currency code of every amount (no conversion is done), e.g. CNY")
+          ->group(kGroup);
+  for (const auto& s : cost::input_specs()) {
+    const std::string unit = cost::input_unit(s.id, "<currency>");
+    std::string help = fmt::format("{} ({})", s.description, unit);
+    if (!s.fallback_why.empty()) help += fmt::format(". Default {}: {}", fmt::format("{:g}", s.fallback), s.fallback_why);
+    o.value_options[static_cast<std::size_t>(s.id)] =
+        app.add_option(cost::input_flag(s.id), o.values[static_cast<std::size_t>(s.id)], help)->group(kGroup);
+  }
+  o.job_hours_option =
+      app.add_option("--job-hours", o.job_hours,
+                     "Job length for the premium, in local-equivalent busy hours (default 1)")
+          ->group(kGroup);
+  o.target_premium_option =
+      app.add_option("--target-premium", o.target_premium,
+                     "Premium local/cloud - 1 to find the job length of (default 0.12, the article's 12 %)")
+          ->group(kGroup);
+  if (measured)
+    app.add_flag("--no-measured", o.no_measured,
+                 "Do not take power, effective utilization and incident rate from the logs (presets and defaults)")
+        ->group(kGroup);
+}
+
+void check_cost_options(const CostCliOptions& o) {
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+  cost::CostQuery q;
+  (void)cost::resolve_inputs(catalog, make_request(o), &q);
+}
+
+std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features) {
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+  cost::ResolveRequest rq = make_request(o);
+  if (features && !o.no_measured) {
+    const FeatureSet& fs = *features;
+    rq.measured = cost::measured_inputs([&fs](std::string_view name) -> std::optional<cost::FeatureReading> {
+      const auto i = feature_index(name);
+      if (i == kNoFeature) return std::nullopt;
+      cost::FeatureReading r;
+      r.id = std::string(feature_catalog()[i].id);
+      if (i < fs.host.size()) {
+        r.value = fs.host[i].value;
+        r.reason = fs.host[i].reason;
+      } else {
+        r.reason = "not computed in this run";
+      }
+      return r;
+    });
+  } else if (features) {
+    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour})
+      rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)"});
+  }
+  cost::CostQuery q;
+  const cost::CostInputs in = cost::resolve_inputs(catalog, rq, &q);
+  return std::make_shared<const cost::CostResult>(cost::evaluate(in, q));
+}
+
+}  // namespace gpucost::cli

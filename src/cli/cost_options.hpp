@@ -1,0 +1,42 @@
+#pragma once
+// The cost-model options shared by `gpucost breakeven` and `gpucost analyze`.
+
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpucost/cost/model.hpp"
+#include "gpucost/features/features.hpp"
+
+namespace gpucost::cli {
+
+/// Cost options as parsed; an input counts as given only when its option was on the line.
+struct CostCliOptions {
+  std::string config;                    ///< --config FILE
+  std::vector<std::string> preset_files; ///< --presets FILE (repeatable)
+  std::string preset, local, cloud;      ///< --preset, --local, --cloud
+  std::string currency;                  ///< --currency
+  std::array<double, cost::kInputCount> values{};
+  std::array<CLI::Option*, cost::kInputCount> value_options{};
+  double job_hours = 1.0, target_premium = 0.12;
+  CLI::Option* currency_option = nullptr;
+  CLI::Option* job_hours_option = nullptr;
+  CLI::Option* target_premium_option = nullptr;
+  bool no_measured = false;  ///< --no-measured (analyze only)
+};
+
+/// Adds the cost options (group "Cost model") to a subcommand; `measured` adds --no-measured.
+void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured);
+
+/// Loads the presets and the config file and resolves the preset names, so that mistakes are
+/// reported before any log is read; throws std::invalid_argument.
+void check_cost_options(const CostCliOptions& o);
+
+/// Resolves the inputs (with values measured from `features` unless null or --no-measured)
+/// and runs the model; throws std::invalid_argument for impossible or missing inputs.
+std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features);
+
+}  // namespace gpucost::cli

@@ -1,0 +1,402 @@
+#include "gpucost/cost/model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace gpucost::cost {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Two costs that differ only by rounding noise are equal (slopes computed along different paths
+// from the same inputs must compare equal, or "equal slopes" would never be seen).
+bool nearly_equal(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max(std::fabs(a), std::fabs(b)); }
+
+std::optional<double> finite_or_null(double v) {
+  if (std::isfinite(v)) return v;
+  return std::nullopt;
+}
+
+// Short numbers for sentences and steps: 6 significant digits.
+std::string n(double v) {
+  if (std::isinf(v)) return v > 0 ? "infinity" : "-infinity";
+  return fmt::format("{:.6g}", v);
+}
+std::string pct(double v) { return fmt::format("{:+.1f} %", 100 * v); }
+
+double v(const CostInputs& in, InputId id) { return in.get(id); }
+}  // namespace
+
+std::string_view verdict_name(Verdict v) noexcept {
+  switch (v) {
+    case Verdict::crossover: return "crossover";
+    case Verdict::local_always_cheaper: return "local_always_cheaper";
+    case Verdict::cloud_always_cheaper: return "cloud_always_cheaper";
+    case Verdict::equal_cost: return "equal_cost";
+  }
+  return "?";
+}
+
+LocalCost local_cost(const CostInputs& in) {
+  LocalCost c;
+  c.amortization_per_hour = v(in, InputId::purchase_price) / v(in, InputId::amortization_hours);
+  c.electricity_per_hour = v(in, InputId::power_w) / 1000 * v(in, InputId::electricity_price);
+  c.cooling_per_hour = v(in, InputId::cooling_w) / 1000 * v(in, InputId::electricity_price);
+  c.maintenance_per_hour =
+      v(in, InputId::incidents_per_hour) * v(in, InputId::hours_per_incident) * v(in, InputId::engineer_rate);
+  c.running_per_wall_hour = c.electricity_per_hour + c.cooling_per_hour + c.maintenance_per_hour;
+  c.cost_per_wall_hour = c.amortization_per_hour + c.running_per_wall_hour;
+  c.effective_utilization = v(in, InputId::effective_utilization);
+  // A GPU that does no useful work needs infinitely many wall hours per effective hour, whatever
+  // an hour costs (0/0 included): the cost is +infinity, never NaN.
+  const double u = c.effective_utilization;
+  c.cost_per_effective_hour = u > 0 ? c.cost_per_wall_hour / u : kInf;
+  c.running_per_effective_hour = u > 0 ? c.running_per_wall_hour / u : kInf;
+  c.fixed_per_job = v(in, InputId::fixed_cost_per_job);
+  return c;
+}
+
+CloudCost cloud_cost(const CostInputs& in) {
+  CloudCost c;
+  const double rate = v(in, InputId::hourly_rate);
+  const double work = v(in, InputId::utilization) * v(in, InputId::relative_speed);
+  c.cost_per_effective_hour = work > 0 ? rate / work : kInf;
+  c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
+  c.cold_start_cost = rate * c.cold_start_hours;
+  return c;
+}
+
+BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q) {
+  BreakEven b;
+  const std::string cur = in.currency;
+  const double a = local.cost_per_effective_hour, c = cloud.cost_per_effective_hour;
+  const double fl = local.fixed_per_job, fc = cloud.cold_start_cost;
+  const std::string slopes = fmt::format("{} vs {} {}/h", n(a), n(c), cur);
+  const std::string fixed = fmt::format("{} vs {} {}", n(fl), n(fc), cur);
+
+  // 1. Where the two lines cross.
+  if (std::isinf(a)) {
+    b.verdict = Verdict::cloud_always_cheaper;
+    b.explanation = "the local GPU does no useful work (effective utilization 0), so only the cloud can do a job";
+  } else if (std::isinf(c)) {
+    b.verdict = Verdict::local_always_cheaper;
+    b.explanation = "the cloud GPU does no useful work (utilization 0), so only the local GPU can do a job";
+  } else if (nearly_equal(a, c)) {
+    if (nearly_equal(fl, fc)) {
+      b.verdict = Verdict::equal_cost;
+      b.explanation = fmt::format("both sides cost the same per effective hour ({}) and per job ({})", slopes, fixed);
+    } else {
+      b.verdict = fl < fc ? Verdict::local_always_cheaper : Verdict::cloud_always_cheaper;
+      b.explanation = fmt::format(
+          "both sides cost the same per effective hour ({}), so the lower fixed cost per job ({}, local vs cloud) "
+          "decides for every job length",
+          slopes, fixed);
+    }
+  } else if (a < c) {
+    if (fl <= fc || nearly_equal(fl, fc)) {
+      b.verdict = Verdict::local_always_cheaper;
+      b.explanation = fmt::format(
+          "the local GPU costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job "
+          "({}), so it is cheaper for every job length",
+          slopes, fixed);
+    } else {
+      b.verdict = Verdict::crossover;
+      b.job_hours = (fl - fc) / (c - a);
+      b.cheaper_below = Side::cloud;
+      b.explanation = fmt::format(
+          "the cloud has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective hour "
+          "({}): jobs shorter than {} h are cheaper in the cloud, longer ones locally",
+          fixed, slopes, n(*b.job_hours));
+    }
+  } else {
+    if (fc <= fl || nearly_equal(fl, fc)) {
+      b.verdict = Verdict::cloud_always_cheaper;
+      b.explanation = fmt::format(
+          "the cloud costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job ({}), "
+          "so it is cheaper for every job length",
+          slopes, fixed);
+    } else {
+      b.verdict = Verdict::crossover;
+      b.job_hours = (fc - fl) / (a - c);
+      b.cheaper_below = Side::local;
+      b.explanation = fmt::format(
+          "the local GPU has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective "
+          "hour ({}): jobs shorter than {} h are cheaper locally, longer ones in the cloud",
+          fixed, slopes, n(*b.job_hours));
+    }
+  }
+
+  // 2. The premium local / cloud - 1 at --job-hours, its limits, and where it meets the target.
+  const double w = q.job_hours;
+  b.query_job_hours = w;
+  b.local_job_cost = fl + a * w;
+  b.cloud_job_cost = fc + c * w;
+  if (std::isinf(a) || std::isinf(c)) {
+    b.premium_reason = "one side does no useful work, so its job cost is infinite";
+  } else if (b.cloud_job_cost <= 0) {
+    b.premium_reason = "the cloud job costs nothing, so no ratio exists";
+  } else {
+    b.premium_at_job_hours = b.local_job_cost / b.cloud_job_cost - 1;
+  }
+  b.target_premium = q.target_premium;
+  if (std::isfinite(a) && std::isfinite(c)) {
+    // W -> 0+: the fixed costs decide (or, when both are 0, the slopes); W -> infinity: the slopes.
+    if (fc > 0) b.premium_short_jobs = fl / fc - 1;
+    else if (fl == 0 && c > 0) b.premium_short_jobs = a / c - 1;
+    if (c > 0) b.premium_long_jobs = a / c - 1;
+    else if (a == 0 && fc > 0) b.premium_long_jobs = fl / fc - 1;
+
+    const double k = 1 + q.target_premium;
+    const double num = fl - k * fc, den = k * c - a;
+    std::optional<double> at;
+    if (den != 0 && !nearly_equal(k * c, a)) {
+      const double x = num / den;
+      if (x > 0 && std::isfinite(x)) at = x;
+    }
+    if (at) {
+      b.job_hours_at_target_premium = at;
+    } else {
+      auto show = [](const std::optional<double>& p) { return p ? pct(*p) : std::string("an unbounded value"); };
+      b.target_premium_reason = fmt::format(
+          "the premium goes from {} for very short jobs to {} for very long ones and is never {} for a job of "
+          "positive length",
+          show(b.premium_short_jobs), show(b.premium_long_jobs), pct(q.target_premium));
+    }
+  } else {
+    b.target_premium_reason = "one side does no useful work, so the premium is not finite";
+  }
+
+  // 3. Buy vs rent: after how much work the running-cost savings repay the purchase price.
+  const double price = v(in, InputId::purchase_price);
+  const double months = v(in, InputId::amortization_months);
+  b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
+  if (std::isinf(c)) {
+    b.buy_vs_rent_reason = "the cloud GPU does no useful work, so renting is no alternative to compare with";
+  } else if (std::isinf(local.running_per_effective_hour)) {
+    b.buy_vs_rent_reason = "the local GPU does no useful work, so buying never pays for itself";
+  } else if (c - local.running_per_effective_hour <= 0 || nearly_equal(c, local.running_per_effective_hour)) {
+    b.buy_vs_rent_reason = fmt::format(
+        "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
+        "buying never pays for itself",
+        n(c), cur, n(local.running_per_effective_hour), cur);
+  } else {
+    b.buy_vs_rent_hours = price / (c - local.running_per_effective_hour);
+    b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
+  }
+  return b;
+}
+
+namespace {
+
+std::optional<double> metric_of(const BreakEven& b, std::string_view metric) {
+  if (metric == "break_even.job_hours") return b.job_hours;
+  if (metric == "break_even.buy_vs_rent_hours") return b.buy_vs_rent_hours;
+  return b.premium_at_job_hours;
+}
+
+}  // namespace
+
+Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
+  Sensitivity s;
+  s.step = step;
+  const LocalCost l0 = local_cost(in);
+  const CloudCost c0 = cloud_cost(in);
+  const BreakEven b0 = break_even(in, l0, c0, q);
+  if (b0.verdict == Verdict::crossover) {
+    s.metric = "break_even.job_hours";
+    s.unit = "h";
+  } else if (b0.buy_vs_rent_hours) {
+    s.metric = "break_even.buy_vs_rent_hours";
+    s.unit = "h";
+  } else {
+    s.metric = "break_even.premium_at_job_hours";
+    s.unit = "ratio";
+  }
+  s.base_metric = metric_of(b0, s.metric);
+
+  for (const auto& sp : input_specs()) {
+    SensitivityRow r;
+    r.input = sp.id;
+    r.base = in.get(sp.id);
+    r.low = r.base * (1 - step);
+    r.high = r.base * (1 + step);
+    if (sp.domain == Domain::ratio && r.high > 1) {
+      r.high = 1;
+      r.note = fmt::format("+{:g} % is clamped to 1", 100 * step);
+    }
+    if (r.base == 0) r.note = "the input is 0, so -20 % and +20 % leave it at 0";
+    bool ok[2] = {true, true};
+    std::optional<double> m[2];
+    Verdict vd[2] = {b0.verdict, b0.verdict};
+    const double xs[2] = {r.low, r.high};
+    for (int k = 0; k < 2; ++k) {
+      CostInputs var = in;
+      var[sp.id].value = xs[k];
+      try {
+        validate(var, q);
+        const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
+        m[k] = metric_of(b, s.metric);
+        vd[k] = b.verdict;
+      } catch (const std::invalid_argument& e) {
+        ok[k] = false;
+        r.note += (r.note.empty() ? "" : "; ") + std::string(k == 0 ? "low: " : "high: ") + e.what();
+      }
+    }
+    r.low_metric = m[0];
+    r.high_metric = m[1];
+    r.low_verdict = vd[0];
+    r.high_verdict = vd[1];
+    if (r.low_metric && r.high_metric) r.effect = std::fabs(*r.high_metric - *r.low_metric);
+    else if (!r.low_metric && !r.high_metric && ok[0] && ok[1] && vd[0] == b0.verdict && vd[1] == b0.verdict)
+      r.effect = 0;
+    else
+      r.effect = kInf;
+    s.rows.push_back(std::move(r));
+  }
+  std::stable_sort(s.rows.begin(), s.rows.end(),
+                   [](const SensitivityRow& x, const SensitivityRow& y) { return x.effect > y.effect; });
+  return s;
+}
+
+namespace {
+
+void add_steps(CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const std::string cur = in.currency;
+  auto x = [&](InputId id) { return fmt::format("{} {}", n(in.get(id)), input_unit(id, cur)); };
+  auto step = [&](std::string name, std::string formula, std::string numbers, std::optional<double> value,
+                  std::string unit) {
+    r.steps.push_back(Step{std::move(name), std::move(formula), std::move(numbers), value, std::move(unit)});
+  };
+  const LocalCost& l = r.local;
+  const CloudCost& c = r.cloud;
+  const BreakEven& b = r.break_even;
+  const std::string per_h = cur + "/h";
+  step("local.amortization_per_hour", "purchase_price / amortization_hours",
+       fmt::format("{} / {}", x(InputId::purchase_price), x(InputId::amortization_hours)), l.amortization_per_hour,
+       per_h);
+  step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
+       fmt::format("{} / 1000 * {}", x(InputId::power_w), x(InputId::electricity_price)), l.electricity_per_hour,
+       per_h);
+  step("local.cooling_per_hour", "cooling_w / 1000 * electricity_price",
+       fmt::format("{} / 1000 * {}", x(InputId::cooling_w), x(InputId::electricity_price)), l.cooling_per_hour, per_h);
+  step("local.maintenance_per_hour", "incidents_per_hour * hours_per_incident * engineer_rate",
+       fmt::format("{} * {} * {}", x(InputId::incidents_per_hour), x(InputId::hours_per_incident),
+                   x(InputId::engineer_rate)),
+       l.maintenance_per_hour, per_h);
+  step("local.cost_per_wall_hour", "amortization + electricity + cooling + maintenance",
+       fmt::format("{} + {} + {} + {}", n(l.amortization_per_hour), n(l.electricity_per_hour), n(l.cooling_per_hour),
+                   n(l.maintenance_per_hour)),
+       l.cost_per_wall_hour, per_h);
+  step("local.cost_per_effective_hour", "cost_per_wall_hour / effective_utilization",
+       fmt::format("{} / {}", n(l.cost_per_wall_hour), n(l.effective_utilization)),
+       finite_or_null(l.cost_per_effective_hour), per_h);
+  step("local.running_per_effective_hour", "(electricity + cooling + maintenance) / effective_utilization",
+       fmt::format("{} / {}", n(l.running_per_wall_hour), n(l.effective_utilization)),
+       finite_or_null(l.running_per_effective_hour), per_h);
+  step("cloud.cost_per_effective_hour", "hourly_rate / (utilization * relative_speed)",
+       fmt::format("{} / ({} * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
+                   n(in.get(InputId::relative_speed))),
+       finite_or_null(c.cost_per_effective_hour), per_h);
+  step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
+       fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
+  if (b.job_hours)
+    step("break_even.job_hours", "|fixed_cost_per_job - cold_start_cost| / |local_per_eff_h - cloud_per_eff_h|",
+         fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.cold_start_cost), n(l.cost_per_effective_hour),
+                     n(c.cost_per_effective_hour)),
+         b.job_hours, "h");
+  else
+    step("break_even.job_hours", "none: " + std::string(verdict_name(b.verdict)), b.explanation, std::nullopt, "h");
+  step("break_even.local_job_cost", "fixed_cost_per_job + local_per_eff_h * job_hours",
+       fmt::format("{} + {} * {}", n(l.fixed_per_job), n(l.cost_per_effective_hour), n(b.query_job_hours)),
+       finite_or_null(b.local_job_cost), cur);
+  step("break_even.cloud_job_cost", "cold_start_cost + cloud_per_eff_h * job_hours",
+       fmt::format("{} + {} * {}", n(c.cold_start_cost), n(c.cost_per_effective_hour), n(b.query_job_hours)),
+       finite_or_null(b.cloud_job_cost), cur);
+  step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
+       b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))
+                              : b.premium_reason,
+       b.premium_at_job_hours, "ratio");
+  const double k = 1 + b.target_premium;
+  step("break_even.job_hours_at_target_premium",
+       "(fixed_cost_per_job - k * cold_start_cost) / (k * cloud_per_eff_h - local_per_eff_h), k = 1 + target",
+       b.job_hours_at_target_premium
+           ? fmt::format("({} - {} * {}) / ({} * {} - {})", n(l.fixed_per_job), n(k), n(c.cold_start_cost), n(k),
+                         n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
+           : b.target_premium_reason,
+       b.job_hours_at_target_premium, "h");
+  step("break_even.buy_vs_rent_hours", "purchase_price / (cloud_per_eff_h - local_running_per_eff_h)",
+       b.buy_vs_rent_hours ? fmt::format("{} / ({} - {})", x(InputId::purchase_price), n(c.cost_per_effective_hour),
+                                         n(l.running_per_effective_hour))
+                           : b.buy_vs_rent_reason,
+       b.buy_vs_rent_hours, "h");
+  step("break_even.buy_vs_rent_hours_per_month", "buy_vs_rent_hours / amortization_months",
+       b.buy_vs_rent_hours ? fmt::format("{} / {}", n(*b.buy_vs_rent_hours), x(InputId::amortization_months))
+                           : b.buy_vs_rent_reason,
+       b.buy_vs_rent_hours_per_month, "h/month");
+  step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
+       fmt::format("{} * {}", x(InputId::amortization_hours), n(l.effective_utilization)), b.lifetime_effective_hours,
+       "h");
+}
+
+// Four significant digits are enough for sentences; the steps and the JSON carry the rest.
+std::string n4(double v) { return fmt::format("{:.4g}", v); }
+
+std::string verdict_sentences(const CostResult& r) {
+  const BreakEven& b = r.break_even;
+  const std::string cur = r.inputs.currency;
+  std::string s;
+  switch (b.verdict) {
+    case Verdict::local_always_cheaper: s = "Local is cheaper for every job length"; break;
+    case Verdict::cloud_always_cheaper: s = "Cloud is cheaper for every job length"; break;
+    case Verdict::equal_cost: s = "Local and cloud cost the same for every job length"; break;
+    case Verdict::crossover:
+      s = fmt::format("Jobs shorter than {} h of local-equivalent work are cheaper {}, longer ones {}", n4(*b.job_hours),
+                      *b.cheaper_below == Side::cloud ? "in the cloud" : "locally",
+                      *b.cheaper_below == Side::cloud ? "locally" : "in the cloud");
+      break;
+  }
+  s += fmt::format(" ({} {}/h per effective hour locally, {} {}/h in the cloud; {} {} vs {} {} fixed per job).",
+                   n4(r.local.cost_per_effective_hour), cur, n4(r.cloud.cost_per_effective_hour), cur,
+                   n4(r.local.fixed_per_job), cur, n4(r.cloud.cold_start_cost), cur);
+  if (b.premium_at_job_hours)
+    s += fmt::format(" A {} h job costs {} {} locally and {} {} in the cloud: local premium {}.", n4(b.query_job_hours),
+                     n4(b.local_job_cost), cur, n4(b.cloud_job_cost), cur, pct(*b.premium_at_job_hours));
+  if (b.job_hours_at_target_premium)
+    s += fmt::format(" The local premium is {} at {} h.", pct(b.target_premium), n4(*b.job_hours_at_target_premium));
+  else
+    s += fmt::format(" A local premium of {} is never reached: {}.", pct(b.target_premium), b.target_premium_reason);
+  if (b.buy_vs_rent_hours)
+    s += fmt::format(
+        " Buying pays for itself against renting after {} h of local-equivalent work ({} h a month over {} months); "
+        "the GPU can do {} h of such work in that period, so it {}.",
+        n4(*b.buy_vs_rent_hours), n4(*b.buy_vs_rent_hours_per_month), n4(r.inputs.get(InputId::amortization_months)),
+        n4(b.lifetime_effective_hours),
+        *b.buy_vs_rent_hours <= b.lifetime_effective_hours ? "pays for itself if it is used that much"
+                                                           : "cannot pay for itself within that period");
+  else
+    s += fmt::format(" Buying never pays for itself against renting: {}.", b.buy_vs_rent_reason);
+  return s;
+}
+
+}  // namespace
+
+CostResult evaluate(const CostInputs& in, const CostQuery& q) {
+  validate(in, q);
+  CostResult r;
+  r.inputs = in;
+  r.query = q;
+  r.local = local_cost(in);
+  r.cloud = cloud_cost(in);
+  r.break_even = break_even(in, r.local, r.cloud, q);
+  r.sensitivity = sensitivity(in, q);
+  add_steps(r);
+  r.verdict_text = verdict_sentences(r);
+  return r;
+}
+
+}  // namespace gpucost::cost

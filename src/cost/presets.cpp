@@ -1,0 +1,280 @@
+#include "gpucost/cost/presets.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cost/json_read.hpp"
+#include "gpucost/report/json_writer.hpp"
+
+namespace gpucost::cost {
+
+namespace {
+
+using json::element;
+using json::object;
+
+// Replaces the entry with the same name, or appends.
+template <typename T>
+void upsert(std::vector<T>& v, T item) {
+  for (auto& x : v)
+    if (x.name == item.name) {
+      x = std::move(item);
+      return;
+    }
+  v.push_back(std::move(item));
+}
+
+template <typename T>
+const T* find_named(const std::vector<T>& v, std::string_view name) {
+  for (const auto& x : v)
+    if (x.name == name) return &x;
+  return nullptr;
+}
+
+std::optional<double> opt_number(element e, std::string_view origin, std::string_view key) {
+  if (e.is_null()) return std::nullopt;
+  return json::as_number(e, origin, key);
+}
+
+// Keys with text values document an entry (sources, dates, notes) and are kept or ignored; a
+// number under an unknown key is most likely a misspelt input, so it is an error.
+void unknown_key(element value, std::string_view origin, std::string_view key) {
+  if (value.is_string() || value.is_null()) return;
+  json::fail(origin, key, "unknown key (numbers are only read under the documented names)");
+}
+
+std::string require_name(object o, std::string_view origin, std::string_view what) {
+  element e;
+  if (o["name"].get(e)) json::fail(origin, what, "an entry has no \"name\"");
+  std::string name = json::as_string(e, origin, std::string(what) + ".name");
+  if (name.empty()) json::fail(origin, what, "an entry has an empty \"name\"");
+  return name;
+}
+
+LocalGpu parse_local(object o, std::string_view origin) {
+  LocalGpu g;
+  g.name = require_name(o, origin, "local");
+  const std::string at = "local[" + g.name + "]";
+  for (auto field : o) {
+    const std::string_view k = field.key;
+    const std::string key = at + "." + std::string(k);
+    if (k == "name") continue;
+    if (k == "label") g.label = json::as_string(field.value, origin, key);
+    else if (k == "currency") g.currency = json::as_string(field.value, origin, key);
+    else if (k == "purchase_price") g.purchase_price = opt_number(field.value, origin, key);
+    else if (k == "power_w") g.power_w = opt_number(field.value, origin, key);
+    else if (k == "throughput") g.throughput = opt_number(field.value, origin, key);
+    else if (k == "price_source") g.price_source = json::as_string(field.value, origin, key);
+    else if (k == "power_source") g.power_source = json::as_string(field.value, origin, key);
+    else if (k == "throughput_source") g.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "note") g.note = json::as_string(field.value, origin, key);
+    else unknown_key(field.value, origin, key);
+  }
+  if (g.purchase_price && g.currency.empty()) json::fail(origin, at, "a purchase_price needs a \"currency\"");
+  return g;
+}
+
+CloudOffer parse_cloud(object o, std::string_view origin) {
+  CloudOffer c;
+  c.name = require_name(o, origin, "cloud");
+  const std::string at = "cloud[" + c.name + "]";
+  for (auto field : o) {
+    const std::string_view k = field.key;
+    const std::string key = at + "." + std::string(k);
+    if (k == "name") continue;
+    if (k == "label") c.label = json::as_string(field.value, origin, key);
+    else if (k == "provider") c.provider = json::as_string(field.value, origin, key);
+    else if (k == "gpu") c.gpu = json::as_string(field.value, origin, key);
+    else if (k == "currency") c.currency = json::as_string(field.value, origin, key);
+    else if (k == "hourly_rate") c.hourly_rate = opt_number(field.value, origin, key);
+    else if (k == "cold_start_s") c.cold_start_s = opt_number(field.value, origin, key);
+    else if (k == "utilization") c.utilization = opt_number(field.value, origin, key);
+    else if (k == "throughput") c.throughput = opt_number(field.value, origin, key);
+    else if (k == "source") c.source = json::as_string(field.value, origin, key);
+    else if (k == "seen") c.seen = json::as_string(field.value, origin, key);
+    else if (k == "cold_start_source") c.cold_start_source = json::as_string(field.value, origin, key);
+    else if (k == "throughput_source") c.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "note") c.note = json::as_string(field.value, origin, key);
+    else unknown_key(field.value, origin, key);
+  }
+  if (c.hourly_rate && c.currency.empty()) json::fail(origin, at, "an hourly_rate needs a \"currency\"");
+  return c;
+}
+
+// {"power_w": 115, ...} under "local" or "cloud" of a scenario.
+void parse_side_values(object o, Side side, std::string_view origin, const std::string& at,
+                       std::map<InputId, double>& out) {
+  for (auto field : o) {
+    const std::string key = at + "." + std::string(field.key);
+    const auto id = find_input(side, field.key);
+    if (!id) json::fail(origin, key, fmt::format("not an input of the {} side", side_name(side)));
+    out[*id] = json::as_number(field.value, origin, key);
+  }
+}
+
+Scenario parse_scenario(object o, std::string_view origin) {
+  Scenario s;
+  s.name = require_name(o, origin, "scenarios");
+  const std::string at = "scenarios[" + s.name + "]";
+  for (auto field : o) {
+    const std::string_view k = field.key;
+    const std::string key = at + "." + std::string(k);
+    if (k == "name") continue;
+    if (k == "description") s.description = json::as_string(field.value, origin, key);
+    else if (k == "currency") s.currency = json::as_string(field.value, origin, key);
+    else if (k == "local_gpu") s.local_gpu = json::as_string(field.value, origin, key);
+    else if (k == "cloud_offer") s.cloud_offer = json::as_string(field.value, origin, key);
+    else if (k == "local") parse_side_values(json::as_object(field.value, origin, key), Side::local, origin, key, s.values);
+    else if (k == "cloud") parse_side_values(json::as_object(field.value, origin, key), Side::cloud, origin, key, s.values);
+    else if (k == "notes") {
+      for (auto note : json::as_object(field.value, origin, key)) {
+        const std::string nkey = key + "." + std::string(note.key);
+        const std::string_view name = note.key;
+        const auto dot = name.find('.');
+        const std::optional<InputId> id =
+            dot == std::string_view::npos ? std::nullopt
+            : name.substr(0, dot) == "local" ? find_input(Side::local, name.substr(dot + 1))
+            : name.substr(0, dot) == "cloud" ? find_input(Side::cloud, name.substr(dot + 1))
+                                             : std::nullopt;
+        if (!id) json::fail(origin, nkey, "expected a key like \"local.power_w\"");
+        s.notes[*id] = json::as_string(note.value, origin, nkey);
+      }
+    } else {
+      unknown_key(field.value, origin, key);
+    }
+  }
+  bool money = false;
+  for (const auto& [id, v] : s.values) money = money || spec(id).money;
+  if (money && s.currency.empty()) json::fail(origin, at, "money values need a \"currency\"");
+  return s;
+}
+
+CurrencyDefaults parse_currency_defaults(object o, std::string_view origin) {
+  CurrencyDefaults d;
+  element e;
+  if (o["currency"].get(e)) json::fail(origin, "currency_defaults", "an entry has no \"currency\"");
+  d.currency = json::as_string(e, origin, "currency_defaults.currency");
+  const std::string at = "currency_defaults[" + d.currency + "]";
+  for (auto field : o) {
+    const std::string_view k = field.key;
+    const std::string key = at + "." + std::string(k);
+    if (k == "currency") continue;
+    const auto id = find_input(Side::local, k);
+    if (!id || !spec(*id).money) {
+      unknown_key(field.value, origin, key);
+      continue;
+    }
+    // A number, or {"value": number, "note": "where it comes from"}.
+    if (json::is_number(field.value)) {
+      d.values[*id] = json::as_number(field.value, origin, key);
+      continue;
+    }
+    for (auto part : json::as_object(field.value, origin, key)) {
+      if (part.key == "value") d.values[*id] = json::as_number(part.value, origin, key + ".value");
+      else if (part.key == "note") d.notes[*id] = json::as_string(part.value, origin, key + ".note");
+      else unknown_key(part.value, origin, key + "." + std::string(part.key));
+    }
+    if (!d.values.count(*id)) json::fail(origin, key, "has no \"value\"");
+  }
+  return d;
+}
+
+template <typename F>
+void each_object(element arr, std::string_view origin, std::string_view key, F&& f) {
+  simdjson::dom::array a;
+  if (arr.get(a)) json::fail(origin, key, "expected an array");
+  for (element e : a) f(json::as_object(e, origin, key));
+}
+
+}  // namespace
+
+void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(text);
+  const object root = json::as_object(json::parse(parser, padded, origin), origin, "(document)");
+  for (auto field : root) {
+    const std::string_view k = field.key;
+    if (k == "local") each_object(field.value, origin, k, [&](object o) { upsert(local, parse_local(o, origin)); });
+    else if (k == "cloud") each_object(field.value, origin, k, [&](object o) { upsert(cloud, parse_cloud(o, origin)); });
+    else if (k == "scenarios")
+      each_object(field.value, origin, k, [&](object o) { upsert(scenarios, parse_scenario(o, origin)); });
+    else if (k == "currency_defaults")
+      each_object(field.value, origin, k, [&](object o) {
+        CurrencyDefaults d = parse_currency_defaults(o, origin);
+        for (auto& x : currency_defaults)
+          if (x.currency == d.currency) {
+            for (const auto& [id, v] : d.values) {
+              x.values[id] = v;
+              x.notes[id] = d.notes.count(id) ? d.notes.at(id) : std::string();
+            }
+            return;
+          }
+        currency_defaults.push_back(std::move(d));
+      });
+    else if (k == "throughput_unit") throughput_unit = json::as_string(field.value, origin, k);
+    else if (k == "generic_pair") {
+      for (auto p : json::as_object(field.value, origin, k)) {
+        if (p.key == "local") default_local = json::as_string(p.value, origin, "generic_pair.local");
+        else if (p.key == "cloud") default_cloud = json::as_string(p.value, origin, "generic_pair.cloud");
+        else unknown_key(p.value, origin, "generic_pair." + std::string(p.key));
+      }
+    } else if (k == "schema" || k == "about" || k == "sources" || k == "notes") {
+      continue;  // documentation
+    } else {
+      unknown_key(field.value, origin, k);
+    }
+  }
+}
+
+const LocalGpu* PresetCatalog::find_local(std::string_view name) const noexcept { return find_named(local, name); }
+const CloudOffer* PresetCatalog::find_cloud(std::string_view name) const noexcept { return find_named(cloud, name); }
+const Scenario* PresetCatalog::find_scenario(std::string_view name) const noexcept {
+  return find_named(scenarios, name);
+}
+const CurrencyDefaults* PresetCatalog::find_currency(std::string_view code) const noexcept {
+  for (const auto& d : currency_defaults)
+    if (d.currency == code) return &d;
+  return nullptr;
+}
+
+const PresetCatalog& builtin_presets() {
+  static const PresetCatalog catalog = [] {
+    PresetCatalog c;
+    c.load_json(embedded_presets_json(), "built-in presets (data/presets.json)");
+    return c;
+  }();
+  return catalog;
+}
+
+PresetCatalog load_presets(const std::vector<std::string>& files) {
+  PresetCatalog c = builtin_presets();
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the presets file", f));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    c.load_json(ss.str(), f);
+  }
+  return c;
+}
+
+std::string list_presets(const PresetCatalog& c) {
+  std::string out;
+  auto num = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string("-"); };
+  out += fmt::format("Scenarios (--preset NAME):\n");
+  for (const auto& s : c.scenarios) out += fmt::format("  {:<22} {} [{}]\n", s.name, s.description, s.currency);
+  out += fmt::format("\nLocal GPUs (--local NAME): price, board power, throughput ({})\n", c.throughput_unit);
+  for (const auto& g : c.local)
+    out += fmt::format("  {:<22} {:<34} {:>8} {:<3} {:>6} W {:>7}{}\n", g.name, g.label, num(g.purchase_price),
+                       g.currency, num(g.power_w), num(g.throughput), g.name == c.default_local ? "  (default)" : "");
+  out += fmt::format("\nCloud offers (--cloud NAME): rate per hour, cold start, throughput, price seen\n");
+  for (const auto& o : c.cloud)
+    out += fmt::format("  {:<22} {:<66} {:>7} {:<3} {:>4} s {:>6}  {}{}\n", o.name, o.label, num(o.hourly_rate),
+                       o.currency, num(o.cold_start_s), num(o.throughput), o.seen,
+                       o.name == c.default_cloud ? "  (default)" : "");
+  return out;
+}
+
+}  // namespace gpucost::cost

@@ -1,0 +1,287 @@
+// The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/cost/report.hpp).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpucost/cost/report.hpp"
+#include "gpucost/report/csv_writer.hpp"
+#include "gpucost/report/json_writer.hpp"
+
+namespace gpucost::cost {
+
+namespace {
+
+// Finite values as numbers, everything else (infinity: a side that does no work) as null.
+void number_or_null(JsonWriter& w, std::string_view key, std::optional<double> v) {
+  w.key(key);
+  if (v && std::isfinite(*v)) w.value(*v);
+  else w.null();
+}
+void number_or_null(JsonWriter& w, std::string_view key, double v) { number_or_null(w, key, std::optional<double>(v)); }
+
+void text_or_null(JsonWriter& w, std::string_view key, const std::string& s) {
+  w.key(key);
+  if (s.empty()) w.null();
+  else w.value(s);
+}
+
+std::string short_num(std::optional<double> v) {
+  if (!v) return "-";
+  if (std::isinf(*v)) return "inf";
+  return fmt::format("{:.6g}", *v);
+}
+
+void write_input(JsonWriter& w, const CostInputs& in, InputId id) {
+  const auto& v = in[id];
+  w.key(spec(id).key).begin_object();
+  number_or_null(w, "value", v.value);
+  w.kv("unit", input_unit(id, in.currency));
+  text_or_null(w, "origin", v.origin);
+  text_or_null(w, "note", v.note);
+  w.end_object();
+}
+
+}  // namespace
+
+void write_cost_json(JsonWriter& w, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const std::string per_h = in.currency + "/h";
+  w.begin_object();
+  w.kv("currency", in.currency);
+  text_or_null(w, "scenario", in.scenario);
+  w.key("local_gpu").begin_object();
+  text_or_null(w, "preset", in.local_gpu);
+  text_or_null(w, "label", in.local_label);
+  w.end_object();
+  w.key("cloud_offer").begin_object();
+  text_or_null(w, "preset", in.cloud_offer);
+  text_or_null(w, "label", in.cloud_label);
+  w.end_object();
+
+  w.key("inputs").begin_object();
+  w.key("currency").begin_object().kv("value", in.currency).kv("origin", in.currency_origin).end_object();
+  for (Side side : {Side::local, Side::cloud}) {
+    w.key(side_name(side)).begin_object();
+    for (const auto& s : input_specs())
+      if (s.side == side) write_input(w, in, s.id);
+    w.end_object();
+  }
+  w.key("query").begin_object();
+  w.key("job_hours").begin_object().kv("value", r.query.job_hours).kv("unit", "h").kv("origin", r.query.job_hours_origin).end_object();
+  w.key("target_premium").begin_object().kv("value", r.query.target_premium).kv("unit", "ratio");
+  w.kv("origin", r.query.target_premium_origin).end_object();
+  w.end_object();
+  w.end_object();
+
+  const LocalCost& l = r.local;
+  w.key("local").begin_object();
+  w.kv("unit", per_h);
+  number_or_null(w, "amortization_per_hour", l.amortization_per_hour);
+  number_or_null(w, "electricity_per_hour", l.electricity_per_hour);
+  number_or_null(w, "cooling_per_hour", l.cooling_per_hour);
+  number_or_null(w, "maintenance_per_hour", l.maintenance_per_hour);
+  number_or_null(w, "cost_per_wall_hour", l.cost_per_wall_hour);
+  number_or_null(w, "running_per_wall_hour", l.running_per_wall_hour);
+  number_or_null(w, "effective_utilization", l.effective_utilization);
+  number_or_null(w, "cost_per_effective_hour", l.cost_per_effective_hour);
+  number_or_null(w, "running_per_effective_hour", l.running_per_effective_hour);
+  number_or_null(w, "fixed_cost_per_job", l.fixed_per_job);
+  w.end_object();
+
+  w.key("cloud").begin_object();
+  w.kv("unit", per_h);
+  number_or_null(w, "hourly_rate", in[InputId::hourly_rate].value);
+  number_or_null(w, "cost_per_effective_hour", r.cloud.cost_per_effective_hour);
+  number_or_null(w, "cold_start_hours", r.cloud.cold_start_hours);
+  number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
+  w.end_object();
+
+  const BreakEven& b = r.break_even;
+  w.key("break_even").begin_object();
+  w.kv("verdict", verdict_name(b.verdict));
+  w.kv("explanation", b.explanation);
+  number_or_null(w, "job_hours", b.job_hours);
+  w.key("cheaper_below");
+  if (b.cheaper_below) w.value(side_name(*b.cheaper_below)); else w.null();
+  w.key("cheaper_above");
+  if (b.cheaper_below) w.value(side_name(*b.cheaper_below == Side::cloud ? Side::local : Side::cloud)); else w.null();
+  number_or_null(w, "query_job_hours", b.query_job_hours);
+  number_or_null(w, "local_job_cost", b.local_job_cost);
+  number_or_null(w, "cloud_job_cost", b.cloud_job_cost);
+  number_or_null(w, "premium_at_job_hours", b.premium_at_job_hours);
+  text_or_null(w, "premium_reason", b.premium_reason);
+  number_or_null(w, "target_premium", b.target_premium);
+  number_or_null(w, "job_hours_at_target_premium", b.job_hours_at_target_premium);
+  text_or_null(w, "target_premium_reason", b.target_premium_reason);
+  number_or_null(w, "premium_short_jobs", b.premium_short_jobs);
+  number_or_null(w, "premium_long_jobs", b.premium_long_jobs);
+  number_or_null(w, "buy_vs_rent_hours", b.buy_vs_rent_hours);
+  number_or_null(w, "buy_vs_rent_hours_per_month", b.buy_vs_rent_hours_per_month);
+  text_or_null(w, "buy_vs_rent_reason", b.buy_vs_rent_reason);
+  number_or_null(w, "lifetime_effective_hours", b.lifetime_effective_hours);
+  w.key("buy_pays_within_amortization");
+  if (b.buy_vs_rent_hours) w.value(*b.buy_vs_rent_hours <= b.lifetime_effective_hours); else w.value(false);
+  w.end_object();
+
+  const Sensitivity& s = r.sensitivity;
+  w.key("sensitivity").begin_object();
+  w.kv("metric", s.metric).kv("unit", s.unit).kv("step", s.step);
+  number_or_null(w, "base", s.base_metric);
+  w.key("rows").begin_array();
+  for (const auto& row : s.rows) {
+    w.begin_object();
+    w.kv("input", input_name(row.input)).kv("unit", input_unit(row.input, in.currency));
+    number_or_null(w, "base_value", row.base);
+    number_or_null(w, "low_value", row.low);
+    number_or_null(w, "high_value", row.high);
+    number_or_null(w, "low", row.low_metric);
+    number_or_null(w, "high", row.high_metric);
+    w.kv("low_verdict", verdict_name(row.low_verdict)).kv("high_verdict", verdict_name(row.high_verdict));
+    number_or_null(w, "effect", row.effect);
+    w.kv("changes_verdict", row.low_verdict != r.break_even.verdict || row.high_verdict != r.break_even.verdict);
+    text_or_null(w, "note", row.note);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+
+  w.key("steps").begin_array();
+  for (const auto& st : r.steps) {
+    w.begin_object().kv("name", st.name).kv("formula", st.formula).kv("numbers", st.numbers);
+    number_or_null(w, "value", st.value);
+    w.kv("unit", st.unit).end_object();
+  }
+  w.end_array();
+  w.kv("verdict_text", r.verdict_text);
+  w.end_object();
+}
+
+void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const std::string per_h = in.currency + "/h";
+  auto row = [&](std::string id, std::string_view name, std::optional<double> v, std::string_view unit,
+                 std::string_view reason) {
+    c.field(id).field(name);
+    if (v && std::isfinite(*v)) c.number(*v); else c.field("");
+    c.field(unit).field("cost").field(reason).field("host").end_row();
+  };
+  // Inputs: C001-C015 in input order, then the query; the reason column says where each came from.
+  for (const auto& s : input_specs()) {
+    const auto& v = in[s.id];
+    const std::string reason = fmt::format("origin {}{}{}", v.origin.empty() ? "unset" : v.origin,
+                                           v.note.empty() ? "" : ": ", v.note);
+    row(fmt::format("C{:03}", static_cast<int>(s.id) + 1), "input." + input_name(s.id), v.value,
+        input_unit(s.id, in.currency), reason);
+  }
+  row("C016", "input.query.job_hours", r.query.job_hours, "h", "origin " + r.query.job_hours_origin);
+  row("C017", "input.query.target_premium", r.query.target_premium, "ratio", "origin " + r.query.target_premium_origin);
+
+  const LocalCost& l = r.local;
+  row("C020", "local.amortization_per_hour", l.amortization_per_hour, per_h, "");
+  row("C021", "local.electricity_per_hour", l.electricity_per_hour, per_h, "");
+  row("C022", "local.cooling_per_hour", l.cooling_per_hour, per_h, "");
+  row("C023", "local.maintenance_per_hour", l.maintenance_per_hour, per_h, "");
+  row("C024", "local.cost_per_wall_hour", l.cost_per_wall_hour, per_h, "");
+  row("C025", "local.effective_utilization", l.effective_utilization, "ratio", "");
+  row("C026", "local.cost_per_effective_hour", l.cost_per_effective_hour, per_h,
+      std::isfinite(l.cost_per_effective_hour) ? "" : "infinite: the local GPU does no useful work");
+  row("C027", "local.running_per_effective_hour", l.running_per_effective_hour, per_h,
+      std::isfinite(l.running_per_effective_hour) ? "" : "infinite: the local GPU does no useful work");
+  row("C028", "local.fixed_cost_per_job", l.fixed_per_job, in.currency, "");
+  row("C030", "cloud.cost_per_effective_hour", r.cloud.cost_per_effective_hour, per_h,
+      std::isfinite(r.cloud.cost_per_effective_hour) ? "" : "infinite: the cloud GPU does no useful work");
+  row("C031", "cloud.cold_start_cost", r.cloud.cold_start_cost, in.currency, "");
+
+  const BreakEven& b = r.break_even;
+  row("C040", "break_even.verdict", std::nullopt, "", verdict_name(b.verdict));
+  row("C041", "break_even.job_hours", b.job_hours, "h",
+      b.job_hours ? fmt::format("{} is cheaper below", side_name(*b.cheaper_below))
+                  : fmt::format("no crossover: {}", verdict_name(b.verdict)));
+  row("C042", "break_even.local_job_cost", b.local_job_cost, in.currency, "");
+  row("C043", "break_even.cloud_job_cost", b.cloud_job_cost, in.currency, "");
+  row("C044", "break_even.premium_at_job_hours", b.premium_at_job_hours, "ratio", b.premium_reason);
+  row("C045", "break_even.job_hours_at_target_premium", b.job_hours_at_target_premium, "h", b.target_premium_reason);
+  row("C046", "break_even.buy_vs_rent_hours", b.buy_vs_rent_hours, "h", b.buy_vs_rent_reason);
+  row("C047", "break_even.buy_vs_rent_hours_per_month", b.buy_vs_rent_hours_per_month, "h/month", b.buy_vs_rent_reason);
+  row("C048", "break_even.lifetime_effective_hours", b.lifetime_effective_hours, "h", "");
+
+  // Sensitivity: C1xx, two rows per input (low, high), in tornado order.
+  for (const auto& sr : r.sensitivity.rows) {
+    const int k = static_cast<int>(sr.input);
+    const std::string base = fmt::format("sensitivity.{}.{}", input_name(sr.input), r.sensitivity.metric);
+    auto why = [&](Verdict v) {
+      std::string s = fmt::format("verdict {}", verdict_name(v));
+      if (!sr.note.empty()) s += "; " + sr.note;
+      return s;
+    };
+    row(fmt::format("C{}", 100 + 2 * k), base + ".low", sr.low_metric, r.sensitivity.unit,
+        fmt::format("{} at {} {}; {}", input_name(sr.input), short_num(sr.low), input_unit(sr.input, in.currency),
+                    why(sr.low_verdict)));
+    row(fmt::format("C{}", 101 + 2 * k), base + ".high", sr.high_metric, r.sensitivity.unit,
+        fmt::format("{} at {} {}; {}", input_name(sr.input), short_num(sr.high), input_unit(sr.input, in.currency),
+                    why(sr.high_verdict)));
+  }
+}
+
+void write_cost_table(std::string& out, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+    out += '\n';
+  };
+  line("Cost model (currency {}{}{})", in.currency, in.scenario.empty() ? "" : "; scenario " + in.scenario,
+       "; no currency conversion");
+  if (!in.local_label.empty() || !in.cloud_label.empty())
+    line("  local: {}   cloud: {}", in.local_label.empty() ? "-" : in.local_label,
+         in.cloud_label.empty() ? "-" : in.cloud_label);
+  line("");
+  line("Inputs");
+  for (const auto& s : input_specs()) {
+    const auto& v = in[s.id];
+    line("  {:<28} {:>12} {:<9} {:<26} {}", input_name(s.id), short_num(v.value), input_unit(s.id, in.currency),
+         v.origin.empty() ? "unset" : v.origin, v.note);
+  }
+  line("  {:<28} {:>12} {:<9} {}", "query.job_hours", short_num(r.query.job_hours), "h", r.query.job_hours_origin);
+  line("  {:<28} {:>12} {:<9} {}", "query.target_premium", short_num(r.query.target_premium), "ratio",
+       r.query.target_premium_origin);
+  line("");
+  line("Steps");
+  for (const auto& st : r.steps) {
+    line("  {} = {}", st.name, st.formula);
+    line("      = {}  ->  {} {}", st.numbers, short_num(st.value), st.value ? st.unit : std::string());
+  }
+  line("");
+  const BreakEven& b = r.break_even;
+  line("Break-even: {}{}", verdict_name(b.verdict),
+       b.job_hours ? fmt::format(" at {} h ({} cheaper below)", short_num(b.job_hours), side_name(*b.cheaper_below))
+                   : std::string());
+  line("");
+  const Sensitivity& s = r.sensitivity;
+  line("Sensitivity of {} ({}; base {}) to each input at -{:g} % and +{:g} %, largest effect first", s.metric, s.unit,
+       short_num(s.base_metric), 100 * s.step, 100 * s.step);
+  line("  {:<28} {:>12} {:>12} {:>12} {:>12} {:>12}  {}", "input", "low value", "metric", "high value", "metric",
+       "effect", "note");
+  for (const auto& row : s.rows) {
+    const bool changes = row.low_verdict != b.verdict || row.high_verdict != b.verdict;
+    std::string note = row.note;
+    if (changes)
+      note = fmt::format("verdict {} / {}{}{}", verdict_name(row.low_verdict), verdict_name(row.high_verdict),
+                         note.empty() ? "" : "; ", note);
+    line("  {:<28} {:>12} {:>12} {:>12} {:>12} {:>12}  {}", input_name(row.input), short_num(row.low),
+         short_num(row.low_metric), short_num(row.high), short_num(row.high_metric),
+         std::isinf(row.effect) ? std::string("verdict") : short_num(row.effect), note);
+  }
+  line("");
+  line("Verdict: {}", r.verdict_text);
+}
+
+ReportSection cost_section(std::shared_ptr<const CostResult> result) {
+  ReportSection s;
+  s.name = "cost";
+  s.json = [result](JsonWriter& w) { write_cost_json(w, *result); };
+  s.csv_rows = [result](CsvWriter& c) { write_cost_csv_rows(c, *result); };
+  s.table = [result](std::string& out) { write_cost_table(out, *result); };
+  return s;
+}
+
+}  // namespace gpucost::cost

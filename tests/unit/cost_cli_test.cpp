@@ -1,0 +1,169 @@
+// `gpucost breakeven` and the cost section of `gpucost analyze`, run as a user would.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpucost/features/features.hpp"
+
+namespace gpucost {
+namespace {
+
+struct CliRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+CliRun run(const std::string& args) {
+  // One file per process and call: ctest may run these tests in parallel.
+  static int calls = 0;
+  const std::string err_path =
+      ::testing::TempDir() + "gpucost_cost_cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(++calls);
+  const std::string cmd = std::string(GPUCOST_BINARY) + " " + args + " 2>" + err_path;
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  std::ostringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+std::string data(const std::string& rel) { return std::string(GPUCOST_TEST_DATA) + "/" + rel; }
+
+double round3(double v) { return std::round(v * 1000) / 1000; }
+
+TEST(CostCli, SeedArticleJsonReproducesTheArticlesFigures) {
+  const CliRun r = run("breakeven --preset seed-article --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(r.out);
+  auto local = doc["local"];
+  EXPECT_EQ(round3(double(local["amortization_per_hour"])), 0.746);
+  EXPECT_EQ(round3(double(local["electricity_per_hour"])), 0.071);
+  EXPECT_EQ(round3(double(local["cooling_per_hour"])), 0.014);
+  EXPECT_EQ(round3(double(local["maintenance_per_hour"])), 0.196);
+  EXPECT_DOUBLE_EQ(double(local["effective_utilization"]), 0.7666);
+  // 1.0271275 / 0.7666 = 1.3398 exactly; the article's 1.338 is the same sum of rounded terms.
+  EXPECT_NEAR(double(local["cost_per_effective_hour"]), 1.338, 0.002);
+  EXPECT_EQ(std::string_view(doc["break_even"]["verdict"]), "local_always_cheaper");
+  EXPECT_TRUE(doc["break_even"]["job_hours"].is_null());
+  EXPECT_TRUE(doc["break_even"]["job_hours_at_target_premium"].is_null());
+}
+
+TEST(CostCli, ImpossibleInputIsAUsageErrorOnOneLine) {
+  const CliRun r = run("breakeven --preset seed-article --local-purchase-price -4299");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("local.purchase_price = -4299 CNY (cli) is impossible"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_EQ(run("breakeven --cloud-utilization 1.5").rc, 2);
+  EXPECT_EQ(run("breakeven --config " + data("cost/config/negative.json")).rc, 2);
+  EXPECT_EQ(run("breakeven --config " + data("cost/config/typo.json")).rc, 2);
+  EXPECT_EQ(run("breakeven --preset no-such-scenario").rc, 2);
+}
+
+TEST(CostCli, ConfigFileValuesSayConfig) {
+  const CliRun r = run("breakeven --format json --config " + data("cost/config/cny-laptop.json") + " --cloud-cold-start-s 60");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(r.out);
+  auto in = doc["inputs"];
+  EXPECT_EQ(std::string_view(in["local"]["power_w"]["origin"]), "config");
+  EXPECT_EQ(double(in["local"]["power_w"]["value"]), 90);
+  EXPECT_EQ(std::string_view(in["cloud"]["hourly_rate"]["origin"]), "config");
+  EXPECT_EQ(std::string_view(in["cloud"]["cold_start_s"]["origin"]), "cli");
+  EXPECT_EQ(std::string_view(in["local"]["purchase_price"]["origin"]), "preset:seed-article");
+  EXPECT_EQ(double(in["query"]["job_hours"]["value"]), 2);
+  // 90 W * 0.62 / 1000 = 0.0558 per hour
+  EXPECT_NEAR(double(doc["local"]["electricity_per_hour"]), 0.0558, 1e-12);
+}
+
+TEST(CostCli, CsvAndTableAndListing) {
+  const CliRun csv = run("breakeven --preset seed-article --format csv");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("id,name,value,unit,layer,reason,scope\n", 0), 0u);
+  EXPECT_NE(csv.out.find("\nC040,break_even.verdict,,,cost,local_always_cheaper"), std::string::npos);
+  const CliRun table = run("breakeven --preset seed-article");
+  ASSERT_EQ(table.rc, 0);
+  EXPECT_NE(table.out.find("Verdict: "), std::string::npos);
+  const CliRun list = run("breakeven --list-presets");
+  ASSERT_EQ(list.rc, 0);
+  EXPECT_NE(list.out.find("seed-article"), std::string::npos);
+}
+
+// What analyze should say for one measured input, whatever the feature catalog holds today.
+void expect_measured_or_explained(simdjson::dom::element input, std::string_view feature,
+                                  std::optional<double> expected) {
+  const std::string_view origin = input["origin"];
+  const std::string_view note = input["note"].is_null() ? std::string_view() : std::string_view(input["note"]);
+  const auto idx = feature_index(feature);
+  if (idx == kNoFeature) {
+    EXPECT_EQ(origin.rfind("measured:", 0), std::string_view::npos) << feature;
+    EXPECT_NE(note.find(feature), std::string_view::npos) << note;
+    return;
+  }
+  if (origin.rfind("measured:", 0) == 0) {
+    EXPECT_EQ(origin, "measured:" + std::string(feature_catalog()[idx].id));
+    if (expected) {
+      EXPECT_NEAR(double(input["value"]), *expected, 1e-9);
+    }
+  } else {
+    EXPECT_NE(note.find("is null"), std::string_view::npos) << note;  // a null feature, said so
+  }
+}
+
+TEST(CostCli, AnalyzeUsesMeasuredValuesAndSaysSo) {
+  const CliRun r = run("analyze " + data("cost/analyze") + " --format json --no-timings");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(r.out);
+  auto local = doc["cost"]["inputs"]["local"];
+  // 3 of 10 samples idle -> 1 - 0.3 (the other shares are 0 in these logs).
+  auto u = local["effective_utilization"];
+  const std::string_view origin = u["origin"];
+  ASSERT_EQ(origin.rfind("measured:", 0), 0u) << origin;
+  const auto eff = feature_index("effective_utilization");
+  const auto idle = feature_index("gpu_idle_fraction");
+  const std::string id(feature_catalog()[eff != kNoFeature ? eff : idle].id);
+  EXPECT_EQ(origin, "measured:" + id);
+  EXPECT_NEAR(double(u["value"]), 0.7, 1e-9);
+  // Mean of the dmon pwr column: 910 / 10 = 91 W.
+  expect_measured_or_explained(local["power_w"], "gpu_power_mean_w", 91.0);
+  expect_measured_or_explained(local["incidents_per_hour"], "incidents_per_hour", std::nullopt);
+  EXPECT_FALSE(std::string_view(doc["cost"]["break_even"]["verdict"]).empty());
+
+  const CliRun off = run("analyze " + data("cost/analyze") + " --format json --no-timings --no-measured");
+  ASSERT_EQ(off.rc, 0) << off.err;
+  simdjson::dom::element d2 = p.parse(off.out);
+  auto u2 = d2["cost"]["inputs"]["local"]["effective_utilization"];
+  EXPECT_EQ(std::string_view(u2["origin"]).rfind("measured:", 0), std::string_view::npos);
+  EXPECT_NE(std::string_view(u2["note"]).find("--no-measured"), std::string_view::npos);
+}
+
+TEST(CostCli, AnalyzeCsvAndTableCarryTheCostBlock) {
+  const CliRun csv = run("analyze " + data("cost/analyze") + " --format csv --no-timings");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\nC025,local.effective_utilization,0.7,ratio,cost,"), std::string::npos) << csv.out;
+  const CliRun table = run("analyze " + data("cost/analyze") + " --no-timings");
+  ASSERT_EQ(table.rc, 0);
+  EXPECT_NE(table.out.find("Cost model (currency USD"), std::string::npos);
+  const CliRun bad = run("analyze " + data("cost/analyze") + " --preset nope");
+  EXPECT_EQ(bad.rc, 2);
+}
+
+}  // namespace
+}  // namespace gpucost

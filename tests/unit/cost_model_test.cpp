@@ -1,0 +1,318 @@
+// The cost formulas and the break-even solver, against values computed by hand (the comments
+// show the arithmetic).
+#include "gpucost/cost/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "gpucost/cost/presets.hpp"
+#include "gpucost/cost/resolve.hpp"
+
+namespace gpucost::cost {
+namespace {
+
+// A model with round numbers. Local: 1000 over 1000 h = 1 per wall hour, nothing else, half the
+// time useful -> 2 per effective hour. Cloud: 4 per hour, 900 s cold start (0.25 h -> 1 per
+// job), full utilization, same speed -> 4 per effective hour.
+CostInputs simple() {
+  CostInputs in;
+  in.currency = "EUR";
+  auto set = [&](InputId id, double v) { in.set(id, v, "test"); };
+  set(InputId::purchase_price, 1000);
+  set(InputId::amortization_hours, 1000);
+  set(InputId::amortization_months, 10);
+  set(InputId::power_w, 0);
+  set(InputId::cooling_w, 0);
+  set(InputId::electricity_price, 0);
+  set(InputId::incidents_per_hour, 0);
+  set(InputId::hours_per_incident, 0);
+  set(InputId::engineer_rate, 0);
+  set(InputId::effective_utilization, 0.5);
+  set(InputId::fixed_cost_per_job, 0);
+  set(InputId::hourly_rate, 4);
+  set(InputId::cold_start_s, 900);
+  set(InputId::utilization, 1);
+  set(InputId::relative_speed, 1);
+  return in;
+}
+
+// The seed article's inputs, as the built-in scenario holds them.
+CostInputs seed() {
+  ResolveRequest rq;
+  rq.selection.preset = "seed-article";
+  return resolve_inputs(builtin_presets(), rq);
+}
+
+TEST(CostModel, LocalTermsFollowTheFormulas) {
+  CostInputs in = simple();
+  in.set(InputId::power_w, 250, "test");
+  in.set(InputId::cooling_w, 50, "test");
+  in.set(InputId::electricity_price, 0.4, "test");
+  in.set(InputId::incidents_per_hour, 0.01, "test");
+  in.set(InputId::hours_per_incident, 2, "test");
+  in.set(InputId::engineer_rate, 30, "test");
+  const LocalCost l = local_cost(in);
+  EXPECT_DOUBLE_EQ(l.amortization_per_hour, 1.0);      // 1000 / 1000 h
+  EXPECT_DOUBLE_EQ(l.electricity_per_hour, 0.1);       // 250 W / 1000 * 0.4
+  EXPECT_DOUBLE_EQ(l.cooling_per_hour, 0.02);          // 50 W / 1000 * 0.4
+  EXPECT_DOUBLE_EQ(l.maintenance_per_hour, 0.6);       // 0.01/h * 2 h * 30
+  EXPECT_DOUBLE_EQ(l.cost_per_wall_hour, 1.72);        // 1 + 0.1 + 0.02 + 0.6
+  EXPECT_DOUBLE_EQ(l.running_per_wall_hour, 0.72);     // without amortization
+  EXPECT_DOUBLE_EQ(l.cost_per_effective_hour, 3.44);   // 1.72 / 0.5
+  EXPECT_DOUBLE_EQ(l.running_per_effective_hour, 1.44);
+}
+
+TEST(CostModel, CloudTermsFollowTheFormulas) {
+  CostInputs in = simple();
+  in.set(InputId::utilization, 0.8, "test");
+  in.set(InputId::relative_speed, 2.5, "test");
+  const CloudCost c = cloud_cost(in);
+  EXPECT_DOUBLE_EQ(c.cost_per_effective_hour, 2.0);  // 4 / (0.8 * 2.5)
+  EXPECT_DOUBLE_EQ(c.cold_start_hours, 0.25);        // 900 s / 3600
+  EXPECT_DOUBLE_EQ(c.cold_start_cost, 1.0);          // 4 * 0.25
+}
+
+TEST(CostModel, SeedArticleIntermediateFigures) {
+  const CostResult r = evaluate(seed(), CostQuery{});
+  // The article's figures that follow from its inputs, to its precision.
+  EXPECT_NEAR(r.local.amortization_per_hour, 0.746, 0.0005);  // 4299 / 5760 = 0.74635 (the article prints 0.745)
+  EXPECT_NEAR(r.local.electricity_per_hour, 0.071, 0.0005);   // 0.115 kW * 0.62 = 0.0713
+  EXPECT_NEAR(r.local.cooling_per_hour, 0.014, 0.0005);       // 0.022 kW * 0.62 = 0.01364
+  EXPECT_NEAR(r.local.maintenance_per_hour, 0.196, 0.0005);   // 12 * 47/60 h * 120 / 5760 h = 0.19583
+  EXPECT_DOUBLE_EQ(r.local.effective_utilization, 0.7666);    // 1 - 0.193 - 0.023 - 0.0174
+  // Exactly: (4299/5760 + 0.0713 + 0.01364 + 1128/5760) / 0.7666 = 1.0271275 / 0.7666.
+  EXPECT_NEAR(r.local.cost_per_effective_hour, 1.0271275 / 0.7666, 1e-12);
+  // The article's 1.338 comes from its rounded (and mis-rounded: 0.745) terms: 1.026 / 0.7666.
+  EXPECT_NEAR(r.local.cost_per_effective_hour, 1.338, 0.002);
+  EXPECT_NEAR(r.cloud.cost_per_effective_hour, 3.28 / 0.92, 1e-12);
+  EXPECT_NEAR(r.cloud.cold_start_cost, 0.1066, 1e-12);  // 3.28 * 117 / 3600
+}
+
+TEST(CostModel, SeedArticleVerdictIsLocalAlwaysCheaper) {
+  const CostResult r = evaluate(seed(), CostQuery{});
+  const BreakEven& b = r.break_even;
+  // Local: 0 + 1.3398 W; cloud: 0.1066 + 3.5652 W. Lower slope and lower fixed cost: no crossing,
+  // so the article's 2 h 17 min cannot follow from its inputs.
+  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_FALSE(b.job_hours);
+  const double a = 1.0271275 / 0.7666, c = 3.28 / 0.92;
+  ASSERT_TRUE(b.premium_at_job_hours);
+  EXPECT_NEAR(*b.premium_at_job_hours, a / (0.1066 + c) - 1, 1e-12);  // at 1 h: -0.6351
+  // Premium from -100 % (W -> 0) to a/c - 1 = -62.4 % (W -> infinity): never +12 %.
+  EXPECT_FALSE(b.job_hours_at_target_premium);
+  EXPECT_NE(b.target_premium_reason.find("-100.0 %"), std::string::npos) << b.target_premium_reason;
+  EXPECT_NE(b.target_premium_reason.find("-62.4 %"), std::string::npos) << b.target_premium_reason;
+  ASSERT_TRUE(b.premium_short_jobs && b.premium_long_jobs);
+  EXPECT_DOUBLE_EQ(*b.premium_short_jobs, -1.0);
+  EXPECT_NEAR(*b.premium_long_jobs, a / c - 1, 1e-12);
+  // Buy vs rent: 4299 / (3.5652 - (0.0713 + 0.01364 + 0.19583) / 0.7666) = 1343.9 h, 56.0 h a month.
+  const double running = (0.0713 + 0.01364 + 1128.0 / 5760) / 0.7666;
+  ASSERT_TRUE(b.buy_vs_rent_hours);
+  EXPECT_NEAR(*b.buy_vs_rent_hours, 4299 / (c - running), 1e-9);
+  EXPECT_NEAR(*b.buy_vs_rent_hours, 1343.9, 0.05);
+  EXPECT_NEAR(*b.buy_vs_rent_hours_per_month, 4299 / (c - running) / 24, 1e-9);
+  EXPECT_NEAR(b.lifetime_effective_hours, 5760 * 0.7666, 1e-9);
+}
+
+TEST(CostModel, SeedArticleWithWearPerPowerCycleHasACrossover) {
+  // The article's 4299 / 3200 = 1.343 per job counted on top of amortization (docs explain why
+  // gpucost leaves it out): 1.3434 + 1.3398 W = 0.1066 + 3.5652 W at W = 1.2368 / 2.2254 = 0.5558 h.
+  CostInputs in = seed();
+  in.set(InputId::fixed_cost_per_job, 4299.0 / 3200, "test");
+  const CostResult r = evaluate(in, CostQuery{});
+  ASSERT_EQ(r.break_even.verdict, Verdict::crossover);
+  ASSERT_TRUE(r.break_even.job_hours);
+  const double a = 1.0271275 / 0.7666, c = 3.28 / 0.92;
+  EXPECT_NEAR(*r.break_even.job_hours, (4299.0 / 3200 - 0.1066) / (c - a), 1e-12);
+  EXPECT_NEAR(*r.break_even.job_hours, 0.5558, 0.0001);
+  EXPECT_EQ(r.break_even.cheaper_below, Side::cloud);
+}
+
+TEST(CostModel, CrossoverCloudCheaperForShortJobs) {
+  CostInputs in = simple();
+  in.set(InputId::fixed_cost_per_job, 3, "test");  // local 3 + 2W, cloud 1 + 4W: equal at W = 1
+  const CostResult r = evaluate(in, CostQuery{2.0, 0.12});
+  const BreakEven& b = r.break_even;
+  ASSERT_EQ(b.verdict, Verdict::crossover);
+  EXPECT_DOUBLE_EQ(*b.job_hours, 1.0);
+  EXPECT_EQ(b.cheaper_below, Side::cloud);
+  EXPECT_DOUBLE_EQ(b.local_job_cost, 7.0);  // 3 + 2 * 2
+  EXPECT_DOUBLE_EQ(b.cloud_job_cost, 9.0);  // 1 + 4 * 2
+  EXPECT_DOUBLE_EQ(*b.premium_at_job_hours, 7.0 / 9 - 1);
+  // 3 + 2W = 1.12 (1 + 4W)  ->  W = (3 - 1.12) / (4.48 - 2) = 0.758
+  ASSERT_TRUE(b.job_hours_at_target_premium);
+  EXPECT_NEAR(*b.job_hours_at_target_premium, 1.88 / 2.48, 1e-12);
+  // Buy vs rent: 1000 / (4 - 0) = 250 h, 25 h a month over 10 months.
+  EXPECT_DOUBLE_EQ(*b.buy_vs_rent_hours, 250.0);
+  EXPECT_DOUBLE_EQ(*b.buy_vs_rent_hours_per_month, 25.0);
+  EXPECT_DOUBLE_EQ(b.lifetime_effective_hours, 500.0);  // 1000 h * 0.5
+}
+
+TEST(CostModel, CrossoverLocalCheaperForShortJobs) {
+  CostInputs in = simple();
+  in.set(InputId::hourly_rate, 1, "test");  // cloud 0.25 + 1W, local 0 + 2W: equal at W = 0.25
+  const BreakEven b = evaluate(in, CostQuery{}).break_even;
+  ASSERT_EQ(b.verdict, Verdict::crossover);
+  EXPECT_DOUBLE_EQ(*b.job_hours, 0.25);
+  EXPECT_EQ(b.cheaper_below, Side::local);
+  // The local running cost is 0, so buying pays after 1000 / (1 - 0) = 1000 h of work: more than
+  // the 500 h the GPU can do in its amortization period.
+  EXPECT_DOUBLE_EQ(*b.buy_vs_rent_hours, 1000.0);
+}
+
+TEST(CostModel, CloudAlwaysCheaper) {
+  CostInputs in = simple();
+  in.set(InputId::hourly_rate, 1, "test");
+  in.set(InputId::cold_start_s, 0, "test");  // cloud 0 + 1W < local 0 + 2W for every W > 0
+  const BreakEven b = evaluate(in, CostQuery{}).break_even;
+  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_FALSE(b.job_hours);
+  EXPECT_DOUBLE_EQ(*b.premium_at_job_hours, 1.0);  // 2 / 1 - 1
+}
+
+TEST(CostModel, LocalAlwaysCheaper) {
+  const BreakEven b = evaluate(simple(), CostQuery{}).break_even;  // 2W vs 1 + 4W
+  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_FALSE(b.job_hours);
+}
+
+TEST(CostModel, EqualSlopesLetTheFixedCostDecide) {
+  CostInputs in = simple();
+  in.set(InputId::hourly_rate, 2, "test");  // 2 per effective hour on both sides
+  in.set(InputId::cold_start_s, 0, "test");
+  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::equal_cost);
+  in.set(InputId::cold_start_s, 900, "test");  // cloud 0.5 + 2W > local 2W
+  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
+  in.set(InputId::fixed_cost_per_job, 1, "test");  // local 1 + 2W > cloud 0.5 + 2W
+  const BreakEven b = evaluate(in, CostQuery{}).break_even;
+  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_FALSE(b.job_hours);
+  // Premium 1 + 2W = 1.12 (0.5 + 2W) -> W = (1 - 0.56) / (2.24 - 2) = 1.8333 h.
+  ASSERT_TRUE(b.job_hours_at_target_premium);
+  EXPECT_NEAR(*b.job_hours_at_target_premium, 0.44 / 0.24, 1e-12);
+}
+
+TEST(CostModel, ZeroCloudRate) {
+  CostInputs in = simple();
+  in.set(InputId::hourly_rate, 0, "test");
+  const BreakEven b = evaluate(in, CostQuery{}).break_even;
+  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_FALSE(b.premium_at_job_hours);  // no ratio to a free cloud job
+  EXPECT_FALSE(b.premium_reason.empty());
+  EXPECT_FALSE(b.buy_vs_rent_hours);  // 0 - 0: buying never pays
+  EXPECT_FALSE(b.buy_vs_rent_reason.empty());
+}
+
+TEST(CostModel, ZeroLocalUtilizationIsInfiniteNotNaN) {
+  CostInputs in = simple();
+  in.set(InputId::effective_utilization, 0, "test");
+  in.set(InputId::purchase_price, 0, "test");  // 0 per wall hour / 0 useful: still infinite, never NaN
+  const CostResult r = evaluate(in, CostQuery{});
+  EXPECT_TRUE(std::isinf(r.local.cost_per_effective_hour));
+  EXPECT_TRUE(std::isinf(r.local.running_per_effective_hour));
+  EXPECT_EQ(r.break_even.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_FALSE(r.break_even.premium_at_job_hours);
+  EXPECT_FALSE(r.break_even.buy_vs_rent_hours);
+  for (const auto& s : r.steps)
+    if (s.value) {
+      EXPECT_FALSE(std::isnan(*s.value)) << s.name;
+    }
+}
+
+TEST(CostModel, ZeroCloudUtilization) {
+  CostInputs in = simple();
+  in.set(InputId::utilization, 0, "test");
+  const BreakEven b = evaluate(in, CostQuery{}).break_even;
+  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_FALSE(b.buy_vs_rent_hours);
+  EXPECT_NE(b.buy_vs_rent_reason.find("renting is no alternative"), std::string::npos);
+}
+
+TEST(CostModel, NoJobLengthIsNegativeOrNaN) {
+  // Sweep fixed costs and rates across the cases: a job length is positive and finite or absent.
+  for (double fl : {0.0, 0.5, 3.0})
+    for (double rate : {0.0, 1.0, 2.0, 4.0})
+      for (double cold : {0.0, 900.0, 3600.0}) {
+        CostInputs in = simple();
+        in.set(InputId::fixed_cost_per_job, fl, "test");
+        in.set(InputId::hourly_rate, rate, "test");
+        in.set(InputId::cold_start_s, cold, "test");
+        const BreakEven b = evaluate(in, CostQuery{}).break_even;
+        for (const auto& h : {b.job_hours, b.job_hours_at_target_premium, b.buy_vs_rent_hours})
+          if (h) {
+            EXPECT_TRUE(std::isfinite(*h) && *h > 0) << fl << " " << rate << " " << cold;
+          }
+        EXPECT_EQ(b.job_hours.has_value(), b.verdict == Verdict::crossover);
+      }
+}
+
+TEST(CostModel, SensitivityTornadoOfTheJobBreakEven) {
+  CostInputs in = simple();
+  in.set(InputId::fixed_cost_per_job, 3, "test");  // base: crossover at W = 1
+  const Sensitivity s = sensitivity(in, CostQuery{});
+  EXPECT_EQ(s.metric, "break_even.job_hours");
+  ASSERT_TRUE(s.base_metric);
+  EXPECT_DOUBLE_EQ(*s.base_metric, 1.0);
+  ASSERT_EQ(s.rows.size(), kInputCount);
+  // cloud.hourly_rate 3.2: (3 - 0.8) / (3.2 - 2) = 1.8333; 4.8: (3 - 1.2) / (4.8 - 2) = 0.6429
+  // cloud.relative_speed 0.8: 2 / (5 - 2) = 0.6667; 1.2: 2 / (3.3333 - 2) = 1.5
+  // local.fixed_cost_per_job 2.4: 1.4 / 2 = 0.7; 3.6: 2.6 / 2 = 1.3
+  EXPECT_EQ(s.rows[0].input, InputId::hourly_rate);
+  EXPECT_NEAR(*s.rows[0].low_metric, 2.2 / 1.2, 1e-12);
+  EXPECT_NEAR(*s.rows[0].high_metric, 1.8 / 2.8, 1e-12);
+  EXPECT_NEAR(s.rows[0].effect, 2.2 / 1.2 - 1.8 / 2.8, 1e-12);
+  EXPECT_EQ(s.rows[1].input, InputId::relative_speed);
+  EXPECT_NEAR(s.rows[1].effect, 1.5 - 2.0 / 3, 1e-12);
+  EXPECT_EQ(s.rows[2].input, InputId::fixed_cost_per_job);
+  EXPECT_NEAR(s.rows[2].effect, 0.6, 1e-12);
+  for (std::size_t i = 1; i < s.rows.size(); ++i) EXPECT_GE(s.rows[i - 1].effect, s.rows[i].effect);
+  // cloud.utilization 1 * 1.2 is clamped to 1 and says so.
+  for (const auto& r : s.rows)
+    if (r.input == InputId::utilization) {
+      EXPECT_DOUBLE_EQ(r.high, 1.0);
+      EXPECT_NE(r.note.find("clamped"), std::string::npos);
+    }
+}
+
+TEST(CostModel, SensitivityRowsThatChangeTheVerdictSortFirst) {
+  CostInputs in = simple();
+  in.set(InputId::fixed_cost_per_job, 3, "test");
+  in.set(InputId::hourly_rate, 2.2, "test");  // cloud 0.55 + 2.2W, local 3 + 2W: W = 2.45 / 0.2 = 12.25
+  const Sensitivity s = sensitivity(in, CostQuery{});
+  ASSERT_TRUE(s.base_metric);
+  EXPECT_NEAR(*s.base_metric, 12.25, 1e-9);
+  // Rate -20 % (1.76 < 2): cloud is cheaper for every job, so no break-even: infinite effect.
+  // So do price +20 % (2.4 > 2.2 per effective hour) and utilization -20 % (2.5).
+  bool finite_seen = false;
+  int infinite = 0;
+  for (const auto& r : s.rows) {
+    if (std::isinf(r.effect)) {
+      EXPECT_FALSE(finite_seen) << "rows with a verdict change must sort first";
+      ++infinite;
+    } else {
+      finite_seen = true;
+    }
+    if (r.input == InputId::hourly_rate) {
+      EXPECT_TRUE(std::isinf(r.effect));
+      EXPECT_EQ(r.low_verdict, Verdict::cloud_always_cheaper);
+      EXPECT_FALSE(r.low_metric);
+      ASSERT_TRUE(r.high_metric);
+      EXPECT_NEAR(*r.high_metric, (3 - 0.66) / 0.64, 1e-9);  // cloud 0.66 + 2.64W
+    }
+  }
+  EXPECT_GE(infinite, 3);
+}
+
+TEST(CostModel, StepsShowTheNumbers) {
+  const CostResult r = evaluate(seed(), CostQuery{});
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_EQ(r.steps[0].name, "local.amortization_per_hour");
+  EXPECT_EQ(r.steps[0].numbers, "4299 CNY / 5760 h");
+  EXPECT_NEAR(*r.steps[0].value, 4299.0 / 5760, 1e-12);
+  EXPECT_NE(r.verdict_text.find("Local is cheaper for every job length"), std::string::npos) << r.verdict_text;
+}
+
+}  // namespace
+}  // namespace gpucost::cost

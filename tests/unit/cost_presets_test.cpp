@@ -1,0 +1,110 @@
+// The built-in presets (data/presets.json compiled in) and user preset files.
+#include "gpucost/cost/presets.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace gpucost::cost {
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(CostPresets, EmbeddedTextIsTheRepositoryFile) {
+  EXPECT_EQ(embedded_presets_json(), read(std::string(GPUCOST_SOURCE_DIR) + "/data/presets.json"));
+}
+
+TEST(CostPresets, SeedArticleHoldsExactlyTheArticlesInputs) {
+  const Scenario* s = builtin_presets().find_scenario("seed-article");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->currency, "CNY");
+  auto v = [&](InputId id) { return s->values.at(id); };
+  EXPECT_EQ(v(InputId::purchase_price), 4299);
+  EXPECT_EQ(v(InputId::amortization_hours), 24 * 30 * 8);
+  EXPECT_EQ(v(InputId::amortization_months), 24);
+  EXPECT_EQ(v(InputId::power_w), 115);
+  EXPECT_EQ(v(InputId::cooling_w), 22);
+  EXPECT_EQ(v(InputId::electricity_price), 0.62);
+  EXPECT_DOUBLE_EQ(v(InputId::incidents_per_hour), 12.0 / 5760);
+  EXPECT_DOUBLE_EQ(v(InputId::hours_per_incident), 47.0 / 60);
+  EXPECT_EQ(v(InputId::engineer_rate), 120);
+  EXPECT_DOUBLE_EQ(v(InputId::effective_utilization), 1 - 0.193 - 0.023 - 0.0174);
+  EXPECT_EQ(v(InputId::fixed_cost_per_job), 0);
+  EXPECT_EQ(v(InputId::hourly_rate), 3.28);
+  EXPECT_EQ(v(InputId::cold_start_s), 117);
+  EXPECT_EQ(v(InputId::utilization), 0.92);
+  EXPECT_EQ(v(InputId::relative_speed), 1);
+  EXPECT_EQ(s->values.size(), kInputCount);  // every input, nothing left to defaults
+}
+
+TEST(CostPresets, EveryEntryIsSourced) {
+  const PresetCatalog& c = builtin_presets();
+  for (const char* name : {"rtx-4060-laptop", "rtx-4070", "rtx-4080", "rtx-4090", "rtx-3090"})
+    EXPECT_NE(c.find_local(name), nullptr) << name;
+  for (const auto& g : c.local) {
+    EXPECT_FALSE(g.label.empty()) << g.name;
+    EXPECT_TRUE(g.power_w && g.throughput) << g.name;
+    EXPECT_FALSE(g.price_source.empty() || g.power_source.empty() || g.throughput_source.empty()) << g.name;
+  }
+  int gpus_a10 = 0, gpus_l4 = 0, gpus_t4 = 0, gpus_a100 = 0, gpus_h100 = 0;
+  for (const auto& o : c.cloud) {
+    EXPECT_TRUE(o.hourly_rate && *o.hourly_rate > 0) << o.name;
+    EXPECT_FALSE(o.currency.empty() || o.source.empty() || o.seen.empty()) << o.name;
+    EXPECT_TRUE(o.throughput) << o.name;
+    gpus_a10 += o.gpu.rfind("A10", 0) == 0 && o.gpu.find("A100") == std::string::npos;
+    gpus_l4 += o.gpu == "L4";
+    gpus_t4 += o.gpu == "T4";
+    gpus_a100 += o.gpu == "A100";
+    gpus_h100 += o.gpu.rfind("H100", 0) == 0;
+  }
+  EXPECT_GE(gpus_a10, 2);
+  EXPECT_GE(gpus_l4, 2);
+  EXPECT_GE(gpus_t4, 2);
+  EXPECT_GE(gpus_a100, 2);
+  EXPECT_GE(gpus_h100, 2);
+  EXPECT_NE(c.find_local(c.default_local), nullptr);
+  EXPECT_NE(c.find_cloud(c.default_cloud), nullptr);
+  EXPECT_NE(c.find_currency("CNY"), nullptr);
+  EXPECT_NE(c.find_currency("USD"), nullptr);
+}
+
+TEST(CostPresets, UserFileAddsAndReplacesEntries) {
+  const PresetCatalog c = load_presets({std::string(GPUCOST_TEST_DATA) + "/cost/presets/extra.json"});
+  ASSERT_NE(c.find_local("my-4090"), nullptr);
+  EXPECT_EQ(*c.find_local("my-4090")->purchase_price, 1200);
+  ASSERT_NE(c.find_cloud("aws-g6.xlarge"), nullptr);
+  EXPECT_EQ(*c.find_cloud("aws-g6.xlarge")->hourly_rate, 0.6);  // replaced
+  EXPECT_EQ(c.cloud.size(), builtin_presets().cloud.size());    // not duplicated
+  EXPECT_NE(c.find_local("rtx-4090"), nullptr);                 // built-ins kept
+}
+
+TEST(CostPresets, MalformedFilesAreUsageErrorsNamingFileAndKey) {
+  PresetCatalog c;
+  try {
+    c.load_json("{\"local\": [{\"name\": \"x\", \"power_watts\": 3}]}", "mine.json");
+    FAIL() << "a misspelt numeric key must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("mine.json: local[x].power_watts"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(c.load_json("{\"local\": [", "bad.json"), std::invalid_argument);
+  EXPECT_THROW(c.load_json("{\"cloud\": [{\"name\": \"y\", \"hourly_rate\": 1}]}", "nocur.json"), std::invalid_argument);
+  EXPECT_THROW(c.load_json("{\"scenarios\": [{\"name\": \"s\", \"local\": {\"nope\": 1}}]}", "s.json"),
+               std::invalid_argument);
+  EXPECT_THROW(load_presets({"/nonexistent/presets.json"}), std::invalid_argument);
+}
+
+TEST(CostPresets, ListingNamesEveryEntry) {
+  const std::string text = list_presets(builtin_presets());
+  for (const auto& o : builtin_presets().cloud) EXPECT_NE(text.find(o.name), std::string::npos) << o.name;
+  EXPECT_NE(text.find("seed-article"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpucost::cost

@@ -1,0 +1,170 @@
+// Where each input comes from: defaults < --preset < --local/--cloud < measured < config < cli.
+#include "gpucost/cost/resolve.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace gpucost::cost {
+namespace {
+
+// A feature catalog of our own, so that the test does not depend on which features exist yet.
+FeatureLookup fake(std::map<std::string, FeatureReading> features) {
+  return [features](std::string_view name) -> std::optional<FeatureReading> {
+    auto it = features.find(std::string(name));
+    if (it == features.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+const MeasuredInput& find(const std::vector<MeasuredInput>& v, InputId id) {
+  for (const auto& m : v)
+    if (m.input == id) return m;
+  throw std::logic_error("missing");
+}
+
+TEST(CostResolve, GenericPairWhenNothingIsPicked) {
+  const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
+  EXPECT_EQ(in.local_gpu, builtin_presets().default_local);
+  EXPECT_EQ(in.cloud_offer, builtin_presets().default_cloud);
+  EXPECT_EQ(in.currency, "USD");
+  EXPECT_EQ(in[InputId::purchase_price].origin, "preset:" + in.local_gpu);
+  EXPECT_EQ(in[InputId::hourly_rate].origin, "preset:" + in.cloud_offer);
+  EXPECT_EQ(in[InputId::amortization_hours].origin, "default");
+  EXPECT_EQ(in[InputId::electricity_price].origin, "default");  // from the USD defaults
+  // relative speed = cloud throughput / local throughput
+  const auto* g = builtin_presets().find_local(in.local_gpu);
+  const auto* o = builtin_presets().find_cloud(in.cloud_offer);
+  EXPECT_DOUBLE_EQ(*in[InputId::relative_speed].value, *o->throughput / *g->throughput);
+  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:" + o->name + "/" + g->name);
+}
+
+TEST(CostResolve, ScenarioThenEntriesThenMeasuredThenConfigThenCli) {
+  ResolveRequest rq;
+  rq.selection.preset = "seed-article";
+  rq.selection.local = "rtx-4060-laptop";  // same currency; its power replaces the scenario's
+  rq.measured = {{InputId::power_w, 87.5, "measured:F012", "mean GPU power"},
+                 {InputId::effective_utilization, 0.61, "measured:F002", "idle"},
+                 {InputId::incidents_per_hour, std::nullopt, "", "not measured: no kernel log"}};
+  rq.config.values[static_cast<std::size_t>(InputId::effective_utilization)] = 0.7;
+  rq.cli.values[static_cast<std::size_t>(InputId::cooling_w)] = 10;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in[InputId::purchase_price].origin, "preset:rtx-4060-laptop");
+  EXPECT_EQ(in[InputId::power_w].origin, "measured:F012");  // measured beats presets
+  EXPECT_EQ(*in[InputId::power_w].value, 87.5);
+  EXPECT_EQ(in[InputId::effective_utilization].origin, "config");  // config beats measured
+  EXPECT_EQ(*in[InputId::effective_utilization].value, 0.7);
+  EXPECT_NE(in[InputId::effective_utilization].note.find("replaces the measured 0.61"), std::string::npos);
+  EXPECT_EQ(in[InputId::cooling_w].origin, "cli");
+  EXPECT_EQ(in[InputId::incidents_per_hour].origin, "preset:seed-article");  // fell back ...
+  EXPECT_NE(in[InputId::incidents_per_hour].note.find("not measured: no kernel log"), std::string::npos);  // ... and says so
+  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:alibaba-a10-seed/rtx-4060-laptop");  // --local given
+  EXPECT_EQ(in.currency, "CNY");
+}
+
+TEST(CostResolve, SeedArticleKeepsItsOwnRelativeSpeed) {
+  ResolveRequest rq;
+  rq.selection.preset = "seed-article";
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(*in[InputId::relative_speed].value, 1);
+  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:seed-article");
+  for (const auto& s : input_specs()) EXPECT_EQ(in[s.id].origin, "preset:seed-article") << input_name(s.id);
+}
+
+TEST(CostResolve, ConfigSelectsPresetsAndCliWins) {
+  ResolveRequest rq;
+  rq.config.preset = "seed-article";
+  rq.config.currency = "CNY";
+  rq.cli.currency = "CNY";
+  rq.config.job_hours = 3;
+  rq.cli.target_premium = 0.2;
+  CostQuery q;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq, &q);
+  EXPECT_EQ(in.scenario, "seed-article");
+  EXPECT_EQ(in.currency_origin, "cli");
+  EXPECT_EQ(q.job_hours, 3);
+  EXPECT_EQ(q.job_hours_origin, "config");
+  EXPECT_EQ(q.target_premium, 0.2);
+  EXPECT_EQ(q.target_premium_origin, "cli");
+}
+
+TEST(CostResolve, UnknownPresetNamesSayWhatTheyAre) {
+  ResolveRequest rq;
+  rq.selection.preset = "rtx-4090";
+  try {
+    resolve_inputs(builtin_presets(), rq);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("use --local rtx-4090"), std::string::npos) << e.what();
+  }
+  rq = {};
+  rq.selection.cloud = "no-such-cloud";
+  EXPECT_THROW(resolve_inputs(builtin_presets(), rq), std::invalid_argument);
+}
+
+TEST(CostResolve, LocalGpuWithoutPriceLeavesThePriceUnset) {
+  ResolveRequest rq;
+  rq.selection.preset = "seed-article";
+  rq.selection.local = "l4";  // no public price: the scenario's laptop price must not be reused
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_FALSE(in[InputId::purchase_price].value);
+}
+
+TEST(CostResolve, ConfigFileParses) {
+  const CostOverrides o = load_cost_config(std::string(GPUCOST_TEST_DATA) + "/cost/config/cny-laptop.json");
+  EXPECT_EQ(o.currency, "CNY");
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::power_w)], 90);
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::effective_utilization)], 0.8);
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::hourly_rate)], 2.5);
+  EXPECT_EQ(o.job_hours, 2);
+  EXPECT_FALSE(o.values[static_cast<std::size_t>(InputId::cooling_w)]);
+}
+
+TEST(CostResolve, ConfigErrorsNameFileAndKey) {
+  try {
+    load_cost_config(std::string(GPUCOST_TEST_DATA) + "/cost/config/typo.json");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("typo.json: local.power_watts: unknown input"), std::string::npos) << m;
+    EXPECT_NE(m.find("power_w"), std::string::npos) << m;  // lists the right names
+  }
+  EXPECT_THROW(parse_cost_config("{\"local\": {\"power_w\": \"90\"}}", "t.json"), std::invalid_argument);
+  EXPECT_THROW(parse_cost_config("{\"gpu\": 1}", "t.json"), std::invalid_argument);
+  EXPECT_THROW(parse_cost_config("[1]", "t.json"), std::invalid_argument);
+  EXPECT_THROW(load_cost_config("/nonexistent.json"), std::invalid_argument);
+}
+
+TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
+  const auto m = measured_inputs(fake({{"gpu_power_mean_w", {"F012", 91.0, ""}},
+                                       {"effective_utilization", {"F040", 0.7, ""}},
+                                       {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(find(m, InputId::power_w).origin, "measured:F012");
+  EXPECT_EQ(*find(m, InputId::power_w).value, 91.0);
+  EXPECT_EQ(find(m, InputId::effective_utilization).origin, "measured:F040");
+  EXPECT_FALSE(find(m, InputId::incidents_per_hour).value);
+  EXPECT_NE(find(m, InputId::incidents_per_hour).note.find("is null: no kernel log"), std::string::npos);
+}
+
+TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {
+  // No effective_utilization feature: 1 - idle - queue - power events, from what exists.
+  auto m = measured_inputs(fake({{"gpu_idle_fraction", {"F002", 0.3, ""}},
+                                 {"launch_queue_fraction", {"F003", std::nullopt, "no PyTorch profiler trace"}},
+                                 {"power_event_loss_fraction", {"F077", 0.05, ""}}}));
+  const auto& u = find(m, InputId::effective_utilization);
+  ASSERT_TRUE(u.value);
+  EXPECT_DOUBLE_EQ(*u.value, 1 - 0.3 - 0.05);
+  EXPECT_EQ(u.origin, "measured:F002");
+  EXPECT_NE(u.note.find("launch_queue_fraction (null: no PyTorch profiler trace)"), std::string::npos) << u.note;
+  // Absent features are reported, not invented.
+  m = measured_inputs(fake({}));
+  for (const auto& x : m) {
+    EXPECT_FALSE(x.value);
+    EXPECT_NE(x.note.find("not measured"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gpucost::cost
