@@ -312,6 +312,8 @@ TEST(Recognizer, Logind) {
   expect_kind("systemd-logind", "Suspending, then hibernating...", EventKind::suspend);
   expect_kind("systemd-logind", "Hibernating...", EventKind::suspend);
   expect_kind("systemd-logind", "The system will suspend now!", EventKind::suspend);
+  expect_kind("systemd-logind", "The system will hibernate now!", EventKind::suspend);
+  expect_kind("systemd-logind", "System is halting.", EventKind::shutdown);
   expect_kind("systemd-logind", "System is powering down.", EventKind::shutdown);
   expect_kind("systemd-logind", "System is rebooting.", EventKind::shutdown);
   expect_kind("systemd-logind", "System is rebooting (Kernel update).", EventKind::shutdown);
@@ -326,6 +328,7 @@ TEST(Recognizer, SystemdSleepOldAndNew) {
   expect_kind("systemd-sleep", "Entering sleep state 'suspend'...", EventKind::suspend);
   expect_kind("systemd-sleep", "Performing sleep operation 'suspend'...", EventKind::suspend);
   expect_kind("systemd-sleep", "Suspending system...", EventKind::suspend);
+  expect_kind("systemd-sleep", "Hibernating system...", EventKind::suspend);
   expect_kind("systemd-sleep", "System returned from sleep state.", EventKind::resume);
   expect_kind("systemd-sleep", "System returned from sleep operation 'hibernate'.", EventKind::resume);
   expect_kind("systemd-sleep", "System resumed.", EventKind::resume);
@@ -374,6 +377,15 @@ TEST(Recognizer, Containers) {
   EXPECT_EQ(stop->kind, EventKind::container_stop);
   EXPECT_EQ(stop->process, "d1b496c8d966");
   expect_none("dockerd", "time=\"2023-08-24T10:39:53.891983761Z\" level=info msg=\"Starting up\"");
+  // dockerd's embedded containerd logs under dockerd's ident.
+  const auto embedded = rec().classify(
+      "dockerd",
+      "time=\"2023-08-26T19:22:54.385411802Z\" level=info msg=\"starting signal loop\" namespace=moby "
+      "path=/run/docker/containerd/daemon/io.containerd.runtime.v2.task/moby/"
+      "bd4cb19537b4c39131b084e04c1e0bd0a9f2a5c2f5c3e1d9b8a7f6e5d4c3b2a1 pid=2630");
+  ASSERT_TRUE(embedded);
+  EXPECT_EQ(embedded->kind, EventKind::container_start);
+  EXPECT_EQ(embedded->process, "bd4cb19537b4");
 
   const auto loop = rec().classify(
       "containerd",
