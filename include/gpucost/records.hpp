@@ -40,10 +40,10 @@ namespace gpucost {
   X(resume, "system resumes (kernel `PM: suspend exit`, systemd `returned from sleep`)")         \
   X(boot, "a boot starts (journal `-- Boot ... --`/`-- Reboot --`, kernel `Linux version`)")      \
   X(shutdown, "orderly power-off or reboot requested (systemd-logind, systemd)")                  \
-  X(container_create, "container created (dockerd/containerd)")                                   \
+  X(container_create, "container created (dockerd/podman)")                                       \
   X(container_start, "container started (dockerd/containerd/podman)")                             \
   X(container_stop, "container stopped or exited")                                                \
-  X(service_failed, "a systemd unit failed (`Failed to start`, `Failed with result`)")            \
+  X(service_failed, "a systemd unit failed (`Failed with result`, `entered failed state`)")       \
   X(service_restart, "a GPU-related daemon restarted (nvidia-persistenced, nvidia-powerd ...)")    \
   X(oom_kill, "out-of-memory kill; pid/process = the victim")                                      \
   X(segfault, "a process crashed (`segfault at`, `traps:`); pid/process = the process")            \

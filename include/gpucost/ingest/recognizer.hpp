@@ -31,7 +31,10 @@ struct EventPattern {
   std::string label;                 ///< name shown for user patterns
 };
 
-/// Classifies messages. Thread-safe for concurrent classify() once built.
+/// Classifies messages. Thread-safe for concurrent classify() once built; classify() allocates
+/// nothing. The built-in tables are chosen by ident: kernel messages (ident `kernel` or none),
+/// a few daemons (systemd-logind, systemd-sleep, systemd, dockerd, containerd, podman,
+/// nvidia-persistenced, nvidia-powerd, cron, upowerd), and any other ident.
 class EventRecognizer {
  public:
   /// The built-in patterns.
@@ -52,5 +55,12 @@ class EventRecognizer {
  private:
   std::vector<EventPattern> user_;
 };
+
+/// What the `code` column means for events of a kind; empty when the kind has no code.
+std::string_view event_code_meaning(EventKind k) noexcept;
+
+/// docs/events.md: every event kind, its code, and the built-in messages that produce it,
+/// generated from the pattern tables.
+std::string event_catalog_markdown();
 
 }  // namespace gpucost

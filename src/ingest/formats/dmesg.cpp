@@ -1,63 +1,265 @@
-// dmesg, raw monotonic form only (first cut).
+// dmesg in all its layouts: raw `[ 1234.567890] msg` (with printk caller ids), -T/--ctime in
+// any locale, --time-format iso, -x facility/level prefixes, -r raw `<3>` priorities, -d deltas,
+// -e relative stamps; continuation lines; and pastes whose stamps were cut.
+#include <fmt/format.h>
+
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
+#include "ingest/formats/kernel_message.hpp"
+#include "ingest/formats/stamps.hpp"
+#include "ingest/formats/syslog_prefix.hpp"
 
 namespace gpucost::formats {
 namespace {
 
-// `[ 1234.567890] text` -> mono ns and the text; false when the line has no such stamp.
-bool split_mono(std::string_view line, TimeNs& mono, std::string_view& rest) {
-  if (line.empty() || line[0] != '[') return false;
-  const auto close = line.find(']');
-  if (close == std::string_view::npos) return false;
-  std::string_view stamp = text::trim(line.substr(1, close - 1));
-  const auto dot = stamp.find('.');
-  if (dot == std::string_view::npos) return false;
-  auto secs = text::to_int(stamp.substr(0, dot));
-  std::string_view frac = stamp.substr(dot + 1);
-  if (!secs || frac.empty() || frac.size() > 9) return false;
-  auto f = text::to_int(frac);
-  if (!f) return false;
-  TimeNs ns = *f;
-  for (std::size_t i = frac.size(); i < 9; ++i) ns *= 10;
-  mono = *secs * kNsPerSec + ns;
-  rest = line.substr(close + 1);
-  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+// `<6>` (dmesg -r). Returns what follows it, or s unchanged.
+std::string_view strip_raw_priority(std::string_view s, bool& found) noexcept {
+  found = false;
+  if (s.size() < 3 || s[0] != '<') return s;
+  std::size_t i = 1;
+  while (i < s.size() && i < 5 && text::is_digit(s[i])) ++i;
+  if (i == 1 || i >= s.size() || s[i] != '>') return s;
+  found = true;
+  return s.substr(i + 1);
+}
+
+// `kern  :err   : ` (dmesg -x). Returns what follows it, or s unchanged.
+std::string_view strip_facility_level(std::string_view s, bool& found) noexcept {
+  static constexpr std::string_view kFacilities[] = {
+      "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "authpriv", "ftp",
+      "res0", "res1", "res2", "res3", "local0", "local1", "local2", "local3", "local4", "local5", "local6",
+      "local7"};
+  static constexpr std::string_view kLevels[] = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
+  found = false;
+  auto word = [&](std::size_t& i) {
+    const std::size_t start = i;
+    while (i < s.size() && ((s[i] >= 'a' && s[i] <= 'z') || text::is_digit(s[i]))) ++i;
+    std::string_view w = s.substr(start, i - start);
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (i >= s.size() || s[i] != ':') return std::string_view{};
+    ++i;
+    return w;
+  };
+  std::size_t i = 0;
+  const std::string_view fac = word(i);
+  const std::string_view lvl = word(i);
+  bool fac_ok = false, lvl_ok = false;
+  for (auto f : kFacilities) fac_ok |= f == fac;
+  for (auto l : kLevels) lvl_ok |= l == lvl;
+  if (!fac_ok || !lvl_ok) return s;
+  found = true;
+  if (i < s.size() && s[i] == ' ') ++i;
+  return s.substr(i);
+}
+
+enum class Form : std::uint8_t { kNone, kElision, kMono, kCtime, kIso, kRelBase, kRelDelta };
+
+/// One dmesg line taken apart.
+struct DmesgLine {
+  Form form = Form::kNone;
+  TimeNs mono_ns = kNoTime;
+  ParsedStamp stamp;           // kCtime, kIso, kRelBase (civil), kRelDelta (civil.nanos unused)
+  TimeNs delta_ns = 0;         // kRelDelta
+  bool prefixed = false;       // -r or -x prefix seen
+  bool iso_comma = false;      // `,` before the fraction: dmesg's own iso layout
+  std::string_view text;       // the message (or the whole line when unstamped)
+};
+
+// `[Nov29 19:50]` (dmesg -e, first message of a minute); civil gets month, day, hour, minute.
+bool parse_reltime_base(std::string_view inside, ParsedStamp& out) {
+  out = ParsedStamp{};
+  std::size_t i = 0;
+  while (i < inside.size() && !text::is_digit(inside[i])) ++i;
+  const int month = parse_month_name(text::trim(inside.substr(0, i)));
+  std::size_t d = i;
+  while (d < inside.size() && text::is_digit(inside[d])) ++d;
+  if (month == 0 || d == i || d - i > 2 || d + 6 != inside.size() || inside[d] != ' ' || inside[d + 3] != ':')
+    return false;
+  unsigned day, h, m;
+  if (!text::digits(inside, i, d - i, day) || !text::digits(inside, d + 1, 2, h) ||
+      !text::digits(inside, d + 4, 2, m) || h > 23 || m > 59 || !valid_date(2000, month, day))
+    return false;
+  out.civil.month = static_cast<unsigned>(month);
+  out.civil.day = day;
+  out.civil.hour = h;
+  out.civil.minute = m;
   return true;
+}
+
+// `[  +0.000123]` (dmesg -e, later messages of the minute).
+bool parse_reltime_delta(std::string_view inside, TimeNs& delta) {
+  inside = text::trim(inside);
+  if (inside.size() < 4 || inside[0] != '+') return false;
+  const auto dot = inside.find('.');
+  if (dot == std::string_view::npos) return false;
+  const auto secs = text::to_int(inside.substr(1, dot - 1));
+  const std::string_view frac = inside.substr(dot + 1);
+  const auto f = text::to_int(frac);
+  if (!secs || !f || frac.empty() || frac.size() > 9) return false;
+  TimeNs ns = *f;
+  for (std::size_t k = frac.size(); k < 9; ++k) ns *= 10;
+  delta = *secs * kNsPerSec + ns;
+  return true;
+}
+
+DmesgLine take_apart(std::string_view line) {
+  DmesgLine d;
+  bool raw = false, fac = false;
+  std::string_view s = strip_raw_priority(line, raw);
+  s = strip_facility_level(s, fac);
+  d.prefixed = raw || fac;
+  d.text = s;
+  if (is_elision(s)) {
+    d.form = Form::kElision;
+    return d;
+  }
+  if (s.empty()) return d;
+  if (s[0] == '[') {
+    std::size_t len;
+    if (parse_mono_stamp(s, d.mono_ns, len)) {
+      d.form = Form::kMono;
+      d.text = after_kernel_stamp(s.substr(len));
+      return d;
+    }
+    const auto close = s.find(']');
+    if (close == std::string_view::npos || close > 64) return d;
+    std::string_view inside = s.substr(1, close - 1);
+    if (const auto lt = inside.find(" <"); lt != std::string_view::npos) inside = inside.substr(0, lt);  // -d
+    if (parse_ctime(inside, d.stamp)) d.form = Form::kCtime;
+    else if (parse_reltime_base(inside, d.stamp)) d.form = Form::kRelBase;
+    else if (parse_reltime_delta(inside, d.delta_ns)) d.form = Form::kRelDelta;
+    else return d;  // `[drm] ...` with its stamp cut: an unstamped message
+    d.text = after_kernel_stamp(s.substr(close + 1));
+    return d;
+  }
+  if (text::is_digit(s[0]) && parse_rfc3339(s, d.stamp)) {
+    d.form = Form::kIso;
+    d.iso_comma = d.stamp.fraction_sep == ',';
+    d.text = after_kernel_stamp(s.substr(d.stamp.length));
+  }
+  return d;
 }
 
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::dmesg; }
+
   int score(std::string_view line) const noexcept override {
-    TimeNs mono;
-    std::string_view rest;
-    return split_mono(line, mono, rest) ? 60 : 0;
+    const DmesgLine d = take_apart(line);
+    const int bonus = d.prefixed ? 10 : 0;
+    switch (d.form) {
+      case Form::kMono:
+        // `[ 4909.922970] host kernel: msg` is journalctl short-monotonic, not dmesg.
+        return looks_like_host_and_ident(d.text) ? 30 : 80 + bonus;
+      case Form::kCtime:
+      case Form::kRelBase:
+      case Form::kRelDelta: return 80 + bonus;
+      case Form::kIso: return d.iso_comma ? 85 : 25;  // rsyslog writes '.', dmesg ','
+      case Form::kElision: return 0;
+      case Form::kNone: return d.prefixed ? 60 : kernel_likeness(line);
+    }
+    return 0;
   }
+
   void parse(LineSource& src, FileSink& sink) const override {
+    PendingMessage pending;
+    LastStamp last;
+    NoYearClock clock;
+    std::int32_t boot_seq = 0;
+    bool seen_stamp = false;
+    TimeNs prev_mono = kNoTime;
+    TimeNs rel_wall = kNoTime;
+    std::uint64_t untimed = 0;
     Line line;
     while (src.next(line)) {
       sink.line_read(line);
-      if (text::is_blank(line.text)) continue;
-      TimeNs mono;
-      std::string_view rest;
-      if (!split_mono(line.text, mono, rest)) {
-        sink.problem(line, Problem::unparsable_line, "no [seconds.micros] stamp");
+      if (text::is_blank(line.text)) {
+        pending.flush(sink);
         continue;
       }
-      sink.accept();
+      const DmesgLine d = take_apart(line.text);
+      if (d.form == Form::kElision) {
+        pending.flush(sink);
+        sink.accept();
+        continue;
+      }
       MessageRecord m;
       m.line = line.number;
-      m.mono_ns = mono;
       m.ident = "kernel";
-      m.text = rest;
-      sink.message(m);
+      if (d.form == Form::kNone) {
+        // Continuation lines are indented under the message (NVRM tables, multi-line printks).
+        const std::size_t ind = text::is_space(d.text.empty() ? 'x' : d.text[0]) ? indentation(d.text) : 0;
+        if (pending.active() && (pending.stamped() ? ind > 0 : ind > pending.indent())) {
+          pending.append(d.text);
+          sink.continuation();
+          continue;
+        }
+        pending.flush(sink);
+        m.text = text::ltrim(d.text);
+        m.boot_seq = boot_seq;
+        last.lend(m);
+        ++untimed;
+        pending.start(m, false, ind);
+        sink.accept();
+        continue;
+      }
+      pending.flush(sink);
+      m.text = d.text;
+      switch (d.form) {
+        case Form::kMono: m.mono_ns = d.mono_ns; break;
+        case Form::kCtime:
+          m.wall_kind = WallKind::kLocal;
+          m.wall_raw_ns = civil_to_ns(d.stamp.civil);
+          m.flags |= kFlagUnreliableWall;
+          break;
+        case Form::kIso:
+          m.wall_kind = WallKind::kUtc;
+          m.wall_raw_ns = utc_of(d.stamp);
+          sink.observe_utc_offset(d.stamp.offset_ns);
+          break;
+        case Form::kRelBase:
+          rel_wall = clock.place(d.stamp.civil);
+          m.wall_kind = WallKind::kLocalNoYear;
+          m.wall_raw_ns = rel_wall;
+          m.flags |= kFlagUnreliableWall;
+          break;
+        case Form::kRelDelta:
+          if (rel_wall != kNoTime) {
+            rel_wall += d.delta_ns;
+            m.wall_kind = WallKind::kLocalNoYear;
+            m.wall_raw_ns = rel_wall;
+          }
+          m.flags |= kFlagUnreliableWall;
+          break;
+        default: break;
+      }
+      // A new boot inside the file: monotonic time restarts, or the kernel announces itself.
+      bool restart = seen_stamp && is_linux_version(m.text);
+      if (m.mono_ns != kNoTime) {
+        if (prev_mono != kNoTime && m.mono_ns + kBootRestartNs < prev_mono) restart = true;
+        prev_mono = m.mono_ns;
+      }
+      if (restart) ++boot_seq;
+      seen_stamp = true;
+      m.boot_seq = boot_seq;
+      last.remember(m);
+      pending.start(m, true, 0);
+      sink.accept();
     }
+    pending.flush(sink);
+    if (untimed > 0)
+      sink.diagnostics().notes.push_back(
+          fmt::format("{} messages had no timestamp (cut from the paste, or dmesg -t); they carry the previous "
+                      "stamp, or none, flagged approximate",
+                      untimed));
   }
 };
+
 }  // namespace
+
 const LogFormat& dmesg_format() {
   static const Format f;
   return f;
 }
+
 }  // namespace gpucost::formats

@@ -1,0 +1,166 @@
+#include "ingest/formats/kernel_message.hpp"
+
+#include "gpucost/text.hpp"
+
+namespace gpucost::formats {
+
+namespace {
+
+using text::is_digit;
+using text::is_space;
+
+bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+
+// Length of a PCI address at s: `0000:00:1d.0` (domain of 4 to 8 hex digits), 0 when none.
+std::size_t pci_address_length(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size() && text::is_hex(s[i])) ++i;
+  if (i < 4 || i > 8 || i + 6 > s.size() || s[i] != ':' || !text::is_hex(s[i + 1]) ||
+      !text::is_hex(s[i + 2]) || s[i + 3] != ':' || !text::is_hex(s[i + 4]) || !text::is_hex(s[i + 5]))
+    return 0;
+  i += 6;
+  if (i + 1 < s.size() && s[i] == '.' && is_digit(s[i + 1])) i += 2;
+  return i;
+}
+
+// First words of kernel messages common enough to recognize a paste whose stamps were cut.
+constexpr std::string_view kSubsystems[] = {
+    "ACPI:", "ACPI", "PM:", "pci", "pcieport", "usb", "xhci_hcd", "ehci-pci", "i915", "amdgpu", "nouveau",
+    "nvme", "ata", "sd", "scsi", "EXT4-fs", "BTRFS", "XFS", "audit:", "mce:", "thermal", "input:",
+    "hid-generic", "Bluetooth:", "iwlwifi", "r8169", "e1000e", "igb", "snd_hda_intel", "intel_rapl_common:",
+    "microcode:", "smpboot:", "sysrq:", "perf:", "kvm:", "apparmor", "Linux", "Command", "BIOS-e820:",
+    "Call", "RIP:", "Hardware", "CPU:", "Out", "Memory", "oom-kill:", "oom_reaper:", "traps:", "nvidia",
+    "nvidia:", "nvidia-nvlink:", "nvidia-uvm:", "nvidia-modeset:", "nvidia_uvm:", "fbcon:", "Disabling",
+    "intel_pstate:", "tpm", "ucsi_acpi", "wmi", "platform", "x86/fpu:", "clocksource:", "Freezing",
+    "Restarting", "Filesystems", "OOM", "printk:", "random:",
+};
+
+}  // namespace
+
+bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
+  if (s.size() < 4 || s[0] != '[') return false;
+  std::size_t i = 1;
+  while (i < s.size() && s[i] == ' ') ++i;
+  const std::size_t int_start = i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == int_start || i - int_start > 12 || i >= s.size() || s[i] != '.') return false;
+  std::int64_t secs = 0;
+  for (std::size_t k = int_start; k < i; ++k) secs = secs * 10 + (s[k] - '0');
+  ++i;
+  const std::size_t frac_start = i;
+  std::int64_t frac = 0;
+  while (i < s.size() && is_digit(s[i])) {
+    if (i - frac_start < 9) frac = frac * 10 + (s[i] - '0');
+    ++i;
+  }
+  const std::size_t frac_len = i - frac_start;
+  if (frac_len == 0) return false;
+  for (std::size_t k = frac_len; k < 9; ++k) frac *= 10;
+  // dmesg -d appends the delta to the previous message inside the brackets: ` <    0.000123>`.
+  if (i < s.size() && s[i] == ' ') {
+    std::size_t j = i;
+    while (j < s.size() && s[j] == ' ') ++j;
+    if (j < s.size() && s[j] == '<') {
+      const std::size_t close = s.find('>', j);
+      if (close == std::string_view::npos) return false;
+      i = close + 1;
+    }
+  }
+  if (i >= s.size() || s[i] != ']') return false;
+  mono = secs * kNsPerSec + frac;
+  length = i + 1;
+  return true;
+}
+
+std::string_view after_kernel_stamp(std::string_view rest) noexcept {
+  // Caller id: `[  T291]` or `[    C3]`, right after the stamp or after one blank.
+  const std::size_t open = (rest.size() > 1 && rest[0] == ' ' && rest[1] == '[') ? 1 : 0;
+  if (open < rest.size() && rest[open] == '[') {
+    std::size_t j = open + 1;
+    while (j < rest.size() && rest[j] == ' ') ++j;
+    if (j < rest.size() && (rest[j] == 'T' || rest[j] == 'C')) {
+      std::size_t k = j + 1;
+      while (k < rest.size() && is_digit(rest[k])) ++k;
+      if (k > j + 1 && k < rest.size() && rest[k] == ']') rest.remove_prefix(k + 1);
+    }
+  }
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  return rest;
+}
+
+bool is_elision(std::string_view line) noexcept {
+  std::string_view t = text::trim(line);
+  if (t.empty()) return false;
+  if (t == "<snip>" || t == "[snip]" || t == "(snip)" || t == "snip" || t == "<...>" || t == "(...)") return true;
+  std::size_t dots = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '.') ++dots;
+    else if (t.substr(i, 3) == "\xE2\x80\xA6") {  // U+2026 HORIZONTAL ELLIPSIS
+      dots += 3;
+      i += 2;
+    } else if (c != '[' && c != ']' && c != ' ' && c != '\t') {
+      return false;
+    }
+  }
+  return dots >= 2;
+}
+
+int kernel_likeness(std::string_view line) noexcept {
+  std::string_view t = text::ltrim(line);
+  if (t.empty()) return 0;
+  if (starts_with(t, "NVRM")) return 45;
+  if (starts_with(t, "[drm]") || starts_with(t, "[drm:")) return 40;
+  if (starts_with(t, "kernel: ")) return 40;
+  std::string_view rest = t;
+  const std::string_view word = text::next_token(rest);
+  // `driver 0000:00:1d.0: message`: how the kernel names a PCI device.
+  if (!rest.empty() && pci_address_length(rest) > 0) {
+    const std::size_t n = pci_address_length(rest);
+    if (n < rest.size() && rest[n] == ':') return 40;
+  }
+  for (std::string_view s : kSubsystems)
+    if (word == s) return 30;
+  // `CPU3: Core temperature ...`, `usb 1-1: ...`
+  if (word.size() > 3 && starts_with(word, "CPU") && word.back() == ':') return 30;
+  return 0;
+}
+
+std::size_t indentation(std::string_view line) noexcept {
+  std::size_t i = 0;
+  while (i < line.size() && is_space(line[i])) ++i;
+  return i;
+}
+
+bool is_linux_version(std::string_view text) noexcept { return starts_with(text, "Linux version "); }
+
+void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent) {
+  rec_ = m;
+  text_.assign(text::rtrim(m.text));
+  ident_.assign(m.ident);
+  boot_id_.assign(m.boot_id);
+  rec_.text = text_;
+  rec_.ident = ident_;
+  rec_.boot_id = boot_id_;
+  stamped_ = stamped;
+  indent_ = indent;
+  active_ = true;
+}
+
+void PendingMessage::append(std::string_view line) {
+  text_ += '\n';
+  text_.append(text::trim(line));
+  rec_.text = text_;  // the buffer may have moved
+  rec_.flags |= kFlagContinued;
+}
+
+bool PendingMessage::flush(FileSink& sink) {
+  if (!active_) return false;
+  active_ = false;
+  rec_.text = text_;
+  rec_.ident = ident_;
+  rec_.boot_id = boot_id_;
+  return sink.message(rec_);
+}
+
+}  // namespace gpucost::formats

@@ -1,0 +1,92 @@
+#pragma once
+// Pieces every kernel-message format shares (dmesg, kern.log/syslog, journalctl short): the
+// `[ 1234.567890]` stamp and printk caller ids, elision lines people insert, whether an unstamped
+// line reads like a kernel message, and the message being assembled from continuation lines.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "gpucost/ingest/format.hpp"
+
+namespace gpucost::formats {
+
+/// `[ 1234.567890]` at the start of s (also dmesg -d's `[ 1234.567890 <    0.000123>]`):
+/// mono receives ns since boot, length the bytes through the `]`.
+bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noexcept;
+
+/// The message after a kernel stamp: skips a printk caller id (`[  T291]`, ` [    C3]`) and
+/// exactly one separating blank, so that ` dump_stack+0x..` keeps its own leading blank in every
+/// source (dmesg, kern.log and the journal then give the same text).
+std::string_view after_kernel_stamp(std::string_view rest) noexcept;
+
+/// An elision a person inserted into a paste: `...`, `[    ....    ]`, `…`, `[...]`, `<snip>`.
+bool is_elision(std::string_view line) noexcept;
+
+/// How much a line without a stamp reads like a kernel message, 0 (not at all) to 45: a driver
+/// name followed by a PCI address (`pcieport 0000:00:1d.0:`), `NVRM:`, `nvidia-modeset:`,
+/// `[drm]`, or a well-known subsystem prefix (`ACPI:`, `usb 1-1:`, `i915`, `PM:` ...).
+int kernel_likeness(std::string_view line) noexcept;
+
+/// Number of leading blanks.
+std::size_t indentation(std::string_view line) noexcept;
+
+/// True for the first message of a boot (`Linux version 6.1.0 ...`).
+bool is_linux_version(std::string_view text) noexcept;
+
+/// A step back of monotonic time larger than this starts a new boot (smaller ones are printk
+/// reordering between CPUs).
+inline constexpr TimeNs kBootRestartNs = 2 * kNsPerSec;
+
+/// The message being assembled. Lines are views that die at the next read, so start() copies the
+/// first line into reused buffers (no allocation once they have grown); continuation lines are
+/// appended with '\n'; flush() classifies the whole message when the next message or the end of
+/// the file shows that it is complete.
+class PendingMessage {
+ public:
+  bool active() const noexcept { return active_; }
+  /// Begins a message; m.text, m.ident and m.boot_id are copied. Trailing blanks are dropped.
+  void start(const MessageRecord& m, bool stamped, std::size_t indent);
+  /// Joins a continuation line (trimmed) and flags the message kFlagContinued.
+  void append(std::string_view line);
+  /// Hands the message to sink.message(); true when it became an event. No-op when inactive.
+  bool flush(FileSink& sink);
+  /// Drops the message without emitting it.
+  void clear() noexcept { active_ = false; }
+
+  const MessageRecord& record() const noexcept { return rec_; }
+  /// The message text so far (first line plus joined continuations).
+  std::string_view text() const noexcept { return text_; }
+  /// Whether its first line carried a stamp, and how far that line was indented.
+  bool stamped() const noexcept { return stamped_; }
+  std::size_t indent() const noexcept { return indent_; }
+
+ private:
+  MessageRecord rec_;
+  std::string text_, ident_, boot_id_;
+  bool active_ = false;
+  bool stamped_ = false;
+  std::size_t indent_ = 0;
+};
+
+/// The time fields of the last stamped message, lent to unstamped lines (kFlagApproxTime).
+struct LastStamp {
+  WallKind wall_kind = WallKind::kNone;
+  TimeNs wall_raw_ns = kNoTime;
+  TimeNs mono_ns = kNoTime;
+
+  void remember(const MessageRecord& m) noexcept {
+    wall_kind = m.wall_kind;
+    wall_raw_ns = m.wall_raw_ns;
+    mono_ns = m.mono_ns;
+  }
+  /// Copies the fields into m and flags it approximate.
+  void lend(MessageRecord& m) const noexcept {
+    m.wall_kind = wall_kind;
+    m.wall_raw_ns = wall_raw_ns;
+    m.mono_ns = mono_ns;
+    m.flags |= kFlagApproxTime;
+  }
+};
+
+}  // namespace gpucost::formats

@@ -1,0 +1,492 @@
+#include "ingest/formats/syslog_prefix.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "gpucost/text.hpp"
+#include "ingest/formats/kernel_message.hpp"
+
+namespace gpucost::formats {
+
+namespace {
+
+using text::is_digit;
+
+bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+
+std::size_t token_end(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size() && !text::is_space(s[i])) ++i;
+  return i;
+}
+
+// `name[pid]:` or `name:` -> name and pid. Names are what syslog idents look like: no '=' or
+// quotes (that is logfmt), not all digits, not ending in ']' without a pid.
+bool parse_ident_token(std::string_view tok, std::string_view& name, std::int64_t& pid) noexcept {
+  if (tok.size() < 2 || tok.back() != ':') return false;
+  tok.remove_suffix(1);
+  pid = INT64_MIN;
+  if (tok.back() == ']') {
+    const std::size_t open = tok.rfind('[');
+    if (open == std::string_view::npos || open == 0) return false;
+    const auto p = text::to_int(tok.substr(open + 1, tok.size() - open - 2));
+    if (!p) return false;
+    pid = *p;
+    tok = tok.substr(0, open);
+  }
+  bool any_alpha = false;
+  for (char c : tok) {
+    if (c == '=' || c == '"' || c == '\'' || c == ':') return false;
+    if (!is_digit(c) && c != '.' && c != '-') any_alpha = true;
+  }
+  if (!any_alpha) return false;
+  name = tok;
+  return true;
+}
+
+// Text after an ident token: one separating blank is dropped.
+std::string_view after_ident(std::string_view rest) noexcept {
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  return rest;
+}
+
+// Host, ident and message after the stamp. The host is missing in `journalctl --no-hostname`
+// output and in some pastes; the ident is missing in lines like `host -- MARK --`.
+void split_host_ident(std::string_view rest, SyslogLine& out) noexcept {
+  rest = text::ltrim(rest);
+  const std::size_t a_end = token_end(rest);
+  std::string_view name;
+  std::int64_t pid;
+  if (parse_ident_token(rest.substr(0, a_end), name, pid)) {
+    out.ident = name;
+    out.pid = pid;
+    out.text = after_ident(rest.substr(a_end));
+  } else {
+    out.host = rest.substr(0, a_end);
+    std::string_view r2 = rest.substr(a_end);
+    if (!r2.empty() && r2.front() == ' ') r2.remove_prefix(1);
+    const std::size_t b_end = token_end(r2);
+    if (b_end > 0 && parse_ident_token(r2.substr(0, b_end), name, pid)) {
+      out.ident = name;
+      out.pid = pid;
+      out.text = after_ident(r2.substr(b_end));
+    } else {
+      out.text = r2;
+    }
+  }
+  // kern.log keeps the kernel's own stamp: `kernel: [68183.615790] pcieport ...`.
+  if (out.ident == "kernel" && !out.text.empty() && out.text.front() == '[') {
+    TimeNs mono;
+    std::size_t len;
+    if (parse_mono_stamp(out.text, mono, len)) {
+      out.mono_ns = mono;
+      out.kernel_mono = true;
+      out.text = after_kernel_stamp(out.text.substr(len));
+    }
+  }
+}
+
+bool is_status_header(std::string_view t) noexcept {
+  static constexpr std::string_view kGlyphs[] = {"\xE2\x97\x8F ", "\xC3\x97 ", "\xE2\x97\x8B ", "\xE2\x86\xBB "};
+  for (std::string_view g : kGlyphs)
+    if (starts_with(t, g)) {
+      std::string_view rest = t.substr(g.size());
+      const std::string_view unit = rest.substr(0, token_end(rest));
+      return unit.find('.') != std::string_view::npos;
+    }
+  return false;
+}
+
+// `Loaded:`, `Main PID:` ... at the start of s (already trimmed).
+bool is_status_key(std::string_view s) noexcept {
+  static constexpr std::string_view kKeys[] = {
+      "Loaded:", "Active:", "Docs:", "Process:", "Main PID:", "CPU:", "Drop-In:", "CGroup:", "Tasks:",
+      "Memory:", "Status:", "TriggeredBy:", "Triggers:", "Trigger:", "Invocation:", "Mem peak:", "IP:",
+      "IO:", "Condition:", "Until:", "Listen:", "Accepted:", "Connected:", "Device:", "What:", "Where:",
+      "Follows:", "Swap peak:", "Notice:"};
+  for (std::string_view k : kKeys)
+    if (starts_with(s, k)) return true;
+  return false;
+}
+
+// A status key line as systemctl prints it: keys right-aligned, so indented (except the widest).
+bool is_status_key_line(std::string_view t) noexcept { return indentation(t) > 0 && is_status_key(text::ltrim(t)); }
+
+// The first key lines of a status block whose header was cut; other keys (`Status:`, `Memory:`)
+// could as well be an indented continuation line, so they count only inside a block.
+bool opens_status_block(std::string_view t) noexcept {
+  const std::string_view s = text::ltrim(t);
+  return indentation(t) > 0 && (starts_with(s, "Loaded: ") || starts_with(s, "Active: "));
+}
+
+bool is_tree_line(std::string_view t) noexcept {
+  const std::string_view s = text::ltrim(t);
+  return starts_with(s, "\xE2\x94\x94\xE2\x94\x80") || starts_with(s, "\xE2\x94\x9C\xE2\x94\x80") ||
+         starts_with(s, "\xE2\x94\x82");
+}
+
+bool is_known_marker(std::string_view t) noexcept {
+  return starts_with(t, "-- Boot ") || starts_with(t, "-- Reboot --") || starts_with(t, "-- Logs begin at ") ||
+         starts_with(t, "-- Journal begins at ") || starts_with(t, "-- No entries --");
+}
+
+}  // namespace
+
+bool looks_like_host_and_ident(std::string_view rest) noexcept {
+  rest = text::ltrim(rest);
+  const std::size_t a = token_end(rest);
+  if (a == 0 || rest[a - 1] == ':') return false;
+  std::string_view r2 = rest.substr(a);
+  if (r2.empty() || r2.front() != ' ') return false;
+  r2.remove_prefix(1);
+  const std::string_view tok = r2.substr(0, token_end(r2));
+  std::string_view name;
+  std::int64_t pid;
+  if (!parse_ident_token(tok, name, pid)) return false;
+  return name == "kernel" || pid != INT64_MIN;
+}
+
+bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept {
+  out = SyslogLine{};
+  if (line.empty()) return false;
+  const char c = line[0];
+  if (c == '[') {
+    std::size_t len;
+    if (!parse_mono_stamp(line, out.mono_ns, len)) return false;
+    out.form = StampForm::kMonotonic;
+    const std::string_view rest = line.substr(len);
+    if (looks_like_host_and_ident(rest)) {
+      split_host_ident(rest, out);
+    } else {  // a dmesg line pasted into a journal: a kernel message with its stamp
+      out.ident = "kernel";
+      out.text = after_kernel_stamp(rest);
+    }
+    return true;
+  }
+  if (is_digit(c) && parse_rfc3339(line, out.stamp)) {
+    out.form = StampForm::kRfc3339;
+  } else if (is_digit(c) && parse_unix_stamp(line, out.unix_utc_ns, out.stamp)) {
+    out.form = StampForm::kUnix;
+  } else if (parse_bsd_stamp(line, out.stamp, out.padding)) {  // month names may start with a digit: `4月`
+    out.form = out.stamp.fraction_digits > 0 ? StampForm::kBsdPrecise : StampForm::kBsd;
+  } else if (parse_short_full(line, out.stamp, out.zone)) {
+    out.form = StampForm::kFull;
+  } else {
+    return false;
+  }
+  split_host_ident(line.substr(out.stamp.length), out);
+  return true;
+}
+
+int syslog_family_score(std::string_view line, Leaning& leaning) noexcept {
+  leaning = Leaning::kNeither;
+  SyslogLine l;
+  if (!parse_syslog_line(line, l)) return 0;
+  if (l.form == StampForm::kMonotonic) {
+    if (l.host.empty()) return 0;  // dmesg's line, not journalctl's
+    leaning = Leaning::kJournalOnly;
+    return 70;
+  }
+  if (l.form == StampForm::kUnix || l.form == StampForm::kFull) {
+    leaning = Leaning::kJournalOnly;
+    return l.ident.empty() ? 45 : 70;
+  }
+  int journal = 0, syslog = 0;
+  switch (l.form) {
+    case StampForm::kBsd:
+      if (l.padding == DayPadding::kZero) ++journal;
+      if (l.padding == DayPadding::kSpace) ++syslog;
+      break;
+    case StampForm::kBsdPrecise: ++journal; break;
+    case StampForm::kRfc3339:
+      if (!l.stamp.offset_colon || l.stamp.fraction_digits == 0) ++journal;
+      else ++syslog;
+      break;
+    default: break;
+  }
+  if (l.ident == "kernel") {
+    if (l.kernel_mono) ++syslog;
+    else ++journal;
+  }
+  if (journal > syslog) leaning = Leaning::kJournal;
+  else if (syslog > journal) leaning = Leaning::kSyslog;
+  return l.ident.empty() ? 45 : 70;
+}
+
+int journal_structure_score(std::string_view line) noexcept {
+  if (is_known_marker(line)) return 90;
+  if (starts_with(line, "-- ")) return 40;
+  if (is_status_header(line)) return 90;
+  if (is_status_key_line(line)) return 70;
+  if (is_tree_line(line)) return 30;
+  return 0;
+}
+
+namespace {
+
+/// Per-file state of the syslog/journal parse.
+class FamilyParser {
+ public:
+  FamilyParser(FileSink& sink, bool journal) : sink_(sink), journal_(journal) {}
+
+  void line(const Line& line) {
+    sink_.line_read(line);
+    const std::string_view t = line.text;
+    if (text::is_blank(t)) {
+      pending_.flush(sink_);
+      in_status_ = false;
+      return;
+    }
+    if (journal_ && journal_structure(line)) return;
+    SyslogLine l;
+    if (parse_syslog_line(t, l)) {
+      in_status_ = false;
+      stamped(line, l);
+      sink_.accept();
+      return;
+    }
+    if (is_elision(t)) {
+      pending_.flush(sink_);
+      sink_.accept();
+      return;
+    }
+    unstamped(line);
+  }
+
+  void finish() {
+    pending_.flush(sink_);
+    if (marker_pending_) {
+      MessageRecord b;
+      b.flags = kFlagApproxTime;
+      emit_boot(b);
+    }
+    if (untimed_ > 0)
+      sink_.diagnostics().notes.push_back(
+          fmt::format("{} messages had no stamp of their own (prefix cut in the paste); they carry the "
+                      "previous line's time, or none, flagged approximate",
+                      untimed_));
+  }
+
+ private:
+  // Journal markers and `systemctl status` blocks; true when the line was one.
+  bool journal_structure(const Line& line) {
+    const std::string_view t = line.text;
+    if (starts_with(t, "-- ")) {
+      pending_.flush(sink_);
+      in_status_ = false;
+      if (starts_with(t, "-- Boot ")) {
+        std::string_view id = t.substr(8);
+        id = id.substr(0, token_end(id));
+        new_boot(line, id);
+      } else if (starts_with(t, "-- Reboot --")) {
+        new_boot(line, {});
+      }
+      sink_.accept();
+      return true;
+    }
+    if (is_status_header(t) || opens_status_block(t) ||
+        (in_status_ && (indentation(t) > 0 || is_tree_line(t) || is_status_key(t)))) {
+      pending_.flush(sink_);
+      in_status_ = true;
+      sink_.accept();
+      return true;
+    }
+    // systemctl's footers, printed after the journal lines of a status block.
+    if (starts_with(t, "Hint: Some lines were ellipsized") || (in_status_ && starts_with(t, "Warning: "))) {
+      pending_.flush(sink_);
+      sink_.accept();
+      return true;
+    }
+    return false;
+  }
+
+  void new_boot(const Line& line, std::string_view id) {
+    if (seen_entry_) {
+      ++boot_seq_;
+      marker_pending_ = true;
+      marker_line_ = line.number;
+      marker_text_.assign(text::trim(line.text));
+    }
+    boot_id_.assign(id);
+  }
+
+  void emit_boot(MessageRecord b) {
+    b.line = marker_line_;
+    b.text = marker_text_;
+    b.boot_seq = boot_seq_;
+    b.boot_id = boot_id_;
+    b.ident = {};
+    b.ident_pid = INT64_MIN;
+    sink_.event(EventKind::boot, b);
+    marker_pending_ = false;
+  }
+
+  void stamped(const Line& line, const SyslogLine& l) {
+    pending_.flush(sink_);
+    MessageRecord m;
+    m.line = line.number;
+    m.ident = l.ident;
+    m.ident_pid = l.pid;
+    m.text = l.text;
+    m.boot_id = boot_id_;
+    TimeNs precision = l.stamp.precision_ns();
+    switch (l.form) {
+      case StampForm::kBsd:
+      case StampForm::kBsdPrecise:
+        m.wall_kind = WallKind::kLocalNoYear;
+        m.wall_raw_ns = clock_.place(l.stamp.civil);
+        break;
+      case StampForm::kRfc3339:
+        m.wall_kind = WallKind::kUtc;
+        m.wall_raw_ns = utc_of(l.stamp);
+        sink_.observe_utc_offset(l.stamp.offset_ns);
+        break;
+      case StampForm::kUnix:
+        m.wall_kind = WallKind::kUtc;
+        m.wall_raw_ns = l.unix_utc_ns;
+        break;
+      case StampForm::kMonotonic: break;
+      case StampForm::kFull: full_stamp(l, m); break;
+    }
+    if (l.mono_ns != kNoTime) m.mono_ns = l.mono_ns;
+    const bool kernel = l.ident == "kernel";
+    if (kernel && !journal_) {
+      // kern.log has no boot markers: the kernel's first message, or monotonic time restarting,
+      // says a new boot began.
+      bool restart = seen_kernel_ && is_linux_version(l.text);
+      if (m.mono_ns != kNoTime) {
+        if (prev_kernel_mono_ != kNoTime && m.mono_ns + kBootRestartNs < prev_kernel_mono_) restart = true;
+        prev_kernel_mono_ = m.mono_ns;
+      }
+      if (restart) ++boot_seq_;
+      seen_kernel_ = true;
+    }
+    m.boot_seq = boot_seq_;
+    if (kernel && m.mono_ns != kNoTime && m.wall_raw_ns != kNoTime) {
+      BootAnchor a;
+      a.boot_id = std::string(boot_id_);
+      a.boot_seq = boot_seq_;
+      a.line = line.number;
+      a.mono_ns = m.mono_ns;
+      a.wall_raw_ns = m.wall_raw_ns;
+      a.wall_kind = m.wall_kind;
+      a.precision_ns = precision;
+      sink_.anchor(a);
+    }
+    if (marker_pending_) {
+      // The marker's boot event takes this entry's time, unless the entry is the kernel's own
+      // first message (it becomes a boot event itself).
+      if (kernel && is_linux_version(l.text)) marker_pending_ = false;
+      else emit_boot(m);
+    }
+    seen_entry_ = true;
+    last_.remember(m);
+    pending_.start(m, true, 0);
+  }
+
+  // short-full names the zone by abbreviation (`CET`, `IST`), which is ambiguous; UTC/GMT and
+  // numeric abbreviations (`+03`) are exact.
+  void full_stamp(const SyslogLine& l, MessageRecord& m) {
+    TimeNs off = 0;
+    bool exact = l.zone == "UTC" || l.zone == "GMT" || l.zone == "Z";
+    if (!exact && (l.zone.front() == '+' || l.zone.front() == '-')) {
+      const auto hours = l.zone.size() == 3 ? text::to_int(l.zone.substr(1)) : std::nullopt;
+      if (hours && *hours <= 23) {
+        off = *hours * kNsPerHour * (l.zone.front() == '-' ? -1 : 1);
+        exact = true;
+      } else {
+        exact = parse_utc_offset(l.zone, off);
+      }
+      if (exact) sink_.observe_utc_offset(off);
+    }
+    if (exact) {
+      m.wall_kind = WallKind::kUtc;
+      m.wall_raw_ns = civil_to_ns(l.stamp.civil) - off;
+      return;
+    }
+    m.wall_kind = WallKind::kLocal;
+    m.wall_raw_ns = civil_to_ns(l.stamp.civil);
+    if (!zone_noted_) {
+      zone_noted_ = true;
+      sink_.diagnostics().notes.push_back(fmt::format(
+          "short-full stamps name the zone only by the abbreviation '{}', which is ambiguous; read as local time",
+          l.zone));
+    }
+  }
+
+  void unstamped(const Line& line) {
+    const std::string_view t = line.text;
+    const std::size_t ind = indentation(t);
+    const std::string_view s = text::ltrim(t);
+    SyslogLine parts;
+    std::string_view ident, body;
+    std::int64_t pid = INT64_MIN;
+    if (looks_like_host_and_ident(s)) {  // the stamp was cut: `fedora kernel: NVRM: ...`
+      split_host_ident(s, parts);
+      ident = parts.ident;
+      pid = parts.pid;
+      body = parts.text;
+    } else if (starts_with(s, "kernel:")) {  // stamp and host cut: ` kernel: NVRM: ...`
+      ident = "kernel";
+      body = after_ident(s.substr(7));
+    } else if (pending_.active() && pending_.stamped() && ind > 0) {
+      // Multi-line messages are printed with their continuation lines indented.
+      pending_.append(t);
+      sink_.continuation();
+      return;
+    } else if (const int k = kernel_likeness(s); k >= 40 || (k > 0 && !pending_.active())) {
+      // Only the message is left (`NVRM: ...`). With a message pending, only unmistakable kernel
+      // lines start a new one: a wrapped tail may begin with an ordinary word.
+      ident = "kernel";
+      body = s;
+    } else if (pending_.active()) {  // hard-wrapped by a terminal
+      pending_.append(t);
+      sink_.continuation();
+      return;
+    } else {
+      sink_.problem(line, Problem::unparsable_line, "no syslog/journal stamp, and nothing to continue");
+      return;
+    }
+    pending_.flush(sink_);
+    MessageRecord m;
+    m.line = line.number;
+    m.ident = ident;
+    m.ident_pid = pid;
+    m.text = body;
+    m.boot_id = boot_id_;
+    m.boot_seq = boot_seq_;
+    last_.lend(m);
+    ++untimed_;
+    pending_.start(m, false, ind);
+    sink_.accept();
+  }
+
+  FileSink& sink_;
+  const bool journal_;
+  PendingMessage pending_;
+  LastStamp last_;
+  NoYearClock clock_;
+  std::int32_t boot_seq_ = 0;
+  std::string boot_id_;
+  bool seen_entry_ = false;
+  bool seen_kernel_ = false;
+  TimeNs prev_kernel_mono_ = kNoTime;
+  bool in_status_ = false;
+  bool marker_pending_ = false;
+  std::uint64_t marker_line_ = 0;
+  std::string marker_text_;
+  bool zone_noted_ = false;
+  std::uint64_t untimed_ = 0;
+};
+
+}  // namespace
+
+void parse_syslog_family(LineSource& src, FileSink& sink, bool journal) {
+  FamilyParser p(sink, journal);
+  Line line;
+  while (src.next(line)) p.line(line);
+  p.finish();
+}
+
+}  // namespace gpucost::formats

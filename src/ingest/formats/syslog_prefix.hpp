@@ -1,0 +1,69 @@
+#pragma once
+// The `STAMP host ident[pid]: message` prefix that classic syslog files (kern.log, syslog,
+// messages) and journalctl's short output modes share, and the parser both formats run: the
+// two are byte-for-byte alike in their plainest form, so one grammar reads both and only the
+// scoring (which layouts are evidence for which) and the journal's marker lines differ.
+
+#include <cstdint>
+#include <string_view>
+
+#include "gpucost/ingest/format.hpp"
+#include "ingest/formats/stamps.hpp"
+
+namespace gpucost::formats {
+
+/// The stamp layouts of the family.
+enum class StampForm : std::uint8_t {
+  kBsd,        ///< `Nov 29 19:50:45` (syslog, journalctl short)
+  kBsdPrecise, ///< `Nov 29 19:50:45.123456` (journalctl short-precise)
+  kRfc3339,    ///< `2026-11-29T19:50:45.123456+01:00` (rsyslog, short-iso, short-iso-precise)
+  kUnix,       ///< `1764445845.123456` (short-unix)
+  kMonotonic,  ///< `[ 4909.922970]` (short-monotonic)
+  kFull,       ///< `Sun 2026-11-29 19:50:45 CET` (short-full)
+};
+
+/// One stamped line split into its parts. Views point into the line.
+struct SyslogLine {
+  StampForm form = StampForm::kBsd;
+  ParsedStamp stamp;
+  DayPadding padding = DayPadding::kTwoDigits;  ///< kBsd/kBsdPrecise only
+  TimeNs unix_utc_ns = kNoTime;                 ///< kUnix only
+  TimeNs mono_ns = kNoTime;       ///< kMonotonic, or the kernel's `[mono]` after `kernel:`
+  bool kernel_mono = false;       ///< a kernel line that carried its own `[mono]` stamp
+  std::string_view zone;          ///< kFull: the zone abbreviation
+  std::string_view host;          ///< empty when the line has none
+  std::string_view ident;         ///< `kernel`, `systemd`, `/usr/bin/nvidia-powerd`; may be empty
+  std::int64_t pid = INT64_MIN;   ///< from `ident[pid]`
+  std::string_view text;          ///< the message (kernel stamp removed)
+};
+
+/// Splits a stamped line; false when the line does not start with a stamp of the family.
+bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept;
+
+/// True when `rest` starts like `host ident[pid]: ` or `host kernel: ` (used to tell journalctl
+/// short-monotonic from dmesg, whose lines also start with `[ 4909.922970]`).
+bool looks_like_host_and_ident(std::string_view rest) noexcept;
+
+/// What a line says about which of the two formats wrote the file.
+enum class Leaning : std::uint8_t {
+  kNeither,      ///< plain `Mmm dd HH:MM:SS host ident: msg`: both formats score it the same
+  kSyslog,       ///< space-padded day, kernel `[mono]`, rsyslog RFC 3339 with `+01:00` and fraction
+  kJournal,      ///< zero-padded single-digit day, short-precise, `+0100`, kernel line without `[mono]`
+  kJournalOnly,  ///< a layout only journalctl prints (short-unix, short-monotonic, short-full)
+};
+
+/// Base score of a stamped line of the family (0 when it is none) and the format it leans to.
+int syslog_family_score(std::string_view line, Leaning& leaning) noexcept;
+
+/// Score of a journal-only structure line: `-- Boot ... --` and the other markers, and the lines
+/// of a `systemctl status` block pasted above journal lines (`● unit - ...`, `Loaded:`, `└─`).
+int journal_structure_score(std::string_view line) noexcept;
+
+/// Score bonus of a line that leans to a format.
+inline constexpr int kLeaningBonus = 20;
+
+/// The parse loop syslog and journal_short share. `journal` adds the journal's marker lines
+/// (`-- Boot ... --`, `-- Logs begin at ... --`) and `systemctl status` blocks.
+void parse_syslog_family(LineSource& src, FileSink& sink, bool journal);
+
+}  // namespace gpucost::formats
