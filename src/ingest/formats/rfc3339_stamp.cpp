@@ -34,6 +34,7 @@ bool parse_rfc3339(std::string_view s, Rfc3339Stamp& out) noexcept {
   out.local_ns = civil_to_ns(CivilTime{y, mo, d, h, mi, sec, nanos});
   out.offset_ns = offset;
   out.has_offset = has_offset;
+  out.zulu = has_offset && (s[pos] == 'Z' || s[pos] == 'z');
   return true;
 }
 

@@ -13,6 +13,7 @@ struct Rfc3339Stamp {
   TimeNs local_ns = kNoTime;  ///< the civil time as printed, read as if UTC
   TimeNs offset_ns = 0;       ///< the printed UTC offset (0 for `Z`)
   bool has_offset = false;    ///< false when the stamp ends without `Z` or `±hh:mm`
+  bool zulu = false;          ///< the offset was written `Z`: UTC by choice, no sign of a local zone
   /// The instant in UTC; only meaningful when has_offset.
   TimeNs utc_ns() const noexcept { return local_ns - offset_ns; }
 };
