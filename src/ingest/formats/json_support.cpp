@@ -46,6 +46,20 @@ simdjson::padded_string_view pad_json(std::string_view text, std::string& buf) {
   return simdjson::padded_string_view(buf.data(), text.size(), buf.size());
 }
 
+bool has_json_key(std::string_view line, std::string_view quoted_key) noexcept {
+  std::size_t from = 0;
+  for (;;) {
+    const void* hit = quoted_key.empty() || from >= line.size()
+                          ? nullptr
+                          : ::memmem(line.data() + from, line.size() - from, quoted_key.data(), quoted_key.size());
+    if (!hit) return false;
+    std::size_t i = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) + quoted_key.size();
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i < line.size() && line[i] == ':') return true;
+    from = i;
+  }
+}
+
 void json_line_at(std::string_view doc, std::size_t pos, std::uint64_t& line, std::uint64_t& line_offset) noexcept {
   if (pos > doc.size()) pos = doc.size();
   line = 1;

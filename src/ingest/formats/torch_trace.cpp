@@ -159,9 +159,9 @@ class Format final : public LogFormat {
     const std::string_view t = text::trim(line);
     if (t.empty()) return 0;
     for (const auto k : kTraceKeys)
-      if (text::contains(t, k)) return 100;
+      if (has_json_key(t, k)) return 100;
     for (const auto k : kSharedKeys)
-      if (text::contains(t, k)) return 40;
+      if (has_json_key(t, k)) return 40;
     return is_json_structure(t) ? 20 : 0;
   }
 
@@ -260,14 +260,14 @@ class Format final : public LogFormat {
                             FileSink& sink) {
     std::uint64_t target = 0;  // 0: no error
     if (error_pos != std::string::npos) {
-      for_each_line(text, [&](const Line& l) {
+      for_each_doc_line(text, [&](const Line& l) {
         if (l.offset > error_pos) return false;
         if (!text::is_blank(l.text)) target = l.number;
         return true;
       });
       if (target == 0) target = 1;
     }
-    for_each_line(text, [&](const Line& l) {
+    for_each_doc_line(text, [&](const Line& l) {
       sink.line_read(l);
       if (text::is_blank(l.text)) return true;
       if (target == 0 || l.number < target) sink.accept();
@@ -275,24 +275,6 @@ class Format final : public LogFormat {
       else ++sink.diagnostics().problems[static_cast<std::size_t>(p)];
       return true;
     });
-  }
-
-  // Calls f(line) for each line (without '\n' and a '\r' before it) until f returns false.
-  template <typename F>
-  static void for_each_line(std::string_view text, F f) {
-    std::size_t pos = 0;
-    std::uint64_t number = 0;
-    while (pos < text.size()) {
-      const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
-      const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
-      Line l;
-      l.number = ++number;
-      l.offset = pos;
-      l.text = text.substr(pos, end - pos);
-      if (!l.text.empty() && l.text.back() == '\r') l.text.remove_suffix(1);
-      if (!f(l)) return;
-      pos = end + 1;
-    }
   }
 };
 
