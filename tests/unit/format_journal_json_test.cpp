@@ -216,6 +216,16 @@ TEST(JournalJson, TruncatedLineIsReportedOnce) {
   EXPECT_EQ(run->problems(Problem::bad_json), 0u);
 }
 
+TEST(JournalJson, LinesLongerThanTheParsersFirstBufferAreRead) {
+  // The parser starts with a 64 KiB buffer; a longer line (allowed by --max-line-length) grows it.
+  const std::string msg = "taints kernel. " + std::string(200000, 'y');
+  const std::string data = R"({"__REALTIME_TIMESTAMP":"1","_TRANSPORT":"kernel","MESSAGE":")" + msg + "\"}\n";
+  auto run = run_format(FormatId::journal_json, data, [](auto& r) { r.options.max_line_length = 1 << 20; });
+  EXPECT_EQ(run->diag().accepted, 1u);
+  ASSERT_EQ(run->events().rows(), 1u);
+  EXPECT_EQ(run->events().column(event_col::text).get_string(0).size(), msg.size());
+}
+
 TEST(JournalJson, ScoresOnlyJournalObjects) {
   const LogFormat& f = *find_format(FormatId::journal_json);
   EXPECT_EQ(f.score(R"({ "__CURSOR" : "s=1;i=2" })"), 100);

@@ -233,6 +233,7 @@ TEST(Ps, Rfc3339Stamps) {
   EXPECT_FALSE(formats::parse_rfc3339("2026-02-30T19:50:45Z", s));
   EXPECT_FALSE(formats::parse_rfc3339("2026-11-29T19:50:45+8", s));
   EXPECT_FALSE(formats::parse_rfc3339("2026-11-29T19:50", s));
+  EXPECT_FALSE(formats::parse_rfc3339("9999-12-31T23:59:59Z", s));  // beyond int64 nanoseconds
 }
 
 }  // namespace

@@ -168,6 +168,8 @@ TEST(TorchTrace, TimesAreExactNanoseconds) {
   EXPECT_EQ(formats::trace_us_to_ns("12a"), std::nullopt);
   EXPECT_EQ(formats::trace_us_to_ns("1."), std::nullopt);
   EXPECT_EQ(formats::trace_us_to_ns("99999999999999999"), std::nullopt);
+  EXPECT_EQ(formats::trace_us_to_ns("9999999999999999"), std::nullopt);  // would overflow as ns
+  EXPECT_EQ(formats::trace_us_to_ns("1e300"), std::nullopt);
 }
 
 TEST(TorchTrace, LaunchNames) {

@@ -57,6 +57,10 @@ ProfilerSummary summarize_launches(std::vector<TraceLaunch>& launches, std::vect
   return s;
 }
 
+// Bounds |ts| and |dur| so that ts + dur and every difference fit in int64 nanoseconds: 4e15 µs
+// is year 2096 as a Unix-epoch stamp, far beyond any trace.
+constexpr double kMaxTraceUs = 4e15;
+
 std::optional<TimeNs> trace_us_to_ns(std::string_view raw) noexcept {
   raw = text::trim(raw);
   if (raw.empty()) return std::nullopt;
@@ -64,7 +68,7 @@ std::optional<TimeNs> trace_us_to_ns(std::string_view raw) noexcept {
   std::string_view s = neg ? raw.substr(1) : raw;
   if (s.find_first_of("eE") != std::string_view::npos) {
     const auto d = text::to_double(raw);
-    if (!d || !std::isfinite(*d) || std::fabs(*d) > 9.2e15) return std::nullopt;
+    if (!d || !std::isfinite(*d) || std::fabs(*d) > kMaxTraceUs) return std::nullopt;
     return static_cast<TimeNs>(std::llround(*d * 1000.0));
   }
   const auto dot = s.find('.');
@@ -83,6 +87,7 @@ std::optional<TimeNs> trace_us_to_ns(std::string_view raw) noexcept {
     else if (i == 3 && frac[i] >= '5') ++ns;  // round to the nanosecond
   }
   for (std::size_t i = frac.size(); i < 3; ++i) ns *= 10;
+  if (us > static_cast<std::int64_t>(kMaxTraceUs)) return std::nullopt;
   const TimeNs v = us * kNsPerUs + ns;
   return neg ? -v : v;
 }

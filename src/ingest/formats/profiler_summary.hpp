@@ -33,7 +33,7 @@ ProfilerSummary summarize_launches(std::vector<TraceLaunch>& launches, std::vect
 
 /// A Chrome-trace time in microseconds (`123`, `198093488368.463`, `1.5e3`) as exact
 /// nanoseconds (decimal digits are read as written, not through a double); nullopt when it is
-/// no number or overflows.
+/// no number or beyond ±4e15 µs (so that sums and differences of two stay in int64).
 std::optional<TimeNs> trace_us_to_ns(std::string_view raw) noexcept;
 
 /// True for the API calls that launch a kernel: cudaLaunchKernel, cudaLaunchKernelExC,
