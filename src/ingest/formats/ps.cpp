@@ -290,43 +290,34 @@ class PsParser {
                               binding_.size()));
   }
 
-  bool bad_number(const Line& line, std::string_view column, std::string_view value) {
-    sink_.problem(line, Problem::bad_number, fmt::format("{} \"{}\" is not a number", column, text::excerpt(value, 24)));
-    return false;
+  // An optional numeric cell: true when it is absent, `-` (ps's "no value") or a number; false,
+  // with the row rejected, when it is something else.
+  template <typename T, typename Parse>
+  bool cell(const Line& line, std::string_view column, std::string_view v, Parse parse, T& out) {
+    if (v.empty() || v == "-") return true;
+    const auto x = parse(v);
+    if (!x) {
+      sink_.problem(line, Problem::bad_number, fmt::format("{} \"{}\" is not a number", column, text::excerpt(v, 24)));
+      return false;
+    }
+    out = *x;
+    return true;
   }
 
   void emit(const Line& line, const Row& r) {
-    const auto pid = text::to_int<std::int64_t>(r.pid);
-    if (r.pid.empty()) {
-      sink_.problem(line, Problem::missing_field, "the header has no PID column");
-      return;
-    }
-    if (!pid || *pid < 0) {
-      bad_number(line, "PID", r.pid);
-      return;
-    }
+    std::int64_t pid = INT64_MIN, vsz = INT64_MIN, rss = INT64_MIN;
     double cpu = NAN, mem = NAN;
-    std::int64_t vsz = INT64_MIN, rss = INT64_MIN;
-    // `-` is ps's "no value" (a zombie's size in some builds): null, not a bad row.
-    if (!r.cpu.empty() && r.cpu != "-") {
-      const auto v = parse_pct(r.cpu);
-      if (!v) return (void)bad_number(line, "%CPU", r.cpu);
-      cpu = *v;
-    }
-    if (!r.mem.empty() && r.mem != "-") {
-      const auto v = parse_pct(r.mem);
-      if (!v) return (void)bad_number(line, "%MEM", r.mem);
-      mem = *v;
-    }
-    if (!r.vsz.empty() && r.vsz != "-") {
-      const auto v = parse_kib(r.vsz);
-      if (!v) return (void)bad_number(line, "VSZ", r.vsz);
-      vsz = *v;
-    }
-    if (!r.rss.empty() && r.rss != "-") {
-      const auto v = parse_kib(r.rss);
-      if (!v) return (void)bad_number(line, "RSS", r.rss);
-      rss = *v;
+    const auto parse_pid = [](std::string_view v) -> std::optional<std::int64_t> {
+      const auto p = text::to_int<std::int64_t>(v);
+      return p && *p >= 0 ? p : std::nullopt;
+    };
+    if (!cell(line, "PID", r.pid, parse_pid, pid) || !cell(line, "%CPU", r.cpu, parse_pct, cpu) ||
+        !cell(line, "%MEM", r.mem, parse_pct, mem) || !cell(line, "VSZ", r.vsz, parse_kib, vsz) ||
+        !cell(line, "RSS", r.rss, parse_kib, rss))
+      return;
+    if (pid == INT64_MIN) {  // every header binds PID; `-` in its place is no process
+      sink_.problem(line, Problem::bad_number, "PID \"-\" is not a number");
+      return;
     }
     sink_.accept();
     if (snapshot_ < 0) snapshot_ = 0;
@@ -339,7 +330,7 @@ class PsParser {
     p.column(process_col::line).push_int(static_cast<std::int64_t>(line.number));
     p.column(process_col::snapshot).push_int(snapshot_);
     push_text(p.column(process_col::user), r.user);
-    p.column(process_col::pid).push_int(*pid);
+    p.column(process_col::pid).push_int(pid);
     p.column(process_col::cpu_pct).push_float_or_null(cpu);
     p.column(process_col::mem_pct).push_float_or_null(mem);
     p.column(process_col::vsz_kib).push_int_or_null(vsz);
