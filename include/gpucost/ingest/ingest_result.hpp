@@ -12,6 +12,13 @@
 
 namespace gpucost {
 
+/// One command collect-logs.sh ran (or meant to run), as manifest.json lists it.
+struct ManifestCommand {
+  std::string cmd;     ///< the command line
+  std::string status;  ///< `ok`, `failed` or `skipped`
+  std::string reason;  ///< why it failed or was skipped; empty when ok
+};
+
 /// What collect-logs.sh wrote about the collection (manifest.json).
 struct Manifest {
   std::string host, kernel, driver_version, timezone_name;
@@ -21,6 +28,7 @@ struct Manifest {
   std::optional<TimeNs> start_ns, end_ns;  ///< UTC
   std::optional<TimeNs> interval_ns;       ///< sampling interval (dmon -d)
   std::vector<std::string> gpu_names, gpu_bus_ids;
+  std::vector<ManifestCommand> commands;  ///< what was collected, what failed and why
   std::uint32_t file = 0;
 };
 

@@ -1,0 +1,108 @@
+#include "ingest/formats/journal_fields.hpp"
+
+#include <fmt/format.h>
+
+#include "gpucost/text.hpp"
+
+namespace gpucost::formats {
+
+std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_view name) noexcept {
+  struct Slot {
+    std::string_view name;
+    std::optional<std::string_view> JournalEntry::*member;
+  };
+  static constexpr Slot kSlots[] = {
+      {"__REALTIME_TIMESTAMP", &JournalEntry::realtime},
+      {"__MONOTONIC_TIMESTAMP", &JournalEntry::monotonic},
+      {"_SOURCE_MONOTONIC_TIMESTAMP", &JournalEntry::source_monotonic},
+      {"_BOOT_ID", &JournalEntry::boot_id},
+      {"_TRANSPORT", &JournalEntry::transport},
+      {"SYSLOG_IDENTIFIER", &JournalEntry::syslog_identifier},
+      {"_COMM", &JournalEntry::comm},
+      {"_PID", &JournalEntry::pid},
+      {"SYSLOG_PID", &JournalEntry::syslog_pid},
+      {"MESSAGE", &JournalEntry::message},
+  };
+  // Most fields of an entry are none of these: reject them on the first bytes.
+  if (name.size() < 4 || (name[0] != '_' && name[0] != 'S' && name[0] != 'M')) return nullptr;
+  for (const auto& s : kSlots)
+    if (s.name == name) return s.member;
+  return nullptr;
+}
+
+std::optional<TimeNs> journal_usec_to_ns(std::string_view digits) noexcept {
+  if (digits.empty() || digits.size() > 19 || !text::is_digit(digits[0])) return std::nullopt;
+  const auto us = text::to_int<std::int64_t>(digits);
+  if (!us || *us > INT64_MAX / kNsPerUs) return std::nullopt;
+  return *us * kNsPerUs;
+}
+
+std::int32_t JournalEntrySink::boot_seq(std::string_view boot_id) {
+  if (!boots_.empty() && boots_[static_cast<std::size_t>(last_seq_)] == boot_id) return last_seq_;
+  for (std::size_t i = 0; i < boots_.size(); ++i)
+    if (boots_[i] == boot_id) return last_seq_ = static_cast<std::int32_t>(i);
+  boots_.emplace_back(boot_id);
+  return last_seq_ = static_cast<std::int32_t>(boots_.size() - 1);
+}
+
+std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line& at) {
+  if (!e.realtime) {
+    sink_.problem(at, Problem::missing_field, "journal entry has no __REALTIME_TIMESTAMP");
+    return Problem::missing_field;
+  }
+  const auto wall = journal_usec_to_ns(*e.realtime);
+  if (!wall) {
+    sink_.problem(at, Problem::bad_timestamp,
+                  fmt::format("__REALTIME_TIMESTAMP \"{}\" is not a count of microseconds since the epoch",
+                              text::excerpt(*e.realtime, 40)));
+    return Problem::bad_timestamp;
+  }
+  sink_.accept();
+
+  MessageRecord m;
+  m.line = at.number;
+  m.wall_kind = WallKind::kUtc;
+  m.wall_raw_ns = *wall;
+  // Entries without a boot id stay in the boot of the entries around them.
+  if (e.boot_id && !e.boot_id->empty()) {
+    m.boot_id = *e.boot_id;
+    m.boot_seq = boot_seq(*e.boot_id);
+  } else {
+    m.boot_seq = last_seq_;
+  }
+
+  // journald takes both stamps when it receives the entry, so together they say when this boot
+  // started, to the microsecond.
+  if (e.monotonic)
+    if (const auto mono = journal_usec_to_ns(*e.monotonic)) {
+      BootAnchor a;
+      if (e.boot_id) a.boot_id = std::string(*e.boot_id);
+      a.boot_seq = m.boot_seq;
+      a.line = at.number;
+      a.mono_ns = *mono;
+      a.wall_raw_ns = *wall;
+      a.wall_kind = WallKind::kUtc;
+      a.precision_ns = kNsPerUs;
+      sink_.anchor(a);
+    }
+
+  if (e.transport && *e.transport == "kernel") {
+    m.ident = "kernel";
+    // The printk stamp, not journald's receipt time: the key that matches dmesg and kern.log.
+    if (e.source_monotonic)
+      if (const auto mono = journal_usec_to_ns(*e.source_monotonic)) m.mono_ns = *mono;
+  } else if (e.syslog_identifier) {
+    m.ident = *e.syslog_identifier;
+  } else if (e.comm) {
+    m.ident = *e.comm;
+  }
+  const auto pid_text = e.pid ? e.pid : e.syslog_pid;
+  if (pid_text)
+    if (const auto pid = text::to_int<std::int64_t>(text::trim(*pid_text)); pid && *pid >= 0) m.ident_pid = *pid;
+  if (e.message) m.text = *e.message;
+  if (e.message_omitted) m.flags |= kFlagTruncated;
+  sink_.message(m);
+  return std::nullopt;
+}
+
+}  // namespace gpucost::formats

@@ -1,0 +1,240 @@
+// ps snapshots: real `ps aux` / `ps -ef` / `ps -eo` pastes (CJK start times, `systemd+` users,
+// wide VSZ), header-less rows, snapshot markers, and bad rows beside good ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ingest/formats/rfc3339_stamp.hpp"
+#include "structured_test_util.hpp"
+
+namespace gpucost {
+namespace {
+
+using testing::read_test_file;
+using testing::run_format;
+using testing::sample_reasons;
+
+std::string str(const Table& t, std::size_t col, std::size_t row) {
+  return t.column(col).is_valid(row) ? std::string(t.column(col).get_string(row)) : "<null>";
+}
+
+TEST(Ps, EfAndAuxWithCjkStartAndWideVsz) {
+  auto run = run_format(FormatId::ps, read_test_file("structured/ps-ef-aux-cjk-start.txt"));
+  EXPECT_EQ(run->detection.format, FormatId::ps);
+  EXPECT_EQ(run->diag().lines, 8u);
+  EXPECT_EQ(run->diag().accepted, 8u);  // two headers, six rows
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 6u);
+  // ps -ef: `root 12702 12694 0 7月03 pts/3 00:00:00 sudo su`; UID holds the user name there.
+  EXPECT_EQ(str(p, process_col::user, 2), "root");
+  EXPECT_EQ(p.column(process_col::pid).get_int(2), 12702);
+  EXPECT_EQ(str(p, process_col::command, 2), "sudo su");
+  EXPECT_FALSE(p.column(process_col::cpu_pct).is_valid(2));  // -ef has no %CPU: null, not 0
+  EXPECT_FALSE(p.column(process_col::rss_kib).is_valid(2));
+  EXPECT_FALSE(p.column(process_col::stat).is_valid(2));
+  // ps aux after a second header: `root 1583 0.0 0.2 1329376 22868 ? Ssl 7月01 1:16 /usr/bin/containerd`
+  // (the wide VSZ pushes TTY out of line).
+  EXPECT_EQ(p.column(process_col::pid).get_int(3), 1583);
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(3), 0.0);
+  EXPECT_DOUBLE_EQ(p.column(process_col::mem_pct).get_float(3), 0.2);
+  EXPECT_EQ(p.column(process_col::vsz_kib).get_int(3), 1329376);
+  EXPECT_EQ(p.column(process_col::rss_kib).get_int(3), 22868);
+  EXPECT_EQ(str(p, process_col::stat, 3), "Ssl");
+  EXPECT_EQ(str(p, process_col::command, 3), "/usr/bin/containerd");
+  EXPECT_EQ(str(p, process_col::command, 4), "/usr/sbin/sshd -D");
+  for (std::size_t r = 0; r < p.rows(); ++r) {
+    EXPECT_EQ(p.column(process_col::snapshot).get_int(r), 0);
+    EXPECT_EQ(p.column(process_col::wall_kind).get_int(r), static_cast<int>(WallKind::kNone));
+    EXPECT_FALSE(p.column(process_col::wall_raw_ns).is_valid(r));
+    EXPECT_FALSE(p.column(process_col::gpu).is_valid(r));
+  }
+  EXPECT_EQ(run->diag().records, 6u);
+}
+
+TEST(Ps, CutUserNamesAndPastedEllipses) {
+  auto run = run_format(FormatId::ps, read_test_file("structured/ps-aux-systemd-plus-users.txt"));
+  EXPECT_EQ(run->detection.format, FormatId::ps);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 6u);
+  EXPECT_EQ(str(p, process_col::user, 0), "systemd+");
+  EXPECT_EQ(str(p, process_col::command, 1), "postgres: checkpointer");
+  EXPECT_EQ(str(p, process_col::command, 5), "postgres: logical replication launcher");
+  EXPECT_EQ(p.column(process_col::rss_kib).get_int(5), 6424);
+  // The two `...` lines a person inserted are rejected, nothing else.
+  EXPECT_EQ(run->problems(Problem::column_mismatch), 2u);
+  EXPECT_EQ(sample_reasons(run->diag(), Problem::column_mismatch),
+            "1 field does not fill the 11 columns of the header | 1 field does not fill the 11 columns of the header");
+  EXPECT_EQ(run->diag().accepted, 7u);
+}
+
+TEST(Ps, CustomColumnsWithTheCommandInTheMiddle) {
+  // `ps -eo pid,ppid,cmd,%mem,%cpu`: ps cuts CMD to its header's width; the two columns after it
+  // are read from the right.
+  auto run = run_format(FormatId::ps, read_test_file("structured/ps-eo-cmd-before-pct.txt"));
+  EXPECT_EQ(run->detection.format, FormatId::ps);
+  EXPECT_EQ(run->diag().accepted, 6u);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 5u);
+  EXPECT_EQ(p.column(process_col::pid).get_int(0), 11057);
+  EXPECT_EQ(str(p, process_col::command, 0), "/snap/firefox/7477/usr/lib/");
+  EXPECT_DOUBLE_EQ(p.column(process_col::mem_pct).get_float(0), 7.0);
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(0), 16.9);
+  EXPECT_EQ(str(p, process_col::command, 4), "/usr/share/code/code --type");
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(4), 12.7);
+  EXPECT_EQ(str(p, process_col::user, 4), "<null>");
+}
+
+TEST(Ps, HeaderlessAuxRowsWithCjkStart) {
+  auto run = run_format(FormatId::ps, read_test_file("structured/ps-aux-no-header-cjk.txt"));
+  EXPECT_EQ(run->detection.format, FormatId::ps);
+  EXPECT_EQ(run->diag().accepted, 6u);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 6u);
+  EXPECT_EQ(p.column(process_col::pid).get_int(0), 603);
+  EXPECT_EQ(str(p, process_col::command, 0), "/usr/bin/python2 -Es /usr/sbin/tuned -l -P");
+  EXPECT_EQ(str(p, process_col::user, 3), "haojie");
+  EXPECT_EQ(str(p, process_col::stat, 3), "S+");
+  EXPECT_EQ(p.column(process_col::vsz_kib).get_int(3), 112828);
+  EXPECT_EQ(str(p, process_col::command, 5), "/usr/local/bin/python /code/app.py");
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(5), 0.3);
+}
+
+TEST(Ps, MarkersStartTimedSnapshots) {
+  auto run = run_format(FormatId::ps, read_test_file("structured/ps-snapshots-marked.txt"));
+  EXPECT_EQ(run->detection.format, FormatId::ps);
+  EXPECT_EQ(run->diag().lines, 12u);
+  EXPECT_EQ(run->diag().accepted, 12u);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 6u);
+  // 2026-11-29T19:50:45+08:00 = 11:50:45Z.
+  const TimeNs t0 = civil_to_ns(CivilTime{2026, 11, 29, 11, 50, 45, 0});
+  const std::int64_t snap[] = {0, 0, 0, 1, 1, 2};
+  const TimeNs wall[] = {t0, t0, t0, t0 + 1500 * kNsPerMs, t0 + 1500 * kNsPerMs, t0 + 2 * kNsPerSec};
+  for (std::size_t r = 0; r < 6; ++r) {
+    SCOPED_TRACE(r);
+    EXPECT_EQ(p.column(process_col::snapshot).get_int(r), snap[r]);
+    EXPECT_EQ(p.column(process_col::wall_kind).get_int(r), static_cast<int>(WallKind::kUtc));
+    EXPECT_EQ(p.column(process_col::wall_raw_ns).get_int(r), wall[r]);
+  }
+  EXPECT_EQ(str(p, process_col::command, 2), "[ssh] <defunct>");
+  EXPECT_EQ(str(p, process_col::stat, 2), "Z");
+  EXPECT_EQ(p.column(process_col::vsz_kib).get_int(2), 0);
+  EXPECT_EQ(str(p, process_col::stat, 4), "Ssl+");
+  EXPECT_EQ(p.column(process_col::vsz_kib).get_int(5), 1518492);
+  // Two `+08:00` markers are evidence for the zone; the `Z` line is not.
+  const auto& z = run->sink->output().zone_evidence;
+  ASSERT_EQ(z.size(), 1u);
+  EXPECT_EQ(z[0].offset_ns, 8 * kNsPerHour);
+  EXPECT_EQ(z[0].count, 2u);
+}
+
+TEST(Ps, RowsBeforeTheFirstMarkerAreAnUntimedSnapshot) {
+  const std::string data =
+      "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n"
+      "root 1 0.0 0.1 100 10 ? Ss 10:00 0:00 /sbin/init\n"
+      "### gpucost-ps 2026-11-29T19:50:45\n"
+      "root 1 0.0 0.1 100 10 ? Ss 10:00 0:00 /sbin/init\n"
+      "### gpucost-ps yesterday\n"
+      "root 1 0.0 0.1 100 10 ? Ss 10:00 0:00 /sbin/init\n";
+  auto run = run_format(FormatId::ps, data);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 3u);
+  EXPECT_EQ(p.column(process_col::snapshot).get_int(0), 0);
+  EXPECT_EQ(p.column(process_col::wall_kind).get_int(0), static_cast<int>(WallKind::kNone));
+  // A marker without an offset is local time.
+  EXPECT_EQ(p.column(process_col::snapshot).get_int(1), 1);
+  EXPECT_EQ(p.column(process_col::wall_kind).get_int(1), static_cast<int>(WallKind::kLocal));
+  EXPECT_EQ(p.column(process_col::wall_raw_ns).get_int(1), civil_to_ns(CivilTime{2026, 11, 29, 19, 50, 45, 0}));
+  // A bad marker still starts a snapshot, whose rows have no time.
+  EXPECT_EQ(p.column(process_col::snapshot).get_int(2), 2);
+  EXPECT_EQ(p.column(process_col::wall_kind).get_int(2), static_cast<int>(WallKind::kNone));
+  EXPECT_EQ(sample_reasons(run->diag(), Problem::bad_timestamp), "snapshot marker time \"yesterday\" is not RFC 3339");
+  EXPECT_TRUE(run->sink->output().zone_evidence.empty());
+}
+
+TEST(Ps, BadRowsAreRejectedAndGoodRowsStay) {
+  const std::string header = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n";
+  const std::string good = "root 1 0.0 0.1 100 10 ? Ss 10:00 0:00 /sbin/init\n";
+  struct Bad {
+    std::string line;
+    Problem problem;
+    std::string reason;
+  };
+  const Bad bad[] = {
+      {"root abc 0.0 0.1 100 10 ? Ss 10:00 0:00 /sbin/init", Problem::bad_number, "PID \"abc\" is not a number"},
+      {"root 12 x.y 0.1 100 10 ? Ss 10:00 0:00 /sbin/init", Problem::bad_number, "%CPU \"x.y\" is not a number"},
+      {"root 12 0.0 0.1 lots 10 ? Ss 10:00 0:00 /sbin/init", Problem::bad_number, "VSZ \"lots\" is not a number"},
+      {"root 12 0.0", Problem::column_mismatch, "3 fields do not fill the 11 columns of the header"},
+  };
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.line);
+    auto run = run_format(FormatId::ps, header + good + b.line + "\n" + good);
+    EXPECT_EQ(run->processes().rows(), 2u);
+    EXPECT_EQ(run->problems(b.problem), 1u);
+    EXPECT_EQ(run->diag().rejected(), 1u);
+    EXPECT_EQ(sample_reasons(run->diag(), b.problem), b.reason);
+    ASSERT_EQ(run->diag().samples.size(), 1u);
+    EXPECT_EQ(run->diag().samples[0].line, 3u);
+  }
+  // Rows of no known layout before any header.
+  auto run = run_format(FormatId::ps, "hello world\n" + header + good);
+  EXPECT_EQ(sample_reasons(run->diag(), Problem::no_header),
+            "not a ps row: no header names the columns and it is not in the `ps aux` layout");
+  EXPECT_EQ(run->processes().rows(), 1u);
+}
+
+TEST(Ps, StartTimesOfSeveralWordsAndLocaleDecimals) {
+  const std::string data =
+      "    PID                  STARTED USER     COMMAND\n"
+      "      1 Sat Nov 29 19:50:45 2026 root     /sbin/init splash\n"
+      "  PID  START S %CPU COMMAND\n"
+      "    1 Nov 29 S  1,5 /sbin/init\n"
+      "  812 19:50 R 12,0 nvidia-persistenced --user nvidia-persistenced\n"
+      "  PID   RSS COMMAND\n"
+      "  900  123m python train.py\n";
+  auto run = run_format(FormatId::ps, data);
+  EXPECT_EQ(run->diag().rejected(), 0u);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 4u);
+  EXPECT_EQ(str(p, process_col::user, 0), "root");  // after the five words of lstart
+  EXPECT_EQ(str(p, process_col::command, 0), "/sbin/init splash");
+  EXPECT_EQ(str(p, process_col::stat, 1), "S");      // after the two words of `Nov 29`
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(1), 1.5);
+  EXPECT_EQ(str(p, process_col::command, 2), "nvidia-persistenced --user nvidia-persistenced");
+  EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(2), 12.0);
+  EXPECT_EQ(p.column(process_col::rss_kib).get_int(3), 123 * 1024);  // BusyBox `123m`
+}
+
+TEST(Ps, Scores) {
+  const LogFormat& f = *find_format(FormatId::ps);
+  EXPECT_EQ(f.score("USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"), 100);
+  EXPECT_EQ(f.score("UID        PID  PPID  C STIME TTY          TIME CMD"), 100);
+  EXPECT_EQ(f.score("### gpucost-ps 2026-11-29T19:50:45+08:00"), 100);
+  EXPECT_EQ(f.score("2026-11-29T19:50:45+08:00"), 50);
+  EXPECT_EQ(f.score("root         1  0.1  1.0  17564 10288 ?        Ss   13:57   0:01 /sbin/init"), 40);
+  EXPECT_EQ(f.score("  11057    3627 /snap/firefox/7477/usr/lib/  7.0 16.9"), 25);
+  EXPECT_EQ(f.score("    0    119     59      -    100      0      0      0      0      0   6800   1665 "), 0);
+  EXPECT_EQ(f.score("# gpu    pwr  gtemp  mtemp     sm    mem"), 0);
+  EXPECT_EQ(f.score("Nov 29 19:50:45 host kernel: [ 4909.922970] NVRM: Xid"), 0);
+  EXPECT_EQ(f.score("2026-11-29T19:50:45.123456+01:00 host kernel: NVRM"), 0);
+}
+
+TEST(Ps, Rfc3339Stamps) {
+  formats::Rfc3339Stamp s;
+  ASSERT_TRUE(formats::parse_rfc3339("2026-11-29T19:50:45.123+08:00", s));
+  EXPECT_EQ(s.utc_ns(), civil_to_ns(CivilTime{2026, 11, 29, 11, 50, 45, 123000000}));
+  EXPECT_TRUE(s.has_offset);
+  EXPECT_FALSE(s.zulu);
+  ASSERT_TRUE(formats::parse_rfc3339("2026-11-29 19:50:45-05:30", s));  // date --rfc-3339=seconds
+  EXPECT_EQ(s.utc_ns(), civil_to_ns(CivilTime{2026, 11, 30, 1, 20, 45, 0}));
+  ASSERT_TRUE(formats::parse_rfc3339("2026-11-29T19:50:45Z", s));
+  EXPECT_TRUE(s.zulu);
+  EXPECT_FALSE(formats::parse_rfc3339("2026-02-30T19:50:45Z", s));
+  EXPECT_FALSE(formats::parse_rfc3339("2026-11-29T19:50:45+8", s));
+  EXPECT_FALSE(formats::parse_rfc3339("2026-11-29T19:50", s));
+  EXPECT_FALSE(formats::parse_rfc3339("9999-12-31T23:59:59Z", s));  // beyond int64 nanoseconds
+}
+
+}  // namespace
+}  // namespace gpucost
