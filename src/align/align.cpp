@@ -101,7 +101,7 @@ void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) c
   WallClock clock(zone.zone, dating, in.files);
   BootTable boots;
   build_anchored_boots(in, clock, boots);
-  tie_unanchored_groups(in, boots);
+  tie_unanchored_groups(in, clock, boots);
   finish_epochs(in, boots);
 
   // ---- events ----

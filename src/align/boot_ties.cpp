@@ -28,9 +28,63 @@ std::string boot_label(const BootTable& t, std::size_t b) {
   return boot.id.empty() ? "starting " + format_rfc3339(boot.boot_wall(), 0) : boot.id;
 }
 
+struct Derived {
+  std::vector<AnchorPoint> anchors;
+  std::uint32_t file = 0;
+};
+
+// Anchors from copies of the group's messages in one other file that has wall stamps but no
+// monotonic ones: per message (kind + text), the k-th copy here pairs with the k-th copy there
+// when both files hold it equally often. The file giving the most pairs is used.
+Derived derived_anchors(const IngestResult& in, WallClock& clock, const std::vector<std::uint32_t>& rows) {
+  const Table& e = in.events;
+  const Column& mono = e.column(event_col::mono_ns);
+  const Column& file = e.column(event_col::file);
+  const Column& flags = e.column(event_col::flags);
+  std::unordered_map<MessageKey, std::vector<std::pair<TimeNs, std::uint32_t>>, MessageKeyHash> here;
+  for (auto r : rows) here[message_key(e, r)].emplace_back(mono.get_int(r), r);
+  // Wall-only copies by (file, message).
+  std::map<std::uint32_t, std::unordered_map<MessageKey, std::vector<std::pair<TimeNs, TimeNs>>, MessageKeyHash>> there;
+  const auto own_file = static_cast<std::uint32_t>(file.get_int(rows.front()));
+  for (std::size_t r = 0; r < e.rows(); ++r) {
+    if (mono.is_valid(r) || !e.column(event_col::wall_raw_ns).is_valid(r) ||
+        (flags.get_int(r) & (kFlagUnreliableWall | kFlagApproxTime)) != 0)
+      continue;
+    const auto f = static_cast<std::uint32_t>(file.get_int(r));
+    if (f == own_file) continue;
+    const auto it = here.find(message_key(e, r));
+    if (it == here.end()) continue;
+    const auto wk = static_cast<WallKind>(e.column(event_col::wall_kind).get_int(r));
+    const TimeNs raw = e.column(event_col::wall_raw_ns).get_int(r);
+    const TimeNs w = clock.to_utc(wk, raw, f);
+    if (w == kNoTime || wk == WallKind::kRelative) continue;
+    // Whole-second stamps are floored to the second; finer ones are good to the receive delay.
+    const TimeNs precision = raw % kNsPerSec == 0 ? kNsPerSec : kNsPerMs;
+    there[f][it->first].emplace_back(w, precision);
+  }
+  Derived best;
+  for (auto& [f, keys] : there) {
+    Derived d;
+    d.file = f;
+    for (auto& [key, walls] : keys) {
+      auto mine = here[key];
+      if (mine.size() != walls.size()) continue;
+      std::sort(mine.begin(), mine.end());
+      std::sort(walls.begin(), walls.end());
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        d.anchors.push_back({mine[i].first, walls[i].first - mine[i].first, walls[i].second, f, false});
+    }
+    if (d.anchors.size() > best.anchors.size()) best = std::move(d);
+  }
+  std::sort(best.anchors.begin(), best.anchors.end(), [](const AnchorPoint& a, const AnchorPoint& b) {
+    return a.mono != b.mono ? a.mono < b.mono : a.offset < b.offset;
+  });
+  return best;
+}
+
 }  // namespace
 
-void tie_unanchored_groups(const IngestResult& in, BootTable& out) {
+void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& out) {
   const Table& e = in.events;
   const Column& mono = e.column(event_col::mono_ns);
   const Column& file = e.column(event_col::file);
@@ -111,7 +165,20 @@ void tie_unanchored_groups(const IngestResult& in, BootTable& out) {
                          what, boot_label(out, static_cast<std::size_t>(best->first)), best->second));
       continue;
     }
-    // 2. The manifest: it describes the boot the collection ran in, the one the file ends in.
+    // 2. The same messages read in a file that stamps them with wall time only: each pair of
+    // copies is an anchor (that file's wall - this file's mono).
+    if (auto derived = derived_anchors(in, clock, g.rows); !derived.anchors.empty()) {
+      Boot b;
+      b.id = g.id;
+      b.anchors = std::move(derived.anchors);
+      b.epochs = build_epochs(b.anchors, {});
+      out.boots.push_back(std::move(b));
+      assign(g, static_cast<std::int32_t>(out.boots.size() - 1), TieQuality::kExact,
+             fmt::format("{} placed through {} message(s) also read with wall stamps in {}", what,
+                         out.boots.back().anchors.size(), in.files[derived.file].path));
+      continue;
+    }
+    // 3. The manifest: it describes the boot the collection ran in, the one the file ends in.
     const Manifest* man = in.manifest ? &*in.manifest : nullptr;
     const bool manifest_applies =
         man && ((!g.id.empty() && g.id == man->boot_id) || (g.id.empty() && g.last_of_file && (man->boot_time_ns || !man->boot_id.empty())));
@@ -139,7 +206,7 @@ void tie_unanchored_groups(const IngestResult& in, BootTable& out) {
         continue;
       }
     }
-    // 3. The anchored boot whose monotonic range is nearest this group's.
+    // 4. The anchored boot whose monotonic range is nearest this group's.
     {
       std::int32_t target = -1;
       TimeNs best = 0;
@@ -160,7 +227,7 @@ void tie_unanchored_groups(const IngestResult& in, BootTable& out) {
         continue;
       }
     }
-    // 4. The modification time: the file's last message was written at or before it.
+    // 5. The modification time: the file's last message was written at or before it.
     const TimeNs mtime = g.file < in.files.size() ? in.files[g.file].mtime_ns : kNoTime;
     if (g.last_of_file && mtime != kNoTime) {
       Boot b;

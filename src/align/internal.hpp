@@ -195,8 +195,9 @@ struct BootTable {
 /// Groups anchors into boots (boot ids, per-file boot_seq, consistent offsets) and computes
 /// their epochs; events of anchored groups join their boot.
 void build_anchored_boots(const IngestResult& in, WallClock& clock, BootTable& out);
-/// Ties event groups without anchors to a boot: matched text, manifest, monotonic range, mtime.
-void tie_unanchored_groups(const IngestResult& in, BootTable& out);
+/// Ties event groups without anchors to a boot: matched text in an anchored source, anchors
+/// derived from copies with wall stamps only, manifest, monotonic range, mtime.
+void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& out);
 /// Recomputes every anchored boot's epochs with the suspend cycles of its events.
 void finish_epochs(const IngestResult& in, BootTable& out);
 

@@ -194,6 +194,42 @@ TEST(AlignBoots, DmesgTiedToItsBootByMatchedText) {
   EXPECT_TRUE(noted);
 }
 
+// Ubuntu 24.04's kern.log prints RFC 3339 stamps and no `[mono]`: it has no anchors. Its copies
+// of the dmesg messages pair up into anchors (kern.log wall - dmesg mono), across the suspend.
+TEST(AlignBoots, DmesgPlacedThroughCopiesWithWallStampsOnly) {
+  Input b;
+  const TimeNs boot = at(2026, 11, 29, 1, 0, 0, 777'000'000);
+  const TimeNs slept = 30 * kNsPerMin;
+  const TimeNs sleep_at = secs(3600.9);
+  auto wall = [&](TimeNs m) { return boot + m + (m >= sleep_at ? slept : 0); };
+  const auto d = b.file("dmesg.txt", FormatId::dmesg, at(2026, 11, 30));
+  const auto k = b.file("kern.log", FormatId::syslog, at(2026, 11, 30));
+  std::uint64_t dl = 1, kl = 1;
+  auto both = [&](EventKind kind, double mono, const char* text) {
+    b.event({.file = d, .line = dl++, .kind = kind, .mono = secs(mono), .text = text});
+    // `2026-11-29T09:17:31.625456+08:00 laptop kernel: NVRM: Xid ...`, received 1.5 ms late
+    b.event({.file = k, .line = kl++, .kind = kind, .wall_kind = WallKind::kUtc,
+             .wall = floor_to(wall(secs(mono)) + secs(0.0015), kNsPerUs), .text = text});
+  };
+  both(EventKind::ac_online, 0.841701, kAcOnline);
+  both(EventKind::xid, 1051.5, kXid31);
+  both(EventKind::suspend, 3600.5, kSuspendEntry);
+  both(EventKind::resume, 3601.2, kSuspendExit);
+  both(EventKind::xid, 4000.25, kXid31);  // same text again, after the resume
+  b.event({.file = d, .line = dl++, .kind = EventKind::pcie_aer, .mono = secs(5000), .text = kAer});  // dmesg only
+  const Timeline t = align(b.in);
+  const auto xids = rows_of(t, EventKind::xid);
+  ASSERT_EQ(xids.size(), 2u);
+  EXPECT_LE(std::llabs(ts_of(t.events, xids[0]) - wall(secs(1051.5))), 5 * kNsPerMs);
+  EXPECT_LE(std::llabs(ts_of(t.events, xids[1]) - wall(secs(4000.25))), 5 * kNsPerMs);
+  for (auto r : xids) EXPECT_EQ(t.origin_begin[r + 1] - t.origin_begin[r], 2u);
+  const auto aer = rows_of(t, EventKind::pcie_aer);
+  ASSERT_EQ(aer.size(), 1u);
+  EXPECT_LE(std::llabs(ts_of(t.events, aer[0]) - wall(secs(5000))), 5 * kNsPerMs);
+  ASSERT_EQ(t.boots.size(), 1u);
+  EXPECT_EQ(t.boots[0].epochs, 2u);
+}
+
 TEST(AlignBoots, DmesgWithoutMatchesUsesTheManifestBootTime) {
   Input b;
   const auto d = b.file("dmesg.txt", FormatId::dmesg, at(2026, 11, 30));
