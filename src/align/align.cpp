@@ -26,7 +26,7 @@ namespace {
 
 // What happened to the rows of one file.
 struct FileTally {
-  std::uint64_t mono = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
+  std::uint64_t mono = 0, mono_guess = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
   TimeNs first = kNoTime, last = kNoTime;
   void saw(TimeNs t) {
     if (t == kNoTime) return;
@@ -131,8 +131,9 @@ void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) c
         const bool exact = q == TieQuality::kExact && boot.source == BootSource::kAnchors;
         p.placement = exact ? Placement::kMonotonic : Placement::kApproximate;
         fl |= kFlagFromMonotonic;
-        if (q == TieQuality::kApproximate || boot.source == BootSource::kMtime) fl |= kFlagApproxTime;
-        if (t) ++t->mono;
+        const bool guessed = q == TieQuality::kApproximate || boot.source == BootSource::kMtime;
+        if (guessed) fl |= kFlagApproxTime;
+        if (t) ++(exact ? t->mono : t->mono_guess);
       } else if (const TimeNs w = raws.is_valid(r) ? clock.to_utc(wk, raws.get_int(r), static_cast<std::uint32_t>(file)) : kNoTime;
                  w != kNoTime) {
         p.ts = w;
@@ -192,8 +193,7 @@ void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) c
   Table& sa = out.samples;
   std::uint64_t samples_cut = 0;
   {
-    const TimeNs default_interval =
-        in.manifest && in.manifest->interval_ns && *in.manifest->interval_ns > 0 ? *in.manifest->interval_ns : kNsPerSec;
+    const TimeNs default_interval = kNsPerSec;  // parsers set the interval; 1 s is nvidia-smi's default
     Column& ts = sa.ts();
     Column& interval = sa.column(sample_col::interval_ns);
     const Column& kinds = sa.column(sample_col::wall_kind);
@@ -347,6 +347,7 @@ void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) c
       if (n) placed_note += fmt::format("{}{} {}", placed_note.empty() ? "" : ", ", n, what);
     };
     part(t.mono, "from monotonic time and anchors");
+    part(t.mono_guess, "from monotonic time on an approximate boot time");
     part(t.wall, "from wall-clock stamps");
     part(t.mtime, "at the file's modification time (approximate)");
     part(t.unplaced, "not placed (time unknown)");

@@ -71,8 +71,15 @@ std::vector<Epoch> build_epochs(std::vector<AnchorPoint>& anchors, const std::ve
   const std::size_t n = anchors.size();
   if (n == 0) return out;
   for (auto& a : anchors) a.outlier = false;
-  std::vector<TimeNs> suffix_lo(n + 1, std::numeric_limits<TimeNs>::max());
-  for (std::size_t i = n; i-- > 0;) suffix_lo[i] = std::min(suffix_lo[i + 1], lo_of(anchors[i]));
+  // Lowest lower bound of the anchors after each one, over all anchors and over precise ones
+  // only (a 1 s stamp cannot refute a µs one: after a suspend shorter than a second the two
+  // still overlap).
+  std::vector<TimeNs> suffix_lo(n + 1, std::numeric_limits<TimeNs>::max()), suffix_lo_fine = suffix_lo;
+  for (std::size_t i = n; i-- > 0;) {
+    suffix_lo[i] = std::min(suffix_lo[i + 1], lo_of(anchors[i]));
+    suffix_lo_fine[i] = anchors[i].precision <= kFineAnchorNs ? std::min(suffix_lo_fine[i + 1], lo_of(anchors[i]))
+                                                             : suffix_lo_fine[i + 1];
+  }
 
   // Walk in mono order keeping the intersection [lo, hi) of the current epoch's intervals.
   std::vector<std::vector<std::size_t>> groups(1);
@@ -87,7 +94,7 @@ std::vector<Epoch> build_epochs(std::vector<AnchorPoint>& anchors, const std::ve
     } else if (lo_of(a) >= hi) {
       // Above the epoch: a resume, unless a later anchor comes back down into the epoch (then
       // this wall stamp was merely written late).
-      if (suffix_lo[i + 1] < hi) {
+      if ((a.precision <= kFineAnchorNs ? suffix_lo_fine : suffix_lo)[i + 1] < hi) {
         anchors[i].outlier = true;
         continue;
       }

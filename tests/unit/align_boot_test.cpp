@@ -98,6 +98,25 @@ TEST(AlignEpochs, OneLateStampInTheMiddleIsAnOutlier) {
   EXPECT_EQ(epochs[0].offset, boot);
 }
 
+TEST(AlignEpochs, SubSecondSuspendSeenByPreciseAnchorsDespiteSecondStamps) {
+  // A 400 ms s2idle suspend: kern.log's 1 s intervals still overlap across it, the journal's µs
+  // anchors do not.
+  const TimeNs boot = at(2026, 11, 29, 1, 0, 0, 100'000'000);
+  const TimeNs slept = secs(0.4);
+  const TimeNs sleep_at = secs(500);
+  auto wall = [&](TimeNs m) { return boot + m + (m >= sleep_at ? slept : 0); };
+  std::vector<AnchorPoint> anchors;
+  for (int i = 0; i < 20; ++i) {
+    const TimeNs m = secs(10 + 47.3 * i);
+    anchors.push_back({m, floor_to(wall(m), kNsPerUs) - m, kNsPerUs, 0, false});
+    anchors.push_back({m + secs(0.2), floor_to(wall(m + secs(0.2)), kNsPerSec) - m - secs(0.2), kNsPerSec, 1, false});
+  }
+  std::sort(anchors.begin(), anchors.end(), [](const AnchorPoint& a, const AnchorPoint& b) { return a.mono < b.mono; });
+  const auto epochs = build_epochs(anchors, {});
+  ASSERT_EQ(epochs.size(), 2u);
+  EXPECT_LE(std::llabs(epochs[1].offset - (boot + slept)), 2000);
+}
+
 TEST(AlignBoots, KernLogLinesUseMonotonicTimeNotTheirSecondStamp) {
   Input b;
   const TimeNs boot = at(2026, 11, 29, 1, 0, 0, 123'456'000);
