@@ -6,6 +6,7 @@
 //   boot_anchors.cpp    anchors -> boots and epochs (monotonic -> UTC, piecewise over suspends)
 //   boot_ties.cpp       files without anchors tied to a boot (matched text, manifest, range, mtime)
 //   dedup.cpp           one event per kernel message read from several sources
+//   placement.cpp       every row of the three tables placed, windowed, sorted
 //   suspends.cpp        Timeline::suspends from suspend/resume events
 //   align.cpp           the stage: places the rows, windows, sorts, writes notes
 
@@ -201,7 +202,28 @@ void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& 
 /// Recomputes every anchored boot's epochs with the suspend cycles of its events.
 void finish_epochs(const IngestResult& in, BootTable& out);
 
-// ---- events ----
+// ---- placing rows ----
+/// What happened to the rows of one file (for its notes).
+struct FileTally {
+  std::uint64_t mono = 0, mono_guess = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
+  TimeNs first = kNoTime, last = kNoTime;
+  void saw(TimeNs t) {
+    if (t == kNoTime) return;
+    if (first == kNoTime || t < first) first = t;
+    if (last == kNoTime || t > last) last = t;
+  }
+};
+
+/// --since (inclusive) / --until (exclusive); a null time is outside any given window.
+struct Window {
+  TimeNs since = kNoTime, until = kNoTime;
+  bool open() const { return since == kNoTime && until == kNoTime; }
+  bool contains(TimeNs t) const {
+    if (open()) return true;
+    return t != kNoTime && (since == kNoTime || t >= since) && (until == kNoTime || t < until);
+  }
+};
+
 /// One event row after placement.
 struct PlacedEvent {
   TimeNs ts = kNoTime;
@@ -214,6 +236,22 @@ struct PlacedEvent {
 /// `rows` of the result are sorted by nothing in particular; each cluster lists its best first.
 std::vector<std::vector<std::uint32_t>> dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
                                                      TimeNs window_ns);
+
+/// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
+std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
+                                      const std::vector<FileDating>& dating, Table& events, std::vector<FileTally>& tally);
+/// Keeps the best copy of each cluster inside the window, sorted by (ts, file, line) with null
+/// ts last, and fills the origins; returns how many events the window cut.
+std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
+                          Window window, Table& events, std::vector<std::uint32_t>& origin_begin,
+                          std::vector<EventOrigin>& origins);
+/// Places, fills intervals, windows and sorts samples (unplaceable rows are dropped); returns
+/// how many the window cut.
+std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window window, Table& samples,
+                            std::vector<FileTally>& tally);
+/// Places, windows and sorts process rows; returns how many the window cut.
+std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window window, Table& processes,
+                              std::vector<FileTally>& tally);
 
 /// Timeline::suspends from the (sorted, deduplicated) events.
 std::vector<SuspendInterval> find_suspends(const Table& events);
