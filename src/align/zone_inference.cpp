@@ -145,18 +145,13 @@ ZoneChoice choose_zone(const IngestResult& in, const AlignOptions& options, cons
     if (printed[z.offset_ns] == 0) printed_by[z.offset_ns] = z.file;
     printed[z.offset_ns] += z.count;
   }
-  if (printed.size() == 1) {
-    const auto& [off, n] = *printed.begin();
-    c.zone = Zone::fixed(off);
-    c.reason = fmt::format("RFC 3339 stamps in the directory print {} ({} lines, e.g. in {})", format_utc_offset(off), n,
-                           file_name(in, printed_by[off]));
-    return c;
-  }
-  if (printed.size() > 1) {
-    // Several offsets: daylight saving time. A named zone that takes exactly these offsets over
-    // the logs' span explains them; else the most printed offset.
+  if (!printed.empty()) {
     std::string listed;
-    for (const auto& [off, n] : printed) listed += fmt::format("{}{} ({} lines)", listed.empty() ? "" : ", ", format_utc_offset(off), n);
+    for (const auto& [off, n] : printed)
+      listed += fmt::format("{}{} ({} lines)", listed.empty() ? "" : ", ", format_utc_offset(off), n);
+    // A named zone that takes every printed offset over the logs' span also knows the daylight
+    // saving changes the offsets do not show: the manifest's zone, and (when the offsets
+    // themselves change) the machine's.
     TimeNs lo, hi;
     dated_span(in, stamps, lo, hi);
     std::vector<std::pair<Zone, std::string>> named;
@@ -164,7 +159,8 @@ ZoneChoice choose_zone(const IngestResult& in, const AlignOptions& options, cons
       Zone z;
       if (Zone::parse(in.manifest->timezone_name, z, err) && !z.is_fixed()) named.emplace_back(z, "the manifest's zone");
     }
-    if (Zone sys = Zone::system(); !sys.is_fixed()) named.emplace_back(sys, "the machine's zone");
+    if (printed.size() > 1)
+      if (Zone sys = Zone::system(); !sys.is_fixed()) named.emplace_back(sys, "the machine's zone");
     if (lo != kNoTime) {
       for (const auto& [z, why] : named) {
         const auto offs = z.offsets_between(lo - kNsPerDay, hi + kNsPerDay);
@@ -172,10 +168,17 @@ ZoneChoice choose_zone(const IngestResult& in, const AlignOptions& options, cons
         for (const auto& [off, n] : printed) all = all && std::find(offs.begin(), offs.end(), off) != offs.end();
         if (all) {
           c.zone = z;
-          c.reason = fmt::format("RFC 3339 stamps print {}: daylight saving time of {} ({})", listed, z.name(), why);
+          c.reason = fmt::format("RFC 3339 stamps in the directory print {}, offsets of {} ({})", listed, z.name(), why);
           return c;
         }
       }
+    }
+    if (printed.size() == 1) {
+      const auto& [off, n] = *printed.begin();
+      c.zone = Zone::fixed(off);
+      c.reason = fmt::format("RFC 3339 stamps in the directory print {} ({} lines, e.g. in {})", format_utc_offset(off), n,
+                             file_name(in, printed_by[off]));
+      return c;
     }
     TimeNs best = printed.begin()->first;
     for (const auto& [off, n] : printed)

@@ -87,6 +87,23 @@ TEST(AlignZone, SeveralPrintedOffsetsAreTheManifestZonesDaylightSaving) {
   EXPECT_EQ(ts_of(t.samples, 1), at(2026, 4, 1, 10, 0, 0));
 }
 
+TEST(AlignZone, OnePrintedOffsetOfTheManifestZoneKeepsItsDaylightSaving) {
+  ScopedTz tz("UTC");
+  Input b;
+  const auto man = b.file("manifest.json", FormatId::manifest);
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  b.evidence(man, 1 * kNsPerHour, 1);  // collected in winter: +01:00
+  Manifest m;
+  m.timezone_name = "Europe/Berlin";
+  m.start_ns = at(2026, 7, 1);
+  m.end_ns = at(2026, 11, 29);
+  b.in.manifest = m;
+  b.sample(d, 3, 0, WallKind::kLocal, at(2026, 7, 1, 12, 0, 0));  // summer: +02:00
+  const Timeline t = align(b.in);
+  EXPECT_EQ(t.zone_name, "Europe/Berlin");
+  EXPECT_EQ(ts_of(t.samples, 0), at(2026, 7, 1, 10, 0, 0));
+}
+
 TEST(AlignZone, SeveralPrintedOffsetsWithoutANamedZoneTakeTheMostPrinted) {
   ScopedTz tz("UTC");
   Input b = local_files();
