@@ -167,15 +167,24 @@ void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& 
     }
     // 2. The same messages read in a file that stamps them with wall time only: each pair of
     // copies is an anchor (that file's wall - this file's mono).
+    // A boot message printed in every boot could pair with a copy from another boot: at least
+    // two pairs must agree on an offset, and the file's last message must not fall after the
+    // file was written.
+    Boot b;
     if (auto derived = derived_anchors(in, clock, g.rows); !derived.anchors.empty()) {
-      Boot b;
       b.id = g.id;
       b.anchors = std::move(derived.anchors);
       b.epochs = build_epochs(b.anchors, {});
+      std::size_t agree = 0;
+      for (const auto& ep : b.epochs) agree = std::max(agree, ep.anchors);
+      const TimeNs mtime = in.files[g.file].mtime_ns;
+      if (agree < 2 || (mtime != kNoTime && b.map(g.max_mono) > mtime + kNsPerDay)) b.anchors.clear();
+    }
+    if (!b.anchors.empty()) {
       out.boots.push_back(std::move(b));
       assign(g, static_cast<std::int32_t>(out.boots.size() - 1), TieQuality::kExact,
              fmt::format("{} placed through {} message(s) also read with wall stamps in {}", what,
-                         out.boots.back().anchors.size(), in.files[derived.file].path));
+                         out.boots.back().anchors.size(), in.files[out.boots.back().anchors.front().file].path));
       continue;
     }
     // 3. The manifest: it describes the boot the collection ran in, the one the file ends in.

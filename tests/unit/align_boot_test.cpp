@@ -249,6 +249,24 @@ TEST(AlignBoots, DmesgPlacedThroughCopiesWithWallStampsOnly) {
   EXPECT_EQ(t.boots[0].epochs, 2u);
 }
 
+TEST(AlignBoots, OneWallCopyFromAnotherBootIsNotAnAnchor) {
+  // syslog.1 holds the previous boot's `AC Adapter (on-line)`; the dmesg prints it in this boot.
+  Input b;
+  const TimeNs mtime = at(2026, 11, 29, 12, 0, 0);
+  const auto d = b.file("dmesg.txt", FormatId::dmesg, mtime);
+  const auto s1 = b.file("syslog.1", FormatId::syslog, at(2026, 11, 22));
+  b.event({.file = d, .line = 1, .kind = EventKind::ac_online, .mono = secs(0.841701), .text = kAcOnline});
+  b.event({.file = d, .line = 2, .mono = secs(600), .text = kXid79});
+  b.event({.file = s1, .line = 1, .kind = EventKind::ac_online, .wall_kind = WallKind::kUtc,
+           .wall = at(2026, 11, 22, 8, 0, 0, 841'000'000), .text = kAcOnline});
+  const Timeline t = align(b.in);
+  const auto xids = rows_of(t, EventKind::xid);
+  ASSERT_EQ(xids.size(), 1u);
+  EXPECT_EQ(ts_of(t.events, xids[0]), mtime);  // placed from the mtime, not a week early
+  EXPECT_TRUE(t.events.column(event_col::flags).get_int(xids[0]) & kFlagApproxTime);
+  EXPECT_EQ(rows_of(t, EventKind::ac_online).size(), 2u);
+}
+
 TEST(AlignBoots, DmesgWithoutMatchesUsesTheManifestBootTime) {
   Input b;
   const auto d = b.file("dmesg.txt", FormatId::dmesg, at(2026, 11, 30));
