@@ -108,9 +108,11 @@ std::vector<MatchedOffset> matched_message_offsets(const IngestResult& in) {
       const auto& v = it->second.by_mono;
       const auto c = std::lower_bound(v.begin(), v.end(), std::pair<TimeNs, std::uint32_t>{m - kMonoMatchNs, 0});
       if (c != v.end() && c->first <= m + kMonoMatchNs) match = c->second;
-    } else if (it->second.count == 1 && local_count[key] == 1) {
-      match = it->second.any;  // without monotonic stamps only a message seen once is a pair
     }
+    // Without monotonic stamps on both sides, only a message seen once on each side is a pair.
+    if (!match && it->second.count == 1 && local_count[key] == 1 &&
+        !(monos.is_valid(r) && monos.is_valid(it->second.any)))
+      match = it->second.any;
     if (!match) continue;
     const auto d = local_minus_utc(k, raws.get_int(r), raws.get_int(*match));
     if (!d) continue;
