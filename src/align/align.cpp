@@ -1,137 +1,177 @@
+// The align stage: the zone, what each file's stamps lack, the boots; then every row is placed,
+// events are deduplicated, --since/--until applied, tables sorted, suspends found, and every
+// assumption noted (docs/timeline.md).
 #include "gpucost/align/align.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
-#include "gpucost/align/zone.hpp"
+#include "align/internal.hpp"
 
 namespace gpucost {
+
+using namespace align_detail;
 
 AlignStage::AlignStage(AlignOptions options) : options_(std::move(options)) {
   if (!options_.tz.empty()) {
     Zone z;
     std::string err;
-    if (!Zone::parse(options_.tz, z, err)) throw std::invalid_argument(err);
+    if (!Zone::parse(options_.tz, z, err)) throw std::invalid_argument("--tz: " + err);
   }
 }
 
 namespace {
 
-TimeNs with_year(TimeNs provisional, std::int64_t year) {
-  CivilTime c = ns_to_civil(provisional);
-  c.year = year + (c.year - 2000);
-  if (!valid_date(c.year, c.month, c.day)) c.day = 28;
-  return civil_to_ns(c);
+// The FileDiagnostics of every input file (ingest made one per file, in file order; hand-built
+// inputs may lack them: they are added).
+std::vector<FileDiagnostics*> file_diagnostics(const IngestResult& in, Diagnostics& diag) {
+  auto find = [&](std::size_t f) -> FileDiagnostics* {
+    if (f < diag.files.size() && diag.files[f].path == in.files[f].path) return &diag.files[f];
+    for (auto& d : diag.files)
+      if (d.path == in.files[f].path) return &d;
+    return nullptr;
+  };
+  for (std::size_t f = 0; f < in.files.size(); ++f)
+    if (!find(f)) {
+      FileDiagnostics d;
+      d.path = in.files[f].path;
+      d.mtime_ns = in.files[f].mtime_ns;
+      d.format = in.files[f].format;
+      diag.files.push_back(std::move(d));
+    }
+  std::vector<FileDiagnostics*> out(in.files.size());
+  for (std::size_t f = 0; f < in.files.size(); ++f) out[f] = find(f);
+  return out;
 }
 
-TimeNs place_wall(WallKind kind, TimeNs raw, const Zone& zone, TimeNs mtime, std::optional<int> year) {
-  switch (kind) {
-    case WallKind::kNone: return kNoTime;
-    case WallKind::kUtc: return raw;
-    case WallKind::kLocal: return zone.to_utc(raw);
-    case WallKind::kLocalNoYear: {
-      const std::int64_t y = year ? *year : (mtime != kNoTime ? ns_to_civil(mtime).year : 1970);
-      return zone.to_utc(with_year(raw, y));
-    }
-    case WallKind::kLocalNoDate: {
-      if (mtime == kNoTime) return kNoTime;
-      const TimeNs local_mtime = mtime + zone.offset_at(mtime);
-      const TimeNs midnight = local_mtime - ((local_mtime % kNsPerDay) + kNsPerDay) % kNsPerDay;
-      return zone.to_utc(midnight + raw);
-    }
-    case WallKind::kRelative: return mtime == kNoTime ? kNoTime : mtime + raw;
+// Timeline::boots in boot-time order (unnamed boots are `boot-N` by that order), with a run note each.
+void describe_boots(const BootTable& boots, Timeline& out, Diagnostics& diag) {
+  std::vector<std::size_t> order(boots.boots.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return boots.boots[a].boot_wall() < boots.boots[b].boot_wall(); });
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Boot& b = boots.boots[order[i]];
+    BootSegment s;
+    s.boot_id = b.id.empty() ? fmt::format("boot-{}", i + 1) : b.id;
+    s.boot_wall_ns = b.boot_wall();
+    s.anchors = b.anchors_used();
+    s.epochs = std::max<std::size_t>(1, b.epochs.size());
+    const std::string how =
+        b.source == BootSource::kAnchors ? fmt::format("{} anchors, {} epoch(s)", s.anchors, s.epochs) : b.source_note;
+    diag.notes.push_back(fmt::format("boot {} at {}: {}", s.boot_id, format_rfc3339(s.boot_wall_ns, 3), how));
+    out.boots.push_back(std::move(s));
   }
-  return kNoTime;
 }
 
-template <typename Less>
-void sort_table(Table& t, Less less) {
-  std::vector<std::uint32_t> order(t.rows());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), less);
-  t.permute(order);
+void extend_span(const Table& t, Timeline& out) {
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (!t.ts().is_valid(r)) continue;
+    const TimeNs v = t.ts().get_int(r);
+    if (out.first_ns == kNoTime || v < out.first_ns) out.first_ns = v;
+    if (out.last_ns == kNoTime || v > out.last_ns) out.last_ns = v;
+  }
+}
+
+// Per file: its span and how its rows were placed (zone, dating, anchors, ties, counts).
+void write_file_notes(const IngestResult& in, const Timeline& out, const std::vector<FileStamps>& stamps,
+                      const std::vector<FileDating>& dating, const BootTable& boots, const std::vector<FileTally>& tally,
+                      Diagnostics& diag) {
+  const std::size_t nfiles = in.files.size();
+  const auto fdiag = file_diagnostics(in, diag);
+  std::vector<std::vector<std::size_t>> anchors_in(nfiles);  // per file: anchors used per boot
+  for (std::size_t b = 0; b < boots.boots.size(); ++b)
+    for (const auto& a : boots.boots[b].anchors)
+      if (!a.outlier && a.file < nfiles) {
+        auto& v = anchors_in[a.file];
+        if (v.size() <= b) v.resize(b + 1, 0);
+        ++v[b];
+      }
+  for (std::size_t f = 0; f < nfiles; ++f) {
+    FileDiagnostics& d = *fdiag[f];
+    const FileTally& t = tally[f];
+    d.first_ts = t.first;
+    d.last_ts = t.last;
+    const auto& st = stamps[f];
+    if (st.of(WallKind::kLocal).rows || st.of(WallKind::kLocalNoYear).rows || st.of(WallKind::kLocalNoDate).rows)
+      d.notes.push_back(fmt::format("local stamps read in zone {} ({})", out.zone_name, out.zone_reason));
+    for (const auto& n : dating[f].notes) d.notes.push_back(n);
+    for (std::size_t b = 0; b < anchors_in[f].size(); ++b)
+      if (anchors_in[f][b]) {
+        const Boot& boot = boots.boots[b];
+        d.notes.push_back(fmt::format("{} anchor(s) (wall - monotonic) used for boot {} (boot time {}, {} epoch(s))",
+                                      anchors_in[f][b], boot.id.empty() ? "without id" : boot.id,
+                                      format_rfc3339(boot.boot_wall(), 3), boot.epochs.size()));
+      }
+    if (f < boots.file_notes.size())
+      for (const auto& n : boots.file_notes[f]) d.notes.push_back(n);
+    std::string placed;
+    auto part = [&](std::uint64_t n, std::string_view what) {
+      if (n) placed += fmt::format("{}{} {}", placed.empty() ? "" : ", ", n, what);
+    };
+    part(t.mono, "from monotonic time and anchors");
+    part(t.mono_guess, "from monotonic time on an approximate boot time");
+    part(t.wall, "from wall-clock stamps");
+    part(t.mtime, "at the file's modification time (approximate)");
+    part(t.unplaced, "not placed (time unknown)");
+    part(t.dropped, "sample rows dropped (time unknown)");
+    if (!placed.empty()) d.notes.push_back("rows placed: " + placed);
+  }
 }
 
 }  // namespace
 
 void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) const {
-  Zone zone;
-  std::string err;
-  if (!options_.tz.empty()) {
-    Zone::parse(options_.tz, zone, err);
-    out.zone_reason = "--tz";
-  } else {
-    zone = Zone::system();
-    out.zone_reason = "the machine's zone (no --tz given)";
-  }
-  out.zone_name = zone.name();
-  out.year_reason = options_.year ? "--year" : "each file's modification time";
-  diag.notes.push_back("zone " + out.zone_name + ": " + out.zone_reason);
-
+  out = Timeline();
   out.files = in.files;
   out.devices = in.devices;
   out.profiles = in.profiles;
   out.manifest = in.manifest;
+  out.window_begin = options_.since;
+  out.window_end = options_.until;
+  const Window window{options_.since, options_.until};
 
-  auto mtime_of = [&](std::int64_t file) { return file >= 0 && static_cast<std::size_t>(file) < in.files.size()
-                                                        ? in.files[file].mtime_ns : kNoTime; };
+  // The zone, then what each file's stamps lack, then the boots.
+  const std::vector<FileStamps> stamps = collect_file_stamps(in);
+  const ZoneChoice zone = choose_zone(in, options_, stamps);
+  out.zone_name = zone.zone.name();
+  out.zone_reason = zone.reason;
+  std::vector<FileDating> dating;
+  out.year_reason = infer_dating(in, options_, zone.zone, stamps, dating);
+  WallClock clock(zone.zone, dating, in.files);
+  BootTable boots;
+  build_anchored_boots(in, clock, boots);
+  tie_unanchored_groups(in, clock, boots);
+  finish_epochs(in, boots);
 
-  out.samples = in.samples;
-  Table& s = out.samples;
-  for (std::size_t r = 0; r < s.rows(); ++r) {
-    const auto kind = static_cast<WallKind>(s.column(sample_col::wall_kind).get_int(r));
-    const TimeNs raw = s.column(sample_col::wall_raw_ns).is_valid(r) ? s.column(sample_col::wall_raw_ns).get_int(r) : kNoTime;
-    const TimeNs ts = place_wall(kind, raw, zone, mtime_of(s.column(sample_col::file).get_int(r)), options_.year);
-    if (ts == kNoTime) s.ts().set_null(r); else s.ts().set_int(r, ts);
-    if (!s.column(sample_col::interval_ns).is_valid(r)) s.column(sample_col::interval_ns).set_int(r, kNsPerSec);
-  }
-
+  // Every row placed; one event per message.
+  std::vector<FileTally> tally(in.files.size());
   out.events = in.events;
-  Table& e = out.events;
-  for (std::size_t r = 0; r < e.rows(); ++r) {
-    const auto kind = static_cast<WallKind>(e.column(event_col::wall_kind).get_int(r));
-    const TimeNs raw = e.column(event_col::wall_raw_ns).is_valid(r) ? e.column(event_col::wall_raw_ns).get_int(r) : kNoTime;
-    TimeNs ts = place_wall(kind, raw, zone, mtime_of(e.column(event_col::file).get_int(r)), options_.year);
-    if (ts == kNoTime && e.column(event_col::mono_ns).is_valid(r)) {
-      const TimeNs mono = e.column(event_col::mono_ns).get_int(r);
-      const BootAnchor* best = nullptr;
-      for (const auto& a : in.anchors)
-        if (!best || std::llabs(a.mono_ns - mono) < std::llabs(best->mono_ns - mono)) best = &a;
-      if (best) {
-        const TimeNs wall = place_wall(best->wall_kind, best->wall_raw_ns, zone,
-                                       mtime_of(best->file), options_.year);
-        if (wall != kNoTime) ts = wall - best->mono_ns + mono;
-      }
-    }
-    if (ts == kNoTime) e.ts().set_null(r); else e.ts().set_int(r, ts);
-  }
-  sort_table(e, [&](std::uint32_t a, std::uint32_t b) {
-    const bool va = e.ts().is_valid(a), vb = e.ts().is_valid(b);
-    if (va != vb) return va;
-    if (va && e.ts().get_int(a) != e.ts().get_int(b)) return e.ts().get_int(a) < e.ts().get_int(b);
-    return false;
-  });
-  out.origin_begin.clear();
-  out.origins.clear();
-  for (std::size_t r = 0; r < e.rows(); ++r) {
-    out.origin_begin.push_back(static_cast<std::uint32_t>(out.origins.size()));
-    out.origins.push_back({static_cast<std::uint32_t>(e.column(event_col::file).get_int(r)),
-                           static_cast<std::uint64_t>(e.column(event_col::line).get_int(r))});
-  }
-  out.origin_begin.push_back(static_cast<std::uint32_t>(out.origins.size()));
-
+  const auto placed = place_events(in, boots, clock, dating, out.events, tally);
+  const auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
+  std::uint64_t merged = 0;
+  for (const auto& c : clusters) merged += c.size() - 1;
+  const std::uint64_t events_cut = keep_events(clusters, placed, window, out.events, out.origin_begin, out.origins);
+  out.samples = in.samples;
+  const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
   out.processes = in.processes;
-  sort_table(s, [&](std::uint32_t a, std::uint32_t b) {
-    if (s.ts().get_int(a) != s.ts().get_int(b)) return s.ts().get_int(a) < s.ts().get_int(b);
-    return s.column(sample_col::gpu).get_int(a) < s.column(sample_col::gpu).get_int(b);
-  });
-  for (std::size_t r = 0; r < s.rows(); ++r) {
-    if (!s.ts().is_valid(r)) continue;
-    const TimeNs t = s.ts().get_int(r);
-    if (out.first_ns == kNoTime || t < out.first_ns) out.first_ns = t;
-    if (out.last_ns == kNoTime || t > out.last_ns) out.last_ns = t;
-  }
+  const std::uint64_t processes_cut = place_processes(in, clock, window, out.processes, tally);
+
+  out.suspends = find_suspends(out.events);
+  diag.notes.push_back(fmt::format("zone {}: {}", out.zone_name, out.zone_reason));
+  if (out.year_reason != "no stamps without a year") diag.notes.push_back("year of stamps without one: " + out.year_reason);
+  describe_boots(boots, out, diag);
+  extend_span(out.samples, out);
+  extend_span(out.events, out);
+  extend_span(out.processes, out);
+  if (merged) diag.notes.push_back(fmt::format("{} copies of events read from several sources were merged", merged));
+  if (!window.open())
+    diag.notes.push_back(fmt::format("--since/--until cut {} sample rows, {} events and {} process rows", samples_cut,
+                                     events_cut, processes_cut));
+  write_file_notes(in, out, stamps, dating, boots, tally, diag);
 }
 
 }  // namespace gpucost

@@ -2,8 +2,10 @@
 
 #include <date/tz.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
+#include <limits>
+#include <cstdio>
 
 #include "gpucost/text.hpp"
 
@@ -80,33 +82,76 @@ Zone Zone::system() {
   return Zone();
 }
 
+namespace {
+// sys_info bounds can be the far past/future (date uses +-32767 years); keep them inside what
+// int64 nanoseconds can hold, with a day to spare for offsets.
+constexpr std::int64_t kMaxSeconds = 9'000'000'000;
+std::int64_t clamp_seconds(std::int64_t s) { return s < -kMaxSeconds ? -kMaxSeconds : s > kMaxSeconds ? kMaxSeconds : s; }
+
+std::int64_t floor_seconds(TimeNs ns) { return ns >= 0 ? ns / kNsPerSec : -((-ns + kNsPerSec - 1) / kNsPerSec); }
+
+TimeNs offset_ns_of(const date::sys_info& i) {
+  return std::chrono::duration_cast<std::chrono::seconds>(i.offset).count() * kNsPerSec;
+}
+}  // namespace
+
 TimeNs Zone::to_utc(TimeNs local_ns) const {
   if (!tz_) return local_ns - fixed_offset_;
   using namespace std::chrono;
-  const auto secs = local_ns >= 0 ? local_ns / kNsPerSec : -((-local_ns + kNsPerSec - 1) / kNsPerSec);
-  const TimeNs frac = local_ns - secs * kNsPerSec;
-  const date::local_seconds ls{seconds{secs}};
-  const auto info = as_tz(tz_)->get_info(ls);
-  TimeNs offset = 0;
-  switch (info.result) {
-    case date::local_info::unique:
-    case date::local_info::ambiguous:
-      offset = duration_cast<seconds>(info.first.offset).count() * kNsPerSec;
-      break;
-    case date::local_info::nonexistent:
-      // In a DST gap: the local time never existed; read it with the offset before the gap.
-      offset = duration_cast<seconds>(info.first.offset).count() * kNsPerSec;
-      break;
-  }
-  return secs * kNsPerSec + frac - offset;
+  const date::local_seconds ls{seconds{floor_seconds(local_ns)}};
+  // Unique: the one period. Ambiguous: `first` is the earlier instant. Nonexistent (DST gap):
+  // `first` is the period before the gap, so the time moves forward by the gap.
+  return local_ns - offset_ns_of(as_tz(tz_)->get_info(ls).first);
+}
+
+Zone::LocalPeriod Zone::local_period(TimeNs local_ns) const {
+  if (!tz_) return {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), fixed_offset_};
+  using namespace std::chrono;
+  const auto* tz = as_tz(tz_);
+  const date::local_seconds ls{seconds{floor_seconds(local_ns)}};
+  const date::sys_info p = tz->get_info(ls).first;
+  const TimeNs o = offset_ns_of(p);
+  const std::int64_t b = clamp_seconds(p.begin.time_since_epoch().count());
+  const std::int64_t e = clamp_seconds(p.end.time_since_epoch().count());
+  // to_utc uses p for local times from B + max(o, o_prev) (before that, the previous period
+  // owns the overlap or p's own gap) up to E + max(o, o_next) (p owns the next overlap and gap).
+  TimeNs o_prev = o, o_next = o;
+  if (b > -kMaxSeconds) o_prev = offset_ns_of(tz->get_info(date::sys_seconds{seconds{b - 1}}));
+  if (e < kMaxSeconds) o_next = offset_ns_of(tz->get_info(date::sys_seconds{seconds{e}}));
+  LocalPeriod r;
+  r.begin_ns = b * kNsPerSec + std::max(o, o_prev);
+  r.end_ns = e * kNsPerSec + std::max(o, o_next);
+  r.offset_ns = o;
+  if (local_ns < r.begin_ns || local_ns >= r.end_ns)  // not expected; answer without caching
+    return {local_ns, local_ns + 1, local_ns - to_utc(local_ns)};
+  return r;
 }
 
 TimeNs Zone::offset_at(TimeNs utc_ns) const {
   if (!tz_) return fixed_offset_;
   using namespace std::chrono;
-  const auto secs = utc_ns / kNsPerSec;
-  const date::sys_seconds ss{seconds{secs}};
-  return duration_cast<seconds>(as_tz(tz_)->get_info(ss).offset).count() * kNsPerSec;
+  const date::sys_seconds ss{seconds{floor_seconds(utc_ns)}};
+  return offset_ns_of(as_tz(tz_)->get_info(ss));
+}
+
+std::vector<TimeNs> Zone::offsets_between(TimeNs begin_utc, TimeNs end_utc) const {
+  std::vector<TimeNs> out;
+  if (!tz_) {
+    out.push_back(fixed_offset_);
+    return out;
+  }
+  using namespace std::chrono;
+  std::int64_t t = floor_seconds(begin_utc);
+  const std::int64_t end = floor_seconds(end_utc);
+  for (int guard = 0; guard < 100000; ++guard) {
+    const date::sys_info i = as_tz(tz_)->get_info(date::sys_seconds{seconds{t}});
+    const TimeNs o = offset_ns_of(i);
+    if (std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+    const std::int64_t next = i.end.time_since_epoch().count();
+    if (next > end || next >= kMaxSeconds || next <= t) break;
+    t = next;
+  }
+  return out;
 }
 
 }  // namespace gpucost

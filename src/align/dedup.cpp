@@ -1,0 +1,183 @@
+// One kernel message read from dmesg, kern.log and the journal is one event. Copies have the
+// same kind and first line of text, come from different files, and either carry monotonic stamps
+// of the same boot within a microsecond, or (when either lacks one) wall times within the window.
+// A `dmesg -T` copy is compared with what `dmesg -T` would have printed for the other copy
+// (boot time + monotonic, blind to suspends). The best-placed copy is kept.
+//
+// Per message, files are merged one after the other into the clusters found so far, both sides
+// in time order (a two-pointer walk), so a flood of identical lines costs n log n, not n².
+#include <algorithm>
+#include <map>
+
+#include "align/internal.hpp"
+
+namespace gpucost::align_detail {
+
+namespace {
+
+// How many candidate clusters one copy looks at beyond the first free one: the copy of a line is
+// among the nearest in time; identical lines in a flood are interchangeable.
+constexpr int kMaxProbes = 16;
+
+struct Cluster {
+  std::vector<std::uint32_t> members;
+  TimeNs key = 0;  // time the cluster is matched on (ts, or ctime for dmesg -T copies)
+};
+
+class Matcher {
+ public:
+  Matcher(const Table& e, const std::vector<PlacedEvent>& placed, TimeNs window)
+      : mono_(e.column(event_col::mono_ns)), placed_(placed), window_(window) {}
+
+  // Distance between two copies, or -1 when they are not copies of one message.
+  TimeNs distance(std::uint32_t a, std::uint32_t b) const {
+    const PlacedEvent& pa = placed_[a];
+    const PlacedEvent& pb = placed_[b];
+    if (mono_.is_valid(a) && mono_.is_valid(b) && pa.boot >= 0 && pb.boot >= 0) {
+      if (pa.boot != pb.boot) return -1;
+      const TimeNs d = std::llabs(mono_.get_int(a) - mono_.get_int(b));
+      return d <= kMonoMatchNs ? d : -1;
+    }
+    const TimeNs d = std::llabs(pa.ts - pb.ts);
+    return d <= window_ ? d : -1;
+  }
+  // A dmesg -T copy `a` against cluster member `b`: what dmesg -T would have printed for b.
+  TimeNs ctime_distance(std::uint32_t a, std::uint32_t b) const {
+    const TimeNs cb = placed_[b].ctime != kNoTime ? placed_[b].ctime : placed_[b].ts;
+    const TimeNs d = std::llabs(placed_[a].ts - cb);
+    return d <= window_ ? d : -1;
+  }
+
+ private:
+  const Column& mono_;
+  const std::vector<PlacedEvent>& placed_;
+  TimeNs window_;
+};
+
+// Merges the copies of one file (`rows`, sorted by time `key_of`) into `clusters` (sorted by key).
+template <typename KeyOf, typename Dist>
+void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>& rows, KeyOf key_of, Dist dist,
+                TimeNs reach) {
+  std::vector<bool> taken(clusters.size(), false);
+  std::vector<Cluster> fresh;
+  std::size_t j = 0;
+  for (const std::uint32_t r : rows) {
+    const TimeNs k = key_of(r);
+    while (j < clusters.size() && (taken[j] || clusters[j].key < k - reach)) ++j;
+    std::size_t best = clusters.size();
+    TimeNs best_d = 0;
+    int probes = 0;
+    for (std::size_t c = j; c < clusters.size() && clusters[c].key <= k + reach && probes < kMaxProbes; ++c) {
+      if (taken[c]) continue;
+      ++probes;
+      for (const auto m : clusters[c].members) {
+        const TimeNs d = dist(r, m);
+        if (d >= 0 && (best == clusters.size() || d < best_d)) {
+          best = c;
+          best_d = d;
+        }
+      }
+    }
+    if (best < clusters.size()) {
+      taken[best] = true;
+      clusters[best].members.push_back(r);
+    } else {
+      fresh.push_back({{r}, k});
+    }
+  }
+  if (fresh.empty()) return;
+  const auto mid = static_cast<std::ptrdiff_t>(clusters.size());
+  clusters.insert(clusters.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
+  std::inplace_merge(clusters.begin(), clusters.begin() + mid, clusters.end(),
+                     [](const Cluster& a, const Cluster& b) { return a.key < b.key; });
+}
+
+}  // namespace
+
+std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::vector<PlacedEvent>& placed,
+                                                     TimeNs window) {
+  const Column& flags = e.column(event_col::flags);
+  const Column& file = e.column(event_col::file);
+  const Column& line = e.column(event_col::line);
+  const Matcher match(e, placed, window);
+  std::vector<std::vector<std::uint32_t>> out;
+  out.reserve(e.rows());
+
+  // Messages by key, in order of first appearance.
+  std::unordered_map<MessageKey, std::size_t, MessageKeyHash> index;
+  std::vector<std::vector<std::uint32_t>> by_key;
+  for (std::size_t r = 0; r < e.rows(); ++r) {
+    if (placed[r].ts == kNoTime) {
+      out.push_back({static_cast<std::uint32_t>(r)});  // cannot be matched: its own event
+      continue;
+    }
+    const auto [it, fresh] = index.try_emplace(message_key(e, r), by_key.size());
+    if (fresh) by_key.emplace_back();
+    by_key[it->second].push_back(static_cast<std::uint32_t>(r));
+  }
+
+  auto better = [&](std::uint32_t a, std::uint32_t b) {
+    if (placed[a].placement != placed[b].placement) return placed[a].placement < placed[b].placement;
+    if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
+    return line.get_int(a) < line.get_int(b);
+  };
+  auto by_file_then_ts = [&](std::uint32_t a, std::uint32_t b) {
+    if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
+    if (placed[a].ts != placed[b].ts) return placed[a].ts < placed[b].ts;
+    return line.get_int(a) < line.get_int(b);
+  };
+  // Calls f(rows of one file) for each file's run in sorted `rows`.
+  auto per_file = [&](std::vector<std::uint32_t>::iterator b, std::vector<std::uint32_t>::iterator end, auto f) {
+    while (b != end) {
+      auto run = b;
+      while (run != end && file.get_int(*run) == file.get_int(*b)) ++run;
+      f(std::vector<std::uint32_t>(b, run));
+      b = run;
+    }
+  };
+
+  for (auto& rows : by_key) {
+    if (rows.size() == 1) {
+      out.push_back(rows);
+      continue;
+    }
+    const auto unreliable = [&](std::uint32_t r) { return (flags.get_int(r) & kFlagUnreliableWall) != 0; };
+    const auto split = std::stable_partition(rows.begin(), rows.end(), [&](std::uint32_t r) { return !unreliable(r); });
+    std::sort(rows.begin(), split, by_file_then_ts);
+    std::sort(split, rows.end(), by_file_then_ts);
+
+    std::vector<Cluster> clusters;
+    // Copies with trustworthy times, matched on ts (copies with the same mono have the same ts).
+    per_file(rows.begin(), split, [&](const std::vector<std::uint32_t>& f) {
+      merge_file(
+          clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
+          [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, window + kMonoMatchNs);
+    });
+    // dmesg -T copies, matched on what dmesg -T would have printed for the other copies.
+    if (split != rows.end()) {
+      for (auto& c : clusters) {
+        const std::uint32_t m = c.members.front();
+        c.key = placed[m].ctime != kNoTime ? placed[m].ctime : placed[m].ts;
+      }
+      std::sort(clusters.begin(), clusters.end(), [](const Cluster& a, const Cluster& b) { return a.key < b.key; });
+      per_file(split, rows.end(), [&](const std::vector<std::uint32_t>& f) {
+        merge_file(
+            clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
+            [&](std::uint32_t a, std::uint32_t b) { return match.ctime_distance(a, b); }, window);
+      });
+    }
+
+    for (auto& c : clusters) {
+      auto& m = c.members;
+      std::sort(m.begin(), m.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
+      });
+      const auto best = std::min_element(m.begin(), m.end(), better);
+      std::rotate(m.begin(), best, best + 1);  // the kept copy first, the others by (file, line)
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucost::align_detail

@@ -1,0 +1,259 @@
+#pragma once
+// Internals of the align stage, shared by its files (see docs/timeline.md for the rules):
+//   zone_inference.cpp  which zone local stamps are in
+//   year_inference.cpp  the year / date / start that stamps without one lack, per file
+//   wall_clock.cpp      raw wall stamps -> UTC, with the per-file dating
+//   boot_anchors.cpp    anchors -> boots and epochs (monotonic -> UTC, piecewise over suspends)
+//   boot_ties.cpp       files without anchors tied to a boot (matched text, manifest, range, mtime)
+//   dedup.cpp           one event per kernel message read from several sources
+//   placement.cpp       every row of the three tables placed, windowed, sorted
+//   suspends.cpp        Timeline::suspends from suspend/resume events
+//   align.cpp           the stage: places the rows, windows, sorts, writes notes
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpucost/align/align.hpp"
+#include "gpucost/align/zone.hpp"
+
+namespace gpucost::align_detail {
+
+/// Copies of one kernel message agree on monotonic time to the microsecond they print.
+inline constexpr TimeNs kMonoMatchNs = kNsPerUs;
+/// Anchors at least this fine are "precise" (journal µs stamps): an epoch takes their median.
+inline constexpr TimeNs kFineAnchorNs = kNsPerMs;
+/// Slack around a precise anchor's offset: two clock reads, scheduling jitter.
+inline constexpr TimeNs kFineSlackNs = kNsPerMs;
+
+/// How a row's time was obtained; a lower value is better (dedup keeps the best copy).
+enum class Placement : std::uint8_t {
+  kMonotonic = 0,  ///< monotonic stamp + anchors of its boot
+  kUtcWall,        ///< a UTC wall stamp
+  kLocalWall,      ///< a local wall stamp and the zone (and an inferred year or date)
+  kApproximate,    ///< mtime, relative stamps placed from mtime, dmesg -T, a guessed boot
+  kNone,           ///< not placed
+};
+
+/// What a file's stamps lack and how it was filled in.
+struct FileDating {
+  std::optional<std::int64_t> year;  ///< kLocalNoYear: the year that provisional 2000 stands for
+  TimeNs day0_local = kNoTime;       ///< kLocalNoDate: local ns of day 0's midnight
+  TimeNs relative_start = kNoTime;   ///< kRelative: UTC instant of raw 0
+  bool relative_approximate = false; ///< relative_start came from the mtime
+  std::vector<std::string> notes;    ///< for FileDiagnostics::notes
+};
+
+/// Extremes of the raw stamps of one kind in one file (all tables and anchors).
+struct RawRange {
+  TimeNs min = kNoTime, max = kNoTime;
+  TimeNs interval_at_max = kNoTime;  ///< kRelative samples: the interval of the last row
+  std::uint64_t rows = 0;
+  void add(TimeNs raw, TimeNs interval = kNoTime) {
+    if (rows++ == 0 || raw < min) min = raw;
+    if (rows == 1 || raw >= max) {
+      max = raw;
+      interval_at_max = interval;
+    }
+  }
+};
+
+/// Per file, per WallKind (indexed by the enum value).
+struct FileStamps {
+  RawRange kinds[6];
+  const RawRange& of(WallKind k) const { return kinds[static_cast<int>(k)]; }
+};
+std::vector<FileStamps> collect_file_stamps(const IngestResult& in);
+
+/// `raw` (a kLocalNoYear stamp with provisional year 2000 + k) with 2000 replaced by `year`.
+TimeNs with_year(TimeNs raw, std::int64_t year) noexcept;
+/// The year of a provisional kLocalNoYear stamp minus 2000 (the rollovers before it).
+std::int64_t rollovers_of(TimeNs raw) noexcept;
+/// Local midnight (ns) of the civil day containing local time t.
+TimeNs local_midnight(TimeNs local) noexcept;
+
+/// Raw wall stamps to UTC, using the zone and each file's dating.
+class WallClock {
+ public:
+  WallClock(const Zone& zone, const std::vector<FileDating>& dating, const std::vector<InputFile>& files)
+      : local_(zone), dating_(&dating), files_(&files) {}
+  /// UTC of a stamp; kNoTime when the stamp or the file's dating is missing.
+  TimeNs to_utc(WallKind kind, TimeNs raw, std::uint32_t file);
+  /// The Placement a stamp of this kind earns.
+  static Placement placement_of(WallKind kind, bool unreliable) noexcept;
+  LocalToUtc& local() noexcept { return local_; }
+
+ private:
+  LocalToUtc local_;
+  const std::vector<FileDating>* dating_;
+  const std::vector<InputFile>* files_;
+};
+
+/// Kind + first line of the text: what identifies copies of one message across sources (the
+/// sources join continuation lines differently, so only the first line is compared).
+struct MessageKey {
+  std::int64_t kind = 0;
+  std::string_view text;
+  bool operator==(const MessageKey&) const = default;
+};
+struct MessageKeyHash {
+  std::size_t operator()(const MessageKey& k) const noexcept {
+    return std::hash<std::string_view>{}(k.text) * 31 + static_cast<std::size_t>(k.kind);
+  }
+};
+MessageKey message_key(const Table& events, std::size_t row);
+
+// ---- zone ----
+struct ZoneChoice {
+  Zone zone;
+  std::string reason;
+};
+/// --tz, else RFC 3339 offsets, else messages read both in UTC and local time, else the
+/// manifest, else the machine's zone.
+ZoneChoice choose_zone(const IngestResult& in, const AlignOptions& options, const std::vector<FileStamps>& stamps);
+/// An offset (local - UTC, rounded to 15 min) shown by copies of the same messages read in a
+/// UTC source and in a local-time source.
+struct MatchedOffset {
+  TimeNs offset = 0;
+  std::size_t votes = 0;
+  std::uint32_t local_file = 0, utc_file = 0;  ///< one pair of files that showed it
+};
+/// Every offset the matched messages show, most votes first.
+std::vector<MatchedOffset> matched_message_offsets(const IngestResult& in);
+
+// ---- year / date / start ----
+/// Fills dating[f] for every file; returns Timeline::year_reason.
+std::string infer_dating(const IngestResult& in, const AlignOptions& options, const Zone& zone,
+                         const std::vector<FileStamps>& stamps, std::vector<FileDating>& dating);
+
+// ---- boots ----
+/// One anchor on the UTC timeline.
+struct AnchorPoint {
+  TimeNs mono = 0;
+  TimeNs offset = 0;     ///< UTC wall - mono (wall truncated to its precision)
+  TimeNs precision = kNsPerSec;
+  std::uint32_t file = 0;
+  bool outlier = false;  ///< (epochs) contradicted by its neighbours: a delayed wall stamp
+};
+
+/// A stretch of a boot between two suspends: wall = mono + offset for mono >= begin_mono.
+struct Epoch {
+  TimeNs begin_mono = 0;  ///< first mono of the epoch (the split point; minimum for the first)
+  TimeNs offset = 0;
+  std::size_t anchors = 0;
+  TimeNs uncertainty = 0; ///< half-width of the offset's interval
+};
+
+/// A suspend seen in a boot's events: suspend-entry mono, resume mono.
+struct MonoCycle {
+  TimeNs entry = kNoTime, exit = kNoTime;
+};
+
+/// How a boot's mono -> UTC mapping is known.
+enum class BootSource : std::uint8_t { kAnchors, kManifest, kMtime };
+
+struct Boot {
+  std::string id;                    ///< _BOOT_ID when known
+  std::vector<AnchorPoint> anchors;  ///< sorted by mono
+  std::vector<Epoch> epochs;         ///< sorted by begin_mono; never empty once built
+  BootSource source = BootSource::kAnchors;
+  std::string source_note;           ///< for kManifest/kMtime boots: why
+  std::vector<std::uint32_t> files;  ///< files whose anchors or events belong here
+
+  TimeNs boot_wall() const { return epochs.empty() ? kNoTime : epochs.front().offset; }
+  TimeNs min_mono() const { return anchors.empty() ? kNoTime : anchors.front().mono; }
+  TimeNs max_mono() const { return anchors.empty() ? kNoTime : anchors.back().mono; }
+  /// UTC of a monotonic stamp of this boot.
+  TimeNs map(TimeNs mono) const;
+  /// Anchors that went into an estimate.
+  std::size_t anchors_used() const;
+};
+
+/// Splits sorted anchors into epochs; `cycles` (sorted by entry) place the split points.
+/// Marks outliers in `anchors`.
+std::vector<Epoch> build_epochs(std::vector<AnchorPoint>& anchors, const std::vector<MonoCycle>& cycles);
+
+/// How an event row came to its boot.
+enum class TieQuality : std::uint8_t {
+  kExact,        ///< its own anchors, its boot id, or matching copies of its messages
+  kManifest,     ///< the manifest's boot time (suspends not accounted for)
+  kApproximate,  ///< a guess: overlapping monotonic range, or the file's modification time
+};
+
+/// Which boot every event row belongs to, and the boots themselves.
+struct BootTable {
+  std::vector<Boot> boots;
+  std::vector<std::int32_t> event_boot;  ///< per event row: boot index or -1
+  std::vector<TieQuality> event_tie;     ///< per event row: how sure its boot is
+  std::vector<std::string> run_notes;
+  /// Per file: notes on anchors and ties.
+  std::vector<std::vector<std::string>> file_notes;
+};
+
+/// Groups anchors into boots (boot ids, per-file boot_seq, consistent offsets) and computes
+/// their epochs; events of anchored groups join their boot.
+void build_anchored_boots(const IngestResult& in, WallClock& clock, BootTable& out);
+/// Ties event groups without anchors to a boot: matched text in an anchored source, anchors
+/// derived from copies with wall stamps only, manifest, monotonic range, mtime.
+void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& out);
+/// Recomputes every anchored boot's epochs with the suspend cycles of its events.
+void finish_epochs(const IngestResult& in, BootTable& out);
+
+// ---- placing rows ----
+/// What happened to the rows of one file (for its notes).
+struct FileTally {
+  std::uint64_t mono = 0, mono_guess = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
+  TimeNs first = kNoTime, last = kNoTime;
+  void saw(TimeNs t) {
+    if (t == kNoTime) return;
+    if (first == kNoTime || t < first) first = t;
+    if (last == kNoTime || t > last) last = t;
+  }
+};
+
+/// --since (inclusive) / --until (exclusive); a null time is outside any given window.
+struct Window {
+  TimeNs since = kNoTime, until = kNoTime;
+  bool open() const { return since == kNoTime && until == kNoTime; }
+  bool contains(TimeNs t) const {
+    if (open()) return true;
+    return t != kNoTime && (since == kNoTime || t >= since) && (until == kNoTime || t < until);
+  }
+};
+
+/// One event row after placement.
+struct PlacedEvent {
+  TimeNs ts = kNoTime;
+  Placement placement = Placement::kNone;
+  std::int32_t boot = -1;
+  TimeNs ctime = kNoTime;  ///< boot wall + mono: what `dmesg -T` would print (UTC), for matching
+};
+
+/// Clusters copies of one message; returns, per kept row (the best copy), its copies' rows.
+/// `rows` of the result are sorted by nothing in particular; each cluster lists its best first.
+std::vector<std::vector<std::uint32_t>> dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
+                                                     TimeNs window_ns);
+
+/// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
+std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
+                                      const std::vector<FileDating>& dating, Table& events, std::vector<FileTally>& tally);
+/// Keeps the best copy of each cluster inside the window, sorted by (ts, file, line) with null
+/// ts last, and fills the origins; returns how many events the window cut.
+std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
+                          Window window, Table& events, std::vector<std::uint32_t>& origin_begin,
+                          std::vector<EventOrigin>& origins);
+/// Places, fills intervals, windows and sorts samples (unplaceable rows are dropped); returns
+/// how many the window cut.
+std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window window, Table& samples,
+                            std::vector<FileTally>& tally);
+/// Places, windows and sorts process rows; returns how many the window cut.
+std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window window, Table& processes,
+                              std::vector<FileTally>& tally);
+
+/// Timeline::suspends from the (sorted, deduplicated) events.
+std::vector<SuspendInterval> find_suspends(const Table& events);
+
+}  // namespace gpucost::align_detail

@@ -1,0 +1,203 @@
+// Every row gets its UTC time: events from monotonic time and their boot when they have both,
+// else from their wall stamp, else (no stamp at all) the file's modification time; samples and
+// process rows from their wall stamp. Then --since/--until, and the tables' order.
+#include <algorithm>
+
+#include "align/internal.hpp"
+
+namespace gpucost::align_detail {
+
+namespace {
+
+TimeNs mtime_of(const IngestResult& in, std::int64_t file) {
+  return file >= 0 && static_cast<std::size_t>(file) < in.files.size() ? in.files[static_cast<std::size_t>(file)].mtime_ns
+                                                                        : kNoTime;
+}
+
+FileTally* tally_of(std::vector<FileTally>& tally, std::int64_t f) {
+  return f >= 0 && static_cast<std::size_t>(f) < tally.size() ? &tally[static_cast<std::size_t>(f)] : nullptr;
+}
+
+// UTC of a sample or process row: its wall stamp, else (none at all: a ps snapshot without
+// marker) the file's modification time.
+TimeNs place_wall_row(const IngestResult& in, WallClock& clock, WallKind wk, bool raw_valid, TimeNs raw,
+                      std::int64_t file, FileTally* t) {
+  TimeNs w = raw_valid ? clock.to_utc(wk, raw, static_cast<std::uint32_t>(file)) : kNoTime;
+  if (w != kNoTime) {
+    if (t) ++t->wall;
+  } else if (wk == WallKind::kNone && (w = mtime_of(in, file)) != kNoTime) {
+    if (t) ++t->mtime;
+  }
+  if (t) t->saw(w);
+  return w;
+}
+
+}  // namespace
+
+std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
+                                      const std::vector<FileDating>& dating, Table& ev, std::vector<FileTally>& tally) {
+  std::vector<PlacedEvent> placed(ev.rows());
+  Column& ts = ev.ts();
+  Column& flags = ev.column(event_col::flags);
+  const Column& kinds = ev.column(event_col::wall_kind);
+  const Column& raws = ev.column(event_col::wall_raw_ns);
+  const Column& monos = ev.column(event_col::mono_ns);
+  const Column& files = ev.column(event_col::file);
+  for (std::size_t r = 0; r < ev.rows(); ++r) {
+    PlacedEvent& p = placed[r];
+    std::int64_t fl = flags.is_valid(r) ? flags.get_int(r) : 0;
+    const std::int64_t file = files.get_int(r);
+    FileTally* t = tally_of(tally, file);
+    const std::int32_t b = boots.event_boot[r];
+    const auto wk = static_cast<WallKind>(kinds.get_int(r));
+    if (monos.is_valid(r) && b >= 0) {
+      // Monotonic time and its boot's epochs, also when the line has a (coarser) wall stamp.
+      const Boot& boot = boots.boots[static_cast<std::size_t>(b)];
+      const TieQuality q = boots.event_tie[r];
+      p.ts = boot.map(monos.get_int(r));
+      p.boot = b;
+      p.ctime = boot.boot_wall() + monos.get_int(r);
+      const bool exact = q == TieQuality::kExact && boot.source == BootSource::kAnchors;
+      p.placement = exact ? Placement::kMonotonic : Placement::kApproximate;
+      fl |= kFlagFromMonotonic;
+      if (q == TieQuality::kApproximate || boot.source == BootSource::kMtime) fl |= kFlagApproxTime;
+      if (t) ++(exact ? t->mono : t->mono_guess);
+    } else if (const TimeNs w = raws.is_valid(r) ? clock.to_utc(wk, raws.get_int(r), static_cast<std::uint32_t>(file))
+                                                 : kNoTime;
+               w != kNoTime) {
+      p.ts = w;
+      p.placement = WallClock::placement_of(wk, (fl & kFlagUnreliableWall) != 0);
+      fl |= kFlagFromWall;
+      if (wk == WallKind::kRelative && dating[static_cast<std::size_t>(file)].relative_approximate) fl |= kFlagApproxTime;
+      if (t) ++t->wall;
+    } else if (!monos.is_valid(r) && mtime_of(in, file) != kNoTime) {
+      // No time at all (a pasted line without stamp): the file's modification time.
+      p.ts = mtime_of(in, file);
+      p.placement = Placement::kApproximate;
+      fl |= kFlagApproxTime;
+      if (t) ++t->mtime;
+    } else if (t) {
+      ++t->unplaced;
+    }
+    if (p.ts == kNoTime) ts.set_null(r);
+    else ts.set_int(r, p.ts);
+    flags.set_int(r, fl);
+    if (t) t->saw(p.ts);
+  }
+  return placed;
+}
+
+std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
+                          Window window, Table& ev, std::vector<std::uint32_t>& origin_begin,
+                          std::vector<EventOrigin>& origins) {
+  std::uint64_t cut = 0;
+  std::vector<std::uint32_t> keep;  // indices into clusters
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    if (window.contains(placed[clusters[c].front()].ts)) keep.push_back(static_cast<std::uint32_t>(c));
+    else ++cut;
+  }
+  const Column& file = ev.column(event_col::file);
+  const Column& line = ev.column(event_col::line);
+  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const std::uint32_t a = clusters[x].front(), b = clusters[y].front();
+    const TimeNs ta = placed[a].ts, tb = placed[b].ts;
+    if ((ta == kNoTime) != (tb == kNoTime)) return tb == kNoTime;
+    if (ta != tb) return ta < tb;
+    if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
+    return line.get_int(a) < line.get_int(b);
+  });
+  std::vector<std::uint32_t> rows;
+  rows.reserve(keep.size());
+  origin_begin.clear();
+  origins.clear();
+  origin_begin.reserve(keep.size() + 1);
+  for (auto c : keep) {
+    rows.push_back(clusters[c].front());
+    origin_begin.push_back(static_cast<std::uint32_t>(origins.size()));
+    for (auto r : clusters[c])
+      origins.push_back({static_cast<std::uint32_t>(file.get_int(r)), static_cast<std::uint64_t>(line.get_int(r))});
+  }
+  origin_begin.push_back(static_cast<std::uint32_t>(origins.size()));
+  ev.permute(rows);
+  return cut;
+}
+
+std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window window, Table& sa,
+                            std::vector<FileTally>& tally) {
+  constexpr TimeNs kDefaultInterval = kNsPerSec;  // parsers set the interval; 1 s is nvidia-smi's default
+  std::uint64_t cut = 0;
+  Column& ts = sa.ts();
+  Column& interval = sa.column(sample_col::interval_ns);
+  const Column& kinds = sa.column(sample_col::wall_kind);
+  const Column& raws = sa.column(sample_col::wall_raw_ns);
+  const Column& files = sa.column(sample_col::file);
+  std::vector<std::uint32_t> keep;
+  keep.reserve(sa.rows());
+  for (std::size_t r = 0; r < sa.rows(); ++r) {
+    const std::int64_t file = files.get_int(r);
+    FileTally* t = tally_of(tally, file);
+    const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
+                                    raws.get_int(r), file, t);
+    if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
+    if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
+      ts.set_null(r);
+      if (t) ++t->dropped;
+      continue;
+    }
+    ts.set_int(r, w);
+    if (window.contains(w)) keep.push_back(static_cast<std::uint32_t>(r));
+    else ++cut;
+  }
+  const auto tsv = ts.ints();
+  const Column& gpu = sa.column(sample_col::gpu);
+  const auto linev = sa.column(sample_col::line).ints();
+  const auto filev = files.ints();
+  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (tsv[a] != tsv[b]) return tsv[a] < tsv[b];
+    const std::int64_t ga = gpu.is_valid(a) ? gpu.get_int(a) : -1, gb = gpu.is_valid(b) ? gpu.get_int(b) : -1;
+    if (ga != gb) return ga < gb;
+    if (filev[a] != filev[b]) return filev[a] < filev[b];
+    return linev[a] < linev[b];
+  });
+  sa.permute(keep);
+  return cut;
+}
+
+std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window window, Table& pr,
+                              std::vector<FileTally>& tally) {
+  std::uint64_t cut = 0;
+  Column& ts = pr.ts();
+  const Column& kinds = pr.column(process_col::wall_kind);
+  const Column& raws = pr.column(process_col::wall_raw_ns);
+  const Column& files = pr.column(process_col::file);
+  std::vector<std::uint32_t> keep;
+  keep.reserve(pr.rows());
+  for (std::size_t r = 0; r < pr.rows(); ++r) {
+    const std::int64_t file = files.get_int(r);
+    FileTally* t = tally_of(tally, file);
+    const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
+                                    raws.get_int(r), file, t);
+    if (w == kNoTime) {
+      ts.set_null(r);
+      if (t) ++t->unplaced;
+    } else {
+      ts.set_int(r, w);
+    }
+    if (window.contains(w)) keep.push_back(static_cast<std::uint32_t>(r));
+    else ++cut;
+  }
+  const Column& snap = pr.column(process_col::snapshot);
+  const Column& pid = pr.column(process_col::pid);
+  auto or_minus1 = [](const Column& c, std::uint32_t r) { return c.is_valid(r) ? c.get_int(r) : -1; };
+  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const bool va = ts.is_valid(a), vb = ts.is_valid(b);
+    if (va != vb) return va;
+    if (va && ts.get_int(a) != ts.get_int(b)) return ts.get_int(a) < ts.get_int(b);
+    if (or_minus1(snap, a) != or_minus1(snap, b)) return or_minus1(snap, a) < or_minus1(snap, b);
+    return or_minus1(pid, a) < or_minus1(pid, b);
+  });
+  pr.permute(keep);
+  return cut;
+}
+
+}  // namespace gpucost::align_detail
