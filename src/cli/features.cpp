@@ -16,7 +16,7 @@ struct FeaturesOptions {
 void add_features(CLI::App& root, RunState& state) {
   auto opts = std::make_shared<FeaturesOptions>();
   CLI::App* app = root.add_subcommand("features", "Print the feature catalog (id, name, unit, layer, sources, definition)");
-  app->add_option("-f,--format", opts->format, "table (default), csv, json, or md (the docs/features.md table)")
+  app->add_option("-f,--format", opts->format, "table (default), csv, json, or md (all of docs/features.md)")
       ->check(CLI::IsMember({"table", "csv", "json", "md"}));
   app->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   app->footer("\nExamples:\n  gpucost features\n  gpucost features --format json | jq '.[] | select(.layer==\"driver\") | .name'\n");

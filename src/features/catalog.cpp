@@ -365,45 +365,50 @@ const Entry kCatalog[] = {
     {{"F079", "xid_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Distinct NVIDIA Xid events (a message read from dmesg, kern.log and the journal counts once). "
       "Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; "
-      "with a single GPU, every event naming a GPU); host: all events."},
+      "with a single GPU, every event naming a GPU), null when an Xid names an address no device record"
+      " maps; host: all events."},
      xid_events},
     {{"F080", "xid_application_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the application class (13, 31, 43, 45): the job faulted and is restarted; the GPU "
       "needs no maintenance. Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-"
-      "smi -q or --query-gpu; with a single GPU, every event naming a GPU); host: all events."},
+      "smi -q or --query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an "
+      "address no device record maps; host: all events."},
      xid_class_events<XidClass::application>},
     {{"F081", "xid_driver_firmware_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the driver/firmware class (32, 61, 62, 119, 120): driver or GSP firmware failures;"
       " the GPU needs a reset or the driver a reload. Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU); "
-      "host: all events."},
+      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
+      "null when an Xid names an address no device record maps; host: all events."},
      xid_class_events<XidClass::driver_firmware>},
     {{"F082", "xid_memory_ecc_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the memory/ECC class (48, 63, 64, 94, 95): uncorrectable ECC errors, page "
       "retirement, row remapping; the GPU needs a reset. Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU); "
-      "host: all events."},
+      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
+      "null when an Xid names an address no device record maps; host: all events."},
      xid_class_events<XidClass::memory_ecc>},
     {{"F083", "xid_bus_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the bus/interconnect class (74 NVLink, 79 fallen off the bus): a GPU reset or a "
       "reboot. Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or "
-      "--query-gpu; with a single GPU, every event naming a GPU); host: all events."},
+      "--query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an address no "
+      "device record maps; host: all events."},
      xid_class_events<XidClass::bus>},
     {{"F084", "xid_recovery_action_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid 154 events: the driver announces the recovery action it requires (0 none, 1 GPU reset, 2 "
       "node reboot, 3 drain P2P, 4 drain and reset). Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU); "
-      "host: all events."},
+      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
+      "null when an Xid names an address no device record maps; host: all events."},
      xid_class_events<XidClass::recovery_action>},
     {{"F085", "xid_other_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events whose code is in none of the classes of F080-F084, or unreadable. Per GPU: the events"
       " whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, "
-      "every event naming a GPU); host: all events."},
+      "every event naming a GPU), null when an Xid names an address no device record maps; host: all "
+      "events."},
      xid_class_events<XidClass::other>},
     {{"F086", "xid_distinct_codes", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Number of distinct Xid codes among the Xid events (the evidence lists them). Per GPU: the events"
       " whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, "
-      "every event naming a GPU); host: all events."},
+      "every event naming a GPU), null when an Xid names an address no device record maps; host: all "
+      "events."},
      xid_distinct_codes},
     {{"F087", "xid_events_per_hour", "1/h", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "xid_events (F079, host) per hour of H, H as in F007."},

@@ -36,9 +36,9 @@ std::string never_hot(const FeatureContext& c, int gpu);
 /// `N rows; first path:line` (with the scope when it is one GPU).
 std::string rows_evidence(const FeatureContext& c, int gpu, std::size_t n, std::uint32_t first_row,
                           std::string_view what = "rows");
-/// `N events; first path:line`, or `0 events in K files`.
+/// `N events; first path:line`, or `0 events in K kernel/system log files` (the files of `from`).
 std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_t first_row,
-                            std::string_view what = "events");
+                            std::string_view what = "events", LogSource from = LogSource::kernel);
 /// Null with the reason when a log family is missing.
 std::optional<FeatureValue> need_source(const FeatureContext& c, LogSource s);
 /// The log family an event kind is read from.

@@ -38,12 +38,16 @@ std::string rows_evidence(const FeatureContext& c, int, std::size_t n, std::uint
   return fmt::format("{} {}; first {}", n, what, c.sample_where(first_row));
 }
 
-std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_t first_row, std::string_view what) {
+std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_t first_row, std::string_view what,
+                            LogSource from) {
   if (n == 0) {
     std::size_t logs = 0;
-    for (const auto& f : c.timeline.files)
-      if (f.format != FormatId::unknown) ++logs;
-    return fmt::format("0 {} in {} recognized files", what, logs);
+    for (const auto& f : c.timeline.files) {
+      const bool journal = f.format == FormatId::journal_short || f.format == FormatId::journal_json ||
+                           f.format == FormatId::journal_export;
+      if (journal || f.format == FormatId::syslog || (from == LogSource::kernel && f.format == FormatId::dmesg)) ++logs;
+    }
+    return fmt::format("0 {} in {} {} files", what, logs, from == LogSource::kernel ? "kernel/system log" : "syslog/journal");
   }
   return fmt::format("{} {}; first {}", n, what, c.event_where(first_row));
 }
@@ -147,7 +151,8 @@ FeatureValue event_count(const FeatureContext& c, int gpu, EventKind k) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
     if (count++ == 0) first = r;
   }
-  return value(static_cast<double>(count), events_evidence(c, count, first, fmt::format("{} events", event_kind_name(k))));
+  return value(static_cast<double>(count),
+               events_evidence(c, count, first, fmt::format("{} events", event_kind_name(k)), source_of(k)));
 }
 
 // ---- sample counts and coverage ----
@@ -185,9 +190,11 @@ FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu) {
   TimeNs span = 0, covered = 0;
   std::size_t gaps = 0;
   if (gpu < 0) {
-    span = c.host_coverage.back().second - c.host_coverage.front().first;
-    for (const auto& [a, b] : c.host_coverage) covered += b - a;
-    gaps = c.host_coverage.size() - 1;
+    if (!c.host_coverage.empty()) {
+      span = c.host_coverage.back().second - c.host_coverage.front().first;
+      for (const auto& [a, b] : c.host_coverage) covered += b - a;
+      gaps = c.host_coverage.size() - 1;
+    }
   } else {
     TimeNs begin = kNoTime, cur_a = kNoTime, cur_b = kNoTime, end = kNoTime;
     for (auto r : rows) {

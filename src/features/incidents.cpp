@@ -135,13 +135,31 @@ std::string incidents_evidence(const FeatureContext& c, const Incidents& in) {
   return s;
 }
 
+// Per GPU, Xid counts need every Xid that names a GPU to be tied to one: an address that no device
+// record maps could be this GPU's, so its count would be a guess.
+std::optional<FeatureValue> need_attribution(const FeatureContext& c, int gpu) {
+  if (gpu < 0) return std::nullopt;
+  const Column& named = c.timeline.events.column(event_col::gpu);
+  std::size_t unmapped = 0;
+  for (auto r : kind_rows(c, EventKind::xid))
+    if (named.is_valid(r) && c.event_gpu[r] < 0) ++unmapped;
+  if (unmapped == 0) return std::nullopt;
+  return null_because(fmt::format("{} Xid events name a GPU address that no device record maps (nvidia-smi -q or "
+                                  "--query-gpu pci.bus_id)", unmapped));
+}
+
 }  // namespace
 
-FeatureValue xid_events(const FeatureContext& c, int gpu) { return event_count(c, gpu, EventKind::xid); }
+FeatureValue xid_events(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  return event_count(c, gpu, EventKind::xid);
+}
 
 template <XidClass K>
 FeatureValue xid_class_events(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
@@ -159,6 +177,7 @@ template FeatureValue xid_class_events<XidClass::other>(const FeatureContext&, i
 
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
   std::set<std::int64_t> codes;
   std::size_t n = 0;
   std::uint32_t first = 0;

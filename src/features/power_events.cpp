@@ -242,6 +242,7 @@ struct PowerLoss {
 
 PowerLoss power_loss(const FeatureContext& c) {
   PowerLoss pl;
+  if (c.host_coverage.empty()) return pl;  // rows of zero length cover nothing
   const TimeNs a = c.host_coverage.front().first, b = c.host_coverage.back().second;
   auto lost_after = [&](TimeNs e, TimeNs ref) {
     if (e < a || e >= b || !busy_before(c, ref)) return;

@@ -31,7 +31,7 @@ TEST(FeaturesIncidents, XidClassesAndPerGpuAttribution) {
   b.event(k, at(6), EventKind::xid, 79, "0000:01:00");
   b.event(k, at(7), EventKind::xid, 154, "0000:01:00");
   b.event(k, at(8), EventKind::xid, 999);        // unknown code, no GPU: host only
-  b.event(k, kNoTime, EventKind::xid, {}, "0000:09:00");  // no code; a bus no device has: host only
+  b.event(k, kNoTime, EventKind::xid);           // no code, no GPU: host only
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "xid_events"), 9));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_events"), 5));
@@ -49,6 +49,19 @@ TEST(FeaturesIncidents, XidClassesAndPerGpuAttribution) {
   EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_distinct_codes"), 2));
   // Two GPU rows each 1 s: the host sampled 2 s.
   EXPECT_TRUE(has_value(host(fs, "xid_events_per_hour"), 9 / (2.0 / 3600)));
+}
+
+TEST(FeaturesIncidents, PerGpuXidCountsAreNullWhenAnAddressIsUnmapped) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  b.samples(d, 0, 2, 0, {{M::sm_pct, 1}}).samples(d, 0, 2, 1, {{M::sm_pct, 1}});  // two GPUs, no bus ids
+  b.event(k, at(1), EventKind::xid, 79, "0000:01:00");
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "xid_events"), 1));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "xid_events"), "1 Xid events name a GPU address that no device record maps"));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "xid_bus_events"), "no device record maps"));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "xid_distinct_codes"), "no device record maps"));
 }
 
 TEST(FeaturesIncidents, SingleGpuTakesEveryEventNamingAGpu) {
