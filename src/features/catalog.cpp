@@ -57,8 +57,8 @@ const Entry kCatalog[] = {
       "the cost model uses this agreed formula."},
      effective_utilization},
     {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
-      "Maintenance incidents (F008) per hour of H, where H = host gpu_sampled_s / 3600, or the "
-      "observation window log_window_s (F133) / 3600 when there are no GPU samples."},
+      "Maintenance incidents (F008) per hour of H, where H = host gpu_sampled_s / 3600, or log_uptime_s"
+      " (F133) / 3600 when there are no GPU samples."},
      incidents_per_hour},
     {{"F008", "maintenance_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Incidents that cost maintenance time (GPU reset, driver reload or reboot), not only a restarted "
@@ -530,9 +530,9 @@ const Entry kCatalog[] = {
       "counts 1."},
      ac_switches},
     {{"F118", "battery_s", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
-      "Time on battery inside the observation window (F133): from each AC report of F117 saying offline"
-      " until the next report saying online, or the window's end. Before the first report the state is "
-      "unknown and not counted; with no AC events, 0."},
+      "Time on battery inside the observation window (see F133): from each AC report of F117 saying "
+      "offline until the next report saying online, or the window's end. Before the first report the "
+      "state is unknown and not counted; with no AC events, 0."},
      battery_s},
     {{"F119", "lid_closes", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "lid_close events, where lid_close events within 10 s of each other count once (logind, acpid and"
@@ -567,18 +567,24 @@ const Entry kCatalog[] = {
      boots},
     {{"F126", "unclean_reboots", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Reboots (boots of F125 with an earlier record in the logs) without a shutdown event in the 600 s"
-      " before: crashes, hangs, power loss or hard resets."},
+      " up to the latest record before the boot (an orderly power-off logs its shutdown request last): "
+      "crashes, hangs, power loss or hard resets."},
      unclean_reboots},
     {{"F127", "reboot_downtime_s", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
-      "Time reboots cost: sum over reboots (as in F126) of (boot instant - the latest earlier record: "
-      "an event, or the end of a sample row's interval)."},
+      "Time lost to restarts: the sum over reboots (as in F126) of the gap from the latest earlier "
+      "record (an event, or the end of a sample row's interval) to the boot, counting only gaps of at "
+      "most 1 h; a longer gap means the machine was switched off, not restarting, and is left out (the "
+      "evidence says how many)."},
      reboot_downtime_s},
     {{"F128", "container_starts", "count", Layer::system, FeatureScope::host, "syslog|journal",
-      "Container starts (dockerd, containerd, podman)."},
-     count_of<EventKind::container_start>},
+      "Container starts: container_start events with a time in time order, an event at most 10 s after "
+      "the previous one joining its start (dockerd's API call and containerd's 'starting signal loop' "
+      "report one start); events without a time count 1 each."},
+     container_starts},
     {{"F129", "container_start_latency_mean_s", "s", Layer::system, FeatureScope::host, "syslog|journal",
-      "Container start latency: mean seconds from container_create to container_start, each start "
-      "paired with the earliest unpaired create at most 300 s before it. Null without pairs."},
+      "Container start latency: mean seconds from a container_create to the last event of the first "
+      "unpaired start (as in F128) that begins at or after it and at most 300 s later, i.e. until the "
+      "container runs. Null without pairs."},
      container_start_latency_mean_s},
     {{"F130", "container_start_latency_max_s", "s", Layer::system, FeatureScope::host, "syslog|journal",
       "The longest container start latency (pairs as in F129)."},
@@ -587,13 +593,14 @@ const Entry kCatalog[] = {
       "systemd units that failed ('Failed to start', 'Failed with result')."},
      count_of<EventKind::service_failed>},
     {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
-      "Cron job starts (CRON[pid]: (user) CMD) per hour of the observation window (F133): the noise "
-      "rate of syslog."},
+      "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "
+      "syslog."},
      cron_events_per_hour},
-    {{"F133", "log_window_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
-      "Observation window: from the earliest placed sample row or event to the latest sample row's end "
-      "(ts + interval) or event."},
-     log_window_s},
+    {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
+      "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
+      " row or event to the latest sample row's end (ts + interval) or event, minus for each reboot (as"
+      " in F126) the gap from the latest earlier record to the boot."},
+     log_uptime_s},
     {{"F134", "power_event_loss_s", "s", Layer::derived, FeatureScope::host, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "GPU time lost to power events (L of F004): the suspended time inside the sampled span [first "
       "row's ts, last row's end), plus, for each AC switch of F117 outside a suspend and each resume "

@@ -21,6 +21,8 @@ inline constexpr TimeNs kAppIncidentGapNs = 60 * kNsPerSec;    ///< application 
 inline constexpr TimeNs kBootClusterNs = 120 * kNsPerSec;      ///< boot events of one boot
 inline constexpr TimeNs kShutdownBeforeBootNs = 600 * kNsPerSec;
 inline constexpr TimeNs kContainerPairNs = 300 * kNsPerSec;
+inline constexpr TimeNs kContainerStartMergeNs = 10 * kNsPerSec;  ///< start events of one start
+inline constexpr TimeNs kRestartGapNs = kNsPerHour;  ///< a longer gap before a boot: the machine was off
 inline constexpr double kIdleEpisodeMinS = 60.0;
 inline constexpr double kBusyProcessCpuPct = 10.0;
 
@@ -43,7 +45,7 @@ std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_
 std::optional<FeatureValue> need_source(const FeatureContext& c, LogSource s);
 /// The log family an event kind is read from.
 LogSource source_of(EventKind k) noexcept;
-/// Hours that rates are expressed per: host sampled hours, else the observation window; 0 when none.
+/// Hours that rates are expressed per: host sampled hours, else the log uptime; 0 when none.
 double rate_hours(const FeatureContext& c, std::string* basis = nullptr);
 
 FeatureValue metric_mean(const FeatureContext& c, int gpu, GpuMetric m);
@@ -217,6 +219,17 @@ FeatureValue suspends(const FeatureContext& c, int gpu);
 FeatureValue suspended_s(const FeatureContext& c, int gpu);
 FeatureValue resume_recovery_s_mean(const FeatureContext& c, int gpu);
 FeatureValue ac_switch_recovery_s_mean(const FeatureContext& c, int gpu);
+/// A boot: boot events at most kBootClusterNs apart, and the latest record before it.
+struct BootRecord {
+  TimeNs start = kNoTime;               ///< its first boot event
+  std::uint32_t row = 0;                ///< that event's row
+  TimeNs previous_record = kNoTime;     ///< latest event or sample end before start; kNoTime: logs begin here
+};
+std::vector<BootRecord> boot_clusters(const FeatureContext& c, std::size_t* unplaced = nullptr);
+/// Latest placed record (event instant or sample end) strictly before t, or kNoTime.
+TimeNs last_record_before(const FeatureContext& c, TimeNs t);
+/// Seconds the logs cover the machine up: the observation window minus the gaps before reboots.
+double log_uptime_s(const FeatureContext& c, std::string* evidence = nullptr);
 FeatureValue boots(const FeatureContext& c, int gpu);
 FeatureValue unclean_reboots(const FeatureContext& c, int gpu);
 FeatureValue reboot_downtime_s(const FeatureContext& c, int gpu);
@@ -224,10 +237,11 @@ FeatureValue power_event_loss_s(const FeatureContext& c, int gpu);
 FeatureValue power_event_loss_fraction(const FeatureContext& c, int gpu);
 
 // ---- services: containers, cron, windows (services.cpp) ----
+FeatureValue container_starts(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_mean_s(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_max_s(const FeatureContext& c, int gpu);
 FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu);
-FeatureValue log_window_s(const FeatureContext& c, int gpu);
+FeatureValue log_uptime_s(const FeatureContext& c, int gpu);
 
 // ---- derived figures (derived.cpp) ----
 FeatureValue effective_utilization(const FeatureContext& c, int gpu);

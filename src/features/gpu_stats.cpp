@@ -74,12 +74,9 @@ double rate_hours(const FeatureContext& c, std::string* basis) {
     if (basis) *basis = fmt::format("per {:.4g} h of host gpu_sampled_s", c.host_sampled_s() / 3600);
     return c.host_sampled_s() / 3600.0;
   }
-  if (c.window_begin != kNoTime && c.window_end > c.window_begin) {
-    const double h = seconds(c.window_end - c.window_begin) / 3600.0;
-    if (basis) *basis = fmt::format("per {:.4g} h of log window (no GPU samples)", h);
-    return h;
-  }
-  return 0;
+  const double h = log_uptime_s(c) / 3600.0;
+  if (h > 0 && basis) *basis = fmt::format("per {:.4g} h of log uptime (no GPU samples)", h);
+  return h > 0 ? h : 0;
 }
 
 std::vector<std::size_t> scope_slots(const FeatureContext& c, int gpu) {

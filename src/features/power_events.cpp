@@ -289,15 +289,8 @@ FeatureValue power_event_loss_fraction(const FeatureContext& c, int) {
 
 // ---- boots ----
 
-namespace {
-
-struct Boot {
-  TimeNs start;
-  std::uint32_t row;
-};
-
-std::vector<Boot> boot_clusters(const FeatureContext& c, std::size_t* unplaced = nullptr) {
-  std::vector<Boot> out;
+std::vector<BootRecord> boot_clusters(const FeatureContext& c, std::size_t* unplaced) {
+  std::vector<BootRecord> out;
   TimeNs prev = kNoTime;
   for (auto r : kind_rows(c, EventKind::boot)) {
     if (!c.event_placed(r)) {
@@ -305,13 +298,13 @@ std::vector<Boot> boot_clusters(const FeatureContext& c, std::size_t* unplaced =
       continue;
     }
     const TimeNs ts = c.event_time(r);
-    if (prev == kNoTime || ts - prev > kBootClusterNs) out.push_back({ts, r});
+    if (prev == kNoTime || ts - prev > kBootClusterNs) out.push_back({ts, r, kNoTime});
     prev = ts;
   }
+  for (auto& b : out) b.previous_record = last_record_before(c, b.start);
   return out;
 }
 
-// Latest placed record (event instant or sample end) strictly before t, or kNoTime.
 TimeNs last_record_before(const FeatureContext& c, TimeNs t) {
   TimeNs best = kNoTime;
   const Table& e = c.timeline.events;
@@ -328,7 +321,20 @@ TimeNs last_record_before(const FeatureContext& c, TimeNs t) {
   return best;
 }
 
-}  // namespace
+double log_uptime_s(const FeatureContext& c, std::string* evidence) {
+  if (c.window_begin == kNoTime) return 0;
+  TimeNs gaps = 0;
+  std::size_t reboots = 0;
+  for (const auto& b : boot_clusters(c))
+    if (b.previous_record != kNoTime) {
+      gaps += b.start - b.previous_record;
+      ++reboots;
+    }
+  if (evidence)
+    *evidence = fmt::format("{} .. {} minus {} reboot gaps ({:.6g} s)", format_rfc3339(c.window_begin, 3),
+                            format_rfc3339(c.window_end, 3), reboots, seconds(gaps));
+  return seconds(c.window_end - c.window_begin - gaps);
+}
 
 FeatureValue boots(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
@@ -345,11 +351,13 @@ FeatureValue unclean_reboots(const FeatureContext& c, int) {
   std::size_t reboots = 0, unclean = 0;
   std::uint32_t first = 0;
   for (const auto& b : boot_clusters(c)) {
-    if (last_record_before(c, b.start) == kNoTime) continue;  // the logs begin with this boot
+    if (b.previous_record == kNoTime) continue;  // the logs begin with this boot
     ++reboots;
     bool clean = false;
     for (auto r : shut)
-      if (c.event_placed(r) && c.event_time(r) < b.start && c.event_time(r) >= b.start - kShutdownBeforeBootNs) clean = true;
+      if (c.event_placed(r) && c.event_time(r) <= b.previous_record &&
+          c.event_time(r) >= b.previous_record - kShutdownBeforeBootNs)
+        clean = true;
     if (!clean && unclean++ == 0) first = b.row;
   }
   return value(static_cast<double>(unclean), fmt::format("{} of {} reboots without a shutdown event", unclean, reboots) +
@@ -359,14 +367,18 @@ FeatureValue unclean_reboots(const FeatureContext& c, int) {
 FeatureValue reboot_downtime_s(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   TimeNs sum = 0;
-  std::size_t reboots = 0;
+  std::size_t restarts = 0, off = 0;
   for (const auto& b : boot_clusters(c)) {
-    const TimeNs last = last_record_before(c, b.start);
-    if (last == kNoTime) continue;
-    ++reboots;
-    sum += b.start - last;
+    if (b.previous_record == kNoTime) continue;
+    const TimeNs gap = b.start - b.previous_record;
+    if (gap > kRestartGapNs) {
+      ++off;  // the machine was switched off, not restarting
+      continue;
+    }
+    ++restarts;
+    sum += gap;
   }
-  return value(seconds(sum), fmt::format("{} reboots after earlier records", reboots));
+  return value(seconds(sum), fmt::format("{} restarts; {} longer gaps (machine off) not counted", restarts, off));
 }
 
 }  // namespace gpucost::features

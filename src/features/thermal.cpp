@@ -79,7 +79,7 @@ FeatureValue gpu_time_above_temp_s(const FeatureContext& c, int gpu) {
       if (n++ == 0) first = r;
       sum += c.sample_interval(r);
     }
-  return value(seconds(sum), rows_evidence(c, gpu, n, first, fmt::format("rows above {:g} C", c.options.temp_threshold_c)));
+  return value(seconds(sum), rows_evidence(c, gpu, n, first, fmt::format("rows above {:g} °C", c.options.temp_threshold_c)));
 }
 
 FeatureValue gpu_hot_fraction(const FeatureContext& c, int gpu) {
@@ -90,7 +90,7 @@ FeatureValue gpu_hot_fraction(const FeatureContext& c, int gpu) {
     if (t.is_valid(r) && hot(c, t.get_float(r))) ++n;
   const auto& st = c.stats(gpu, GpuMetric::gpu_temp_c);
   return value(static_cast<double>(n) / static_cast<double>(st.n),
-               fmt::format("{} of {} rows above {:g} C; first temp row {}", n, st.n, c.options.temp_threshold_c,
+               fmt::format("{} of {} rows above {:g} °C; first temp row {}", n, st.n, c.options.temp_threshold_c,
                            c.sample_where(st.first_row)));
 }
 

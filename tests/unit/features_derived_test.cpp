@@ -108,22 +108,27 @@ TEST(FeaturesDerived, EnergyPerUsefulHour) {
   EXPECT_TRUE(has_value(host(fs, "idle_energy_fraction"), (200.0 + 250) / 1500));
 }
 
-TEST(FeaturesServices, ContainerStartLatencyPairsCreatesAndStarts) {
+TEST(FeaturesServices, ContainerStartsMergeAndLatencyRunsUntilTheContainerRuns) {
   TimelineBuilder b;
   const auto j = b.file("journal.txt", FormatId::journal_short);
-  b.event(j, at(10), EventKind::container_create).event(j, at(12.5), EventKind::container_start);
-  b.event(j, at(100), EventKind::container_create).event(j, at(101), EventKind::container_create);
-  b.event(j, at(103), EventKind::container_start);   // the create at 100: 3 s
-  b.event(j, at(104), EventKind::container_start);   // the create at 101: 3 s
-  b.event(j, at(1000), EventKind::container_start);  // no create within 300 s
-  b.event(j, at(1001), EventKind::container_stop);
-  b.event(j, at(1100), EventKind::service_failed);
+  // dockerd's create, dockerd's start API call, containerd's "starting signal loop".
+  b.event(j, at(10), EventKind::container_create).event(j, at(10.5), EventKind::container_start);
+  b.event(j, at(12.5), EventKind::container_start);  // the same start: latency 2.5 s
+  b.event(j, at(100), EventKind::container_create).event(j, at(100.4), EventKind::container_start);
+  b.event(j, at(101.7), EventKind::container_start);  // latency 1.7 s
+  b.event(j, at(1000), EventKind::container_start);   // no create before it
+  b.event(j, at(2000), EventKind::container_start).event(j, at(2008), EventKind::container_start);
+  b.event(j, at(2016), EventKind::container_start);   // 8 s steps: one start
+  b.event(j, kNoTime, EventKind::container_start);    // unplaced: a start of its own
+  b.event(j, at(3000), EventKind::container_create);  // no start follows within 300 s
+  b.event(j, at(3400), EventKind::container_stop);
+  b.event(j, at(3500), EventKind::service_failed);
   const FeatureSet fs = run_features(b.build());
-  EXPECT_TRUE(has_value(host(fs, "container_starts"), 4));
-  EXPECT_TRUE(has_value(host(fs, "container_start_latency_mean_s"), 8.5 / 3));
-  EXPECT_TRUE(has_value(host(fs, "container_start_latency_max_s"), 3));
+  EXPECT_TRUE(has_value(host(fs, "container_starts"), 5));
+  EXPECT_TRUE(has_value(host(fs, "container_start_latency_mean_s"), 2.1));
+  EXPECT_TRUE(has_value(host(fs, "container_start_latency_max_s"), 2.5));
   EXPECT_TRUE(has_value(host(fs, "service_failures"), 1));
-  EXPECT_EQ(host(fs, "container_start_latency_max_s").evidence, "3 pairs of 4 starts; first create journal.txt:1");
+  EXPECT_EQ(host(fs, "container_start_latency_max_s").evidence, "2 pairs of 4 starts; first create journal.txt:1");
 
   TimelineBuilder only_starts;
   only_starts.event(only_starts.file("journal.txt", FormatId::journal_short), at(1), EventKind::container_start);
@@ -140,14 +145,15 @@ TEST(FeaturesServices, NoServiceLogIsNull) {
     EXPECT_TRUE(is_null_with(host(fs, name), "no syslog or journal")) << name;
 }
 
-TEST(FeaturesServices, CronRateOverTheObservationWindow) {
+TEST(FeaturesServices, CronRateOverTheLogUptime) {
   TimelineBuilder b;
   const auto s = b.file("syslog", FormatId::syslog);
   for (double t : {0.0, 600.0, 1200.0, 1800.0, 3600.0}) b.event(s, at(t), EventKind::cron);
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "cron_events_per_hour"), 5));
-  EXPECT_TRUE(has_value(host(fs, "log_window_s"), 3600));
-  EXPECT_EQ(host(fs, "log_window_s").evidence, "2026-11-29T12:00:00.000Z .. 2026-11-29T13:00:00.000Z");
+  EXPECT_TRUE(has_value(host(fs, "log_uptime_s"), 3600));
+  EXPECT_EQ(host(fs, "log_uptime_s").evidence,
+            "2026-11-29T12:00:00.000Z .. 2026-11-29T13:00:00.000Z minus 0 reboot gaps (0 s)");
 }
 
 }  // namespace

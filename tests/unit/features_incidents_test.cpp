@@ -110,7 +110,7 @@ TEST(FeaturesIncidents, MaintenanceIncidentsClusterAndImplyActions) {
   EXPECT_NE(host(fs, "maintenance_incidents").evidence.find("1 unplaced events counted as one incident"), std::string::npos);
 }
 
-TEST(FeaturesIncidents, IncidentsPerHourUsesTheLogWindowWithoutSamples) {
+TEST(FeaturesIncidents, IncidentsPerHourUsesTheLogUptimeWithoutSamples) {
   TimelineBuilder b;
   const auto k = b.file("kern.log", FormatId::syslog);
   b.event(k, at(0), EventKind::xid, 79);
@@ -118,7 +118,7 @@ TEST(FeaturesIncidents, IncidentsPerHourUsesTheLogWindowWithoutSamples) {
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "maintenance_incidents"), 2));
   EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 1));
-  EXPECT_NE(host(fs, "incidents_per_hour").evidence.find("log window"), std::string::npos);
+  EXPECT_NE(host(fs, "incidents_per_hour").evidence.find("log uptime"), std::string::npos);
 }
 
 TEST(FeaturesIncidents, NoKernelLogIsNullAndAQuietOneIsZero) {

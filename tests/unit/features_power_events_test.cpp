@@ -99,6 +99,8 @@ Timeline laptop_day() {
   b.event(k, at(4100), EventKind::boot).event(k, at(4130), EventKind::boot);  // one boot, two sources
   b.event(k, at(8000), EventKind::xid, 31);
   b.event(k, at(9000), EventKind::boot);  // no shutdown before: unclean
+  b.event(k, at(9500), EventKind::shutdown);
+  b.event(k, at(20000), EventKind::boot);  // switched off for hours: not a restart
   return b.build();
 }
 
@@ -149,11 +151,13 @@ TEST(FeaturesPowerEvents, RecoveryIsCappedAtFiveMinutes) {
 
 TEST(FeaturesPowerEvents, BootsRebootsAndDowntime) {
   const FeatureSet fs = run_features(laptop_day());
-  EXPECT_TRUE(has_value(host(fs, "boots"), 3));
+  EXPECT_TRUE(has_value(host(fs, "boots"), 4));
   EXPECT_TRUE(has_value(host(fs, "unclean_reboots"), 1));
-  // 4100 - 4000 (the shutdown) + 9000 - 8000 (the Xid, the last record before the crash).
+  // 4100 - 4000 (the shutdown) + 9000 - 8000 (the Xid, the last record before the crash); the
+  // 10500 s before the boot at 20000 s are a machine switched off.
   EXPECT_TRUE(has_value(host(fs, "reboot_downtime_s"), 1100));
-  EXPECT_TRUE(has_value(host(fs, "log_window_s"), 9000));
+  EXPECT_EQ(host(fs, "reboot_downtime_s").evidence, "2 restarts; 1 longer gaps (machine off) not counted");
+  EXPECT_TRUE(has_value(host(fs, "log_uptime_s"), 20000 - 100 - 1000 - 10500));
 }
 
 }  // namespace
