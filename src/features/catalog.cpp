@@ -86,9 +86,11 @@ const Entry kCatalog[] = {
       "the length of the union of the rows' [ts, ts + interval). Per GPU over its rows; host over the "
       "union of all GPUs' rows."},
      gpu_sample_gap_s},
-    {{"F013", "gpu_count", "count", Layer::hardware, FeatureScope::host, "dmon|query_gpu_csv|nvidia_smi_q",
+    {{"F013", "gpu_count", "count", Layer::hardware, FeatureScope::host, "dmon|query_gpu_csv|nvidia_smi_q|dmesg|syslog|journal",
       "Number of GPUs: distinct GPU indices in the sample rows and in device records (nvidia-smi -q, "
-      "--query-gpu) that have an index; when there are no indices, the number of device records."},
+      "--query-gpu) that have an index; when there are no indices, the number of device records; "
+      "without samples and devices, 1 when the NVIDIA kernel messages (Xid, fallen off the bus, "
+      "RmInitAdapter, GSP) name a single PCI address (that GPU is index 0)."},
      gpu_count},
     {{"F014", "gpu_util_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean SM utilization (dmon sm, utilization.gpu) over the rows that report it. Per GPU over its "

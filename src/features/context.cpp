@@ -79,6 +79,29 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : tim
     gpus = std::move(g2);
     gpu_rows = std::move(r2);
   }
+  // No samples and no indexed device, but the NVIDIA messages name one GPU address: that GPU is
+  // the machine's only NVIDIA GPU, index 0.
+  if (gpus.empty()) {
+    const Column& kind = t.events.column(event_col::kind);
+    const Column& egpu = t.events.column(event_col::gpu);
+    std::string only;
+    bool several = false;
+    for (std::size_t r = 0; r < t.events.rows() && !several; ++r) {
+      const auto k = static_cast<EventKind>(kind.get_int(r));
+      if (!egpu.is_valid(r) || (k != EventKind::xid && k != EventKind::fallen_off_bus && k != EventKind::rm_init_failed &&
+                                k != EventKind::gsp_error))
+        continue;
+      std::string bus = normalize_pci_bus(egpu.get_string(r));
+      if (bus.empty()) continue;
+      if (only.empty()) only = std::move(bus);
+      else several = bus != only;
+    }
+    if (!only.empty() && !several) {
+      gpus.push_back(0);
+      gpu_rows.emplace_back();
+      gpu_named_by_kernel = true;
+    }
+  }
   // Devices: by index; a single device without index belongs to a single GPU.
   gpu_device.assign(gpus.size(), nullptr);
   for (std::size_t k = 0; k < gpus.size(); ++k)

@@ -50,8 +50,10 @@ struct ProcessGroup {
 struct FeatureContext {
   const Timeline& timeline;
   const FeatureOptions& options;
-  /// GPU indices: those in the samples plus those of devices with a known index, ascending.
+  /// GPU indices: those in the samples plus those of devices with a known index, ascending; when
+  /// there are none and the NVIDIA kernel messages name a single PCI address, {0}.
   std::vector<int> gpus;
+  bool gpu_named_by_kernel = false;  ///< gpus is {0} from the kernel messages alone
   std::vector<std::vector<std::uint32_t>> gpu_rows;  ///< sample rows of gpus[k], in time order
   /// Event rows of each kind, in table order (placed ones by time, unplaced ones last).
   std::array<std::vector<std::uint32_t>, kEventKindCount> events_by_kind;

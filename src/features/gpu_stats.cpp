@@ -218,12 +218,13 @@ FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_count(const FeatureContext& c, int) {
   if (c.gpus.empty() && c.timeline.devices.empty())
-    return null_because("no GPU samples and no nvidia-smi -q or --query-gpu device records");
+    return null_because("no GPU samples, no nvidia-smi -q or --query-gpu device records, no kernel message naming one GPU");
   std::size_t n = c.gpus.size();
   std::size_t unindexed = 0;
   for (const auto& d : c.timeline.devices)
     if (!d.index) ++unindexed;
   if (n == 0) n = unindexed;
+  if (c.gpu_named_by_kernel) return value(1, "no samples or device records; NVIDIA kernel messages name one GPU");
   return value(static_cast<double>(n), fmt::format("{} GPU indices in samples or devices; {} device records",
                                                    c.gpus.size(), c.timeline.devices.size()));
 }

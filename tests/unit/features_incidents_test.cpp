@@ -64,6 +64,26 @@ TEST(FeaturesIncidents, PerGpuXidCountsAreNullWhenAnAddressIsUnmapped) {
   EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "xid_distinct_codes"), "no device record maps"));
 }
 
+TEST(FeaturesIncidents, KernelMessagesNamingOneGpuMakeItGpuZero) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  b.event(k, at(1), EventKind::xid, 31, "PCI:0000:01:00");
+  b.event(k, at(2), EventKind::xid, 79, "0000:01:00.0");
+  b.event(k, at(3), EventKind::gpu_reset, {}, "0000:00:02", "i915 0000:00:02.0: Resetting chip");  // not NVIDIA's
+  const FeatureSet fs = run_features(b.build());
+  ASSERT_EQ(fs.gpus, (std::vector<int>{0}));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_events"), 2));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "gpu_samples"), "no GPU samples"));
+  EXPECT_TRUE(has_value(host(fs, "gpu_count"), 1));
+
+  TimelineBuilder two;
+  const auto k2 = two.file("dmesg.txt", FormatId::dmesg);
+  two.event(k2, at(1), EventKind::xid, 31, "0000:01:00").event(k2, at(2), EventKind::xid, 31, "0000:02:00");
+  const FeatureSet t = run_features(two.build());
+  EXPECT_TRUE(t.gpus.empty());
+  EXPECT_TRUE(is_null_with(host(t, "gpu_count"), "no kernel message naming one GPU"));
+}
+
 TEST(FeaturesIncidents, SingleGpuTakesEveryEventNamingAGpu) {
   TimelineBuilder b;
   const auto k = b.file("dmesg.txt", FormatId::dmesg);
