@@ -1,33 +1,144 @@
 #pragma once
-// What every feature computation reads: the timeline plus indexes built once per run.
+// What every feature computation reads: the timeline plus indexes built once per run (rows per
+// GPU, events per kind, the GPU each event names, which log sources exist, the host's sampled
+// coverage) and a cache of per-metric statistics, so each feature is a lookup or one pass.
 
+#include <array>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpucost/features/features.hpp"
 
 namespace gpucost::features {
 
-/// The timeline and per-GPU row indexes shared by all feature computations.
+/// Statistics of one GPU metric over the rows of a scope that report it.
+struct MetricStats {
+  std::size_t n = 0;           ///< rows with a value
+  double sum = 0;              ///< Σ value
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  double weighted = 0;         ///< Σ value × interval_s
+  double covered_s = 0;        ///< Σ interval_s of the rows with a value
+  std::uint32_t first_row = 0; ///< first row (in time order) with a value
+  double mean() const noexcept { return n ? sum / static_cast<double>(n) : 0.0; }
+};
+
+/// Families of logs a feature can need; a feature whose family is absent is null.
+enum class LogSource : std::uint8_t {
+  kernel,   ///< dmesg, kern.log/syslog, journal (kernel messages, NVRM, ACPI, PM)
+  service,  ///< syslog or journal (daemons: dockerd, cron, systemd units)
+  ps,       ///< ps snapshots
+  pmon,     ///< nvidia-smi pmon
+  smi_q,    ///< nvidia-smi -q (devices: PCIe link, limits)
+  devices,  ///< nvidia-smi -q or --query-gpu (anything that fills Timeline::devices)
+  profiler, ///< PyTorch profiler traces
+};
+
+/// The reason text used when a family of logs is absent.
+std::string_view missing_reason(LogSource s) noexcept;
+
+/// A contiguous group of process rows: one ps snapshot, or one GPU's rows of one pmon interval.
+struct ProcessGroup {
+  std::uint32_t begin = 0, end = 0;  ///< range in FeatureContext::process_order
+  int gpu = -1;                      ///< pmon GPU index; -1 for ps
+};
+
+/// The timeline and the indexes shared by all feature computations.
 struct FeatureContext {
   const Timeline& timeline;
   const FeatureOptions& options;
-  std::vector<int> gpus;                           ///< distinct GPU indices in the samples
+  /// GPU indices: those in the samples plus those of devices with a known index, ascending; when
+  /// there are none and the NVIDIA kernel messages name a single PCI address, {0}.
+  std::vector<int> gpus;
+  bool gpu_named_by_kernel = false;  ///< gpus is {0} from the kernel messages alone
   std::vector<std::vector<std::uint32_t>> gpu_rows;  ///< sample rows of gpus[k], in time order
+  /// Event rows of each kind, in table order (placed ones by time, unplaced ones last).
+  std::array<std::vector<std::uint32_t>, kEventKindCount> events_by_kind;
+  /// Per event row: the GPU index the message names (PCI address or index), or -1.
+  std::vector<int> event_gpu;
+  /// Per GPU in `gpus`: its device record, or nullptr.
+  std::vector<const GpuDevice*> gpu_device;
+  /// Host sampled coverage: the union of [ts, ts + interval) over all rows, merged, sorted.
+  std::vector<std::pair<TimeNs, TimeNs>> host_coverage;
+  /// Placed boot events, ascending.
+  std::vector<TimeNs> boot_ts;
+  /// Earliest and latest placed event instant; kNoTime when none.
+  TimeNs events_first = kNoTime, events_last = kNoTime;
+  /// Observation window: earliest placed sample or event .. latest sample end or event.
+  TimeNs window_begin = kNoTime, window_end = kNoTime;
+  /// ps snapshots and pmon intervals: process_order holds row indexes grouped by
+  /// (ps/pmon, file, snapshot, gpu); groups index ranges of it.
+  std::vector<std::uint32_t> process_order;
+  std::vector<ProcessGroup> ps_groups, pmon_groups;
 
   FeatureContext(const Timeline& t, const FeatureOptions& o);
-  /// Sample rows for a scope: one GPU (gpu >= 0) or all (gpu < 0).
+  FeatureContext(const FeatureContext&) = delete;
+  FeatureContext& operator=(const FeatureContext&) = delete;
+
+  /// Sample rows for a scope: one GPU (gpu >= 0) or all (gpu < 0), in time order.
   const std::vector<std::uint32_t>& rows(int gpu) const;
+  /// Whether a family of logs is among the input files.
+  bool has(LogSource s) const noexcept;
+  bool has_format(FormatId f) const noexcept { return format_present_[static_cast<std::size_t>(f)]; }
+
+  /// Statistics of a metric in a scope (computed once, then cached).
+  const MetricStats& stats(int gpu, GpuMetric m) const;
+  /// Nearest-rank percentile p (0 < p <= 100) of a metric in a scope: the value at rank
+  /// ceil(p/100 × n) of the sorted values. Requires stats(gpu, m).n > 0.
+  double percentile(int gpu, GpuMetric m, double p) const;
+  /// A reused buffer for percentile-like work (nth_element); callers clear it first.
+  std::vector<double>& scratch() const { return scratch_; }
+
+  // Column shortcuts.
+  const Column& sample_ts() const noexcept { return timeline.samples.ts(); }
+  const Column& metric(GpuMetric m) const noexcept { return timeline.samples.column(sample_metric_col(m)); }
+  TimeNs sample_time(std::uint32_t r) const noexcept { return timeline.samples.ts().get_int(r); }
+  TimeNs sample_interval(std::uint32_t r) const noexcept {
+    return timeline.samples.column(sample_col::interval_ns).get_int(r);
+  }
+  bool event_placed(std::uint32_t r) const noexcept { return timeline.events.ts().is_valid(r); }
+  TimeNs event_time(std::uint32_t r) const noexcept { return timeline.events.ts().get_int(r); }
+  /// The event's code, or nullopt.
+  std::optional<std::int64_t> event_code(std::uint32_t r) const noexcept;
+  std::string_view event_text(std::uint32_t r) const noexcept {
+    return timeline.events.column(event_col::text).get_string(r);
+  }
+
+  /// `path:line` of a file index and line.
+  std::string where(std::int64_t file, std::int64_t line) const;
+  /// `path:line` of a sample row.
+  std::string sample_where(std::uint32_t r) const;
+  /// `path:line` of an event row (its first copy).
+  std::string event_where(std::uint32_t r) const;
+  /// `path:line` of a process row.
+  std::string process_where(std::uint32_t r) const;
+
+  /// Host sampled seconds: length of host_coverage.
+  double host_sampled_s() const noexcept { return host_sampled_s_; }
+  /// Seconds of [a, b) not covered by any sample row (host coverage).
+  TimeNs uncovered_ns(TimeNs a, TimeNs b) const noexcept;
+  /// Index in `gpus` of a GPU index, or -1.
+  int gpu_slot(int gpu) const noexcept;
+  /// The scope label used in reasons: `GPU 1`, or `any GPU` for the host.
+  static std::string scope_label(int gpu);
 
  private:
   std::vector<std::uint32_t> all_rows_;
+  std::array<bool, kFormatCount + 1> format_present_{};
+  double host_sampled_s_ = 0;
+  mutable std::vector<std::optional<MetricStats>> stats_cache_;
+  mutable std::vector<double> scratch_;
 };
-
-/// A feature computation: host scope when gpu < 0.
-using ComputeFn = FeatureValue (*)(const FeatureContext& ctx, int gpu);
 
 /// A value.
 inline FeatureValue value(double v, std::string evidence = {}) { return FeatureValue{v, {}, std::move(evidence)}; }
 /// A null with its reason.
 inline FeatureValue null_because(std::string reason) { return FeatureValue{std::nullopt, std::move(reason), {}}; }
+
+/// Seconds of a nanosecond count.
+inline double seconds(TimeNs ns) noexcept { return static_cast<double>(ns) / static_cast<double>(kNsPerSec); }
 
 }  // namespace gpucost::features

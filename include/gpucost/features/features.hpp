@@ -17,6 +17,7 @@ namespace gpucost {
 
 /// The layer of the article's five-layer model a feature belongs to (plus derived figures).
 enum class Layer : std::uint8_t { hardware, driver, runtime, application, system, derived };
+/// Name of a layer as printed (`hardware`).
 std::string_view layer_name(Layer l) noexcept;
 
 /// Whether a feature has a value per GPU, for the host, or both.
@@ -24,6 +25,8 @@ enum class FeatureScope : std::uint8_t {
   host,     ///< one value for the machine
   per_gpu,  ///< one value per GPU, and a host value aggregated as its definition says
 };
+/// Name of a scope as printed (`host`, `per_gpu`).
+std::string_view scope_name(FeatureScope s) noexcept;
 
 /// One entry of the catalog.
 struct FeatureDef {
@@ -40,7 +43,9 @@ struct FeatureDef {
 struct FeatureValue {
   std::optional<double> value;
   std::string reason;     ///< why it is null (`no dmon samples`); empty when it has a value
-  std::string evidence;   ///< where it came from: rows/events counted and their first file:line
+  /// Where it came from, deterministic: rows/events counted and the first file:line
+  /// (`3 xid events; first dmesg.txt:120`), or the inputs of a derived figure.
+  std::string evidence;
 };
 
 /// Thresholds the definitions use (command-line options).
@@ -59,6 +64,8 @@ struct FeatureSet {
 
   /// The host value of a feature by name or id; nullptr when no such feature.
   const FeatureValue* find(std::string_view name_or_id) const noexcept;
+  /// The value of a feature for one GPU index; nullptr when no such feature or GPU.
+  const FeatureValue* find_gpu(int gpu, std::string_view name_or_id) const noexcept;
 };
 
 /// The catalog, in id order (F001 first).
@@ -66,6 +73,11 @@ std::span<const FeatureDef> feature_catalog();
 /// Index in the catalog of a feature by name or id, or npos.
 std::size_t feature_index(std::string_view name_or_id) noexcept;
 inline constexpr std::size_t kNoFeature = static_cast<std::size_t>(-1);
+
+/// The catalog as text: `table` (aligned columns), `csv`, `json` (an array of objects with id,
+/// name, unit, layer, scope, sources, definition) or `md` (the whole of docs/features.md).
+/// Throws std::invalid_argument for another format.
+std::string render_feature_catalog(std::string_view format);
 
 /// Computes every feature of the catalog from the timeline.
 class FeatureStage {

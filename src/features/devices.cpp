@@ -1,0 +1,107 @@
+// What nvidia-smi -q and --query-gpu say about each GPU: PCIe link, power limit, memory size.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "features/compute.hpp"
+
+namespace gpucost::features {
+
+namespace {
+
+// A per-GPU device property; the host takes the minimum (the worst link) or the sum.
+enum class HostAgg { min, sum };
+
+template <class Get>
+FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::string_view what, Get get) {
+  if (!c.has(LogSource::devices) && c.rows(-1).empty()) return null_because(std::string(missing_reason(LogSource::devices)));
+  std::optional<double> out;
+  std::string from;
+  std::size_t n = 0;
+  auto take = [&](double v, std::string where) {
+    ++n;
+    if (!out) {
+      out = v;
+      from = std::move(where);
+    } else if (agg == HostAgg::sum) {
+      *out += v;
+    } else if (v < *out) {
+      out = v;
+      from = std::move(where);
+    }
+  };
+  if (c.gpus.empty()) {
+    // Devices with no index (NVRM lines, a -q report without minor numbers): host only.
+    if (gpu < 0)
+      for (const auto& d : c.timeline.devices)
+        if (auto v = get(c, -1, &d)) take(*v, c.where(d.file, static_cast<std::int64_t>(d.line)));
+  } else {
+    for (auto k : scope_slots(c, gpu)) {
+      const GpuDevice* d = c.gpu_device[k];
+      if (auto v = get(c, c.gpus[k], d))
+        take(*v, d ? c.where(d->file, static_cast<std::int64_t>(d->line)) : fmt::format("samples of GPU {}", c.gpus[k]));
+    }
+  }
+  if (!out) return null_because(fmt::format("no {} for {}", what, FeatureContext::scope_label(gpu)));
+  return value(*out, fmt::format("{} GPU(s); {} from {}", n, agg == HostAgg::sum ? "first" : "lowest", from));
+}
+
+std::optional<double> opt(const std::optional<int>& v) {
+  return v ? std::optional<double>(*v) : std::nullopt;
+}
+
+}  // namespace
+
+FeatureValue gpu_power_limit_w(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "power limit (query-gpu power.limit or nvidia-smi -q)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (g >= 0) {
+                          const auto& st = cx.stats(g, GpuMetric::power_limit_w);
+                          if (st.n) return st.mean();
+                        }
+                        return d ? d->power_limit_w : std::nullopt;
+                      });
+}
+
+FeatureValue gpu_memory_total_mib(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "total memory (nvidia-smi -q or query-gpu memory.total)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (d && d->memory_total_mib) return d->memory_total_mib;
+                        if (g >= 0) {
+                          const auto& st = cx.stats(g, GpuMetric::mem_total_mb);
+                          if (st.n) return st.max;
+                        }
+                        return std::nullopt;
+                      });
+}
+
+FeatureValue pcie_link_width(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "current PCIe link width (nvidia-smi -q)",
+                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_width_current) : std::nullopt; });
+}
+
+FeatureValue pcie_link_width_max(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "maximum PCIe link width (nvidia-smi -q)",
+                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_width_max) : std::nullopt; });
+}
+
+FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "current and maximum PCIe link width (nvidia-smi -q)",
+                      [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
+                        if (!d || !d->pcie_width_current || !d->pcie_width_max || *d->pcie_width_max <= 0)
+                          return std::nullopt;
+                        return static_cast<double>(*d->pcie_width_current) / *d->pcie_width_max;
+                      });
+}
+
+FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "current PCIe generation (nvidia-smi -q)",
+                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_current) : std::nullopt; });
+}
+
+FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "maximum PCIe generation (nvidia-smi -q)",
+                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_max) : std::nullopt; });
+}
+
+}  // namespace gpucost::features

@@ -1,0 +1,278 @@
+// Kernel-reported GPU trouble: Xid events by class, PCIe AER, taint, resets, and the incidents
+// (clusters of events) that cost maintenance time or a restarted job.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "features/compute.hpp"
+#include "gpucost/text.hpp"
+
+namespace gpucost::features {
+
+XidClass xid_class(std::optional<std::int64_t> code) noexcept {
+  if (!code) return XidClass::other;
+  switch (*code) {
+    case 13: case 31: case 43: case 45: return XidClass::application;
+    case 32: case 61: case 62: case 119: case 120: return XidClass::driver_firmware;
+    case 48: case 63: case 64: case 94: case 95: return XidClass::memory_ecc;
+    case 74: case 79: return XidClass::bus;
+    case 154: return XidClass::recovery_action;
+    default: return XidClass::other;
+  }
+}
+
+std::string_view xid_class_name(XidClass c) noexcept {
+  switch (c) {
+    case XidClass::application: return "application";
+    case XidClass::driver_firmware: return "driver/firmware";
+    case XidClass::memory_ecc: return "memory/ECC";
+    case XidClass::bus: return "bus/interconnect";
+    case XidClass::recovery_action: return "recovery action (154)";
+    case XidClass::other: return "other";
+  }
+  return "?";
+}
+
+namespace {
+
+const std::vector<std::uint32_t>& kind_rows(const FeatureContext& c, EventKind k) {
+  return c.events_by_kind[static_cast<std::size_t>(k)];
+}
+
+// The recovery action an Xid 154 announces: the digit after "to 0x" (0 none, 1 GPU reset,
+// 2 node reboot, 3 drain P2P, 4 drain and reset); -1 when the text does not say.
+int xid154_action(std::string_view text) {
+  const auto p = text.find("to 0x");
+  if (p == std::string_view::npos || p + 5 >= text.size() || !text::is_digit(text[p + 5])) return -1;
+  return text[p + 5] - '0';
+}
+
+bool is_nvidia_reset(std::string_view text) {
+  return text::ifind(text, "nvrm") != std::string_view::npos || text::ifind(text, "nvidia") != std::string_view::npos;
+}
+
+// Whether an event costs maintenance time, and whether it implies a reboot.
+struct Maintenance {
+  bool counts = false;
+  bool reboot = false;
+};
+Maintenance maintenance_of(const FeatureContext& c, std::uint32_t r) {
+  const auto kind = static_cast<EventKind>(c.timeline.events.column(event_col::kind).get_int(r));
+  switch (kind) {
+    case EventKind::xid: {
+      const auto code = c.event_code(r);
+      switch (xid_class(code)) {
+        case XidClass::driver_firmware:
+        case XidClass::memory_ecc: return {true, false};
+        case XidClass::bus: return {true, code && *code == 79};
+        case XidClass::recovery_action: {
+          const int a = xid154_action(c.event_text(r));
+          return {a != 0, a == 2};
+        }
+        default: return {};
+      }
+    }
+    case EventKind::fallen_off_bus:
+    case EventKind::rm_init_failed: return {true, true};
+    case EventKind::gsp_error: return {true, false};
+    case EventKind::gpu_reset: return {is_nvidia_reset(c.event_text(r)), false};
+    default: return {};
+  }
+}
+
+struct Incidents {
+  std::size_t events = 0, unplaced = 0;
+  std::size_t incidents = 0, reboot = 0;
+  std::uint32_t first = 0;
+};
+
+// Clusters maintenance events: an event at most kIncidentGapNs after the previous one joins its
+// incident. Unplaced events (no time) form one incident together.
+Incidents maintenance_incidents_of(const FeatureContext& c) {
+  std::vector<std::pair<TimeNs, std::uint32_t>> placed;
+  Incidents out;
+  bool unplaced_reboot = false, have_first = false;
+  for (auto k : {EventKind::xid, EventKind::fallen_off_bus, EventKind::rm_init_failed, EventKind::gsp_error,
+                 EventKind::gpu_reset})
+    for (auto r : kind_rows(c, k)) {
+      const Maintenance m = maintenance_of(c, r);
+      if (!m.counts) continue;
+      ++out.events;
+      if (!have_first || r < out.first) out.first = r;
+      have_first = true;
+      if (c.event_placed(r)) {
+        placed.emplace_back(c.event_time(r), r);
+      } else {
+        ++out.unplaced;
+        unplaced_reboot = unplaced_reboot || m.reboot;
+      }
+    }
+  std::sort(placed.begin(), placed.end());
+  TimeNs prev = kNoTime;
+  bool reboot = false;
+  for (const auto& [ts, r] : placed) {
+    if (prev == kNoTime || ts - prev > kIncidentGapNs) {
+      if (prev != kNoTime && reboot) ++out.reboot;
+      ++out.incidents;
+      reboot = false;
+    }
+    reboot = reboot || maintenance_of(c, r).reboot;
+    prev = ts;
+  }
+  if (prev != kNoTime && reboot) ++out.reboot;
+  if (out.unplaced) {
+    ++out.incidents;
+    if (unplaced_reboot) ++out.reboot;
+  }
+  return out;
+}
+
+std::string incidents_evidence(const FeatureContext& c, const Incidents& in) {
+  std::string s = events_evidence(c, in.events, in.first, "maintenance events");
+  if (in.unplaced) s += fmt::format("; {} unplaced events counted as one incident", in.unplaced);
+  return s;
+}
+
+// Per GPU, Xid counts need every Xid that names a GPU to be tied to one: an address that no device
+// record maps could be this GPU's, so its count would be a guess.
+std::optional<FeatureValue> need_attribution(const FeatureContext& c, int gpu) {
+  if (gpu < 0) return std::nullopt;
+  const Column& named = c.timeline.events.column(event_col::gpu);
+  std::size_t unmapped = 0;
+  for (auto r : kind_rows(c, EventKind::xid))
+    if (named.is_valid(r) && c.event_gpu[r] < 0) ++unmapped;
+  if (unmapped == 0) return std::nullopt;
+  return null_because(fmt::format("{} Xid events name a GPU address that no device record maps (nvidia-smi -q or "
+                                  "--query-gpu pci.bus_id)", unmapped));
+}
+
+}  // namespace
+
+FeatureValue xid_events(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  return event_count(c, gpu, EventKind::xid);
+}
+
+template <XidClass K>
+FeatureValue xid_class_events(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
+    if (xid_class(c.event_code(r)) == K && n++ == 0) first = r;
+  }
+  return value(static_cast<double>(n), events_evidence(c, n, first, fmt::format("{} Xid events", xid_class_name(K))));
+}
+template FeatureValue xid_class_events<XidClass::application>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::driver_firmware>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::memory_ecc>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::bus>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::recovery_action>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::other>(const FeatureContext&, int);
+
+FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  std::set<std::int64_t> codes;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
+    if (n++ == 0) first = r;
+    if (auto code = c.event_code(r)) codes.insert(*code);
+  }
+  std::string ev = events_evidence(c, n, first, "Xid events");
+  if (!codes.empty()) ev += fmt::format("; codes {}", fmt::join(codes, ","));
+  return value(static_cast<double>(codes.size()), ev);
+}
+
+FeatureValue xid_events_per_hour(const FeatureContext& c, int) {
+  FeatureValue n = xid_events(c, -1);
+  if (!n.value) return n;
+  std::string basis;
+  const double h = rate_hours(c, &basis);
+  if (h <= 0) return null_because("no time span: no placed samples or events");
+  return value(*n.value / h, n.evidence + "; " + basis);
+}
+
+namespace {
+FeatureValue aer_by_severity(const FeatureContext& c, bool corrected) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : kind_rows(c, EventKind::pcie_aer)) {
+    const auto code = c.event_code(r);
+    const bool is_corrected = code && *code == 0;
+    const bool is_uncorrected = code && (*code == 1 || *code == 2);
+    if ((corrected ? is_corrected : is_uncorrected) && n++ == 0) first = r;
+  }
+  return value(static_cast<double>(n),
+               events_evidence(c, n, first, corrected ? "corrected AER events" : "uncorrected AER events"));
+}
+}  // namespace
+
+FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int) { return aer_by_severity(c, true); }
+FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int) { return aer_by_severity(c, false); }
+
+FeatureValue kernel_tainted(const FeatureContext& c, int) {
+  FeatureValue n = event_count(c, -1, EventKind::taint);
+  if (!n.value) return n;
+  return value(*n.value > 0 ? 1.0 : 0.0, n.evidence);
+}
+
+FeatureValue gpu_reset_events(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : kind_rows(c, EventKind::gpu_reset))
+    if (is_nvidia_reset(c.event_text(r)) && n++ == 0) first = r;
+  return value(static_cast<double>(n), events_evidence(c, n, first, "NVIDIA GPU reset events"));
+}
+
+FeatureValue maintenance_incidents(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  const Incidents in = maintenance_incidents_of(c);
+  return value(static_cast<double>(in.incidents), incidents_evidence(c, in));
+}
+
+FeatureValue reboot_incidents(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  const Incidents in = maintenance_incidents_of(c);
+  return value(static_cast<double>(in.reboot), fmt::format("{} of {} incidents; ", in.reboot, in.incidents) +
+                                                   incidents_evidence(c, in));
+}
+
+FeatureValue gpu_reset_incidents(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  const Incidents in = maintenance_incidents_of(c);
+  return value(static_cast<double>(in.incidents - in.reboot),
+               fmt::format("{} of {} incidents; ", in.incidents - in.reboot, in.incidents) + incidents_evidence(c, in));
+}
+
+FeatureValue application_xid_incidents(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  std::size_t n = 0, events = 0, unplaced = 0;
+  std::uint32_t first = 0;
+  TimeNs prev = kNoTime;
+  for (auto r : kind_rows(c, EventKind::xid)) {  // placed rows are in time order
+    if (xid_class(c.event_code(r)) != XidClass::application) continue;
+    if (events++ == 0) first = r;
+    if (!c.event_placed(r)) {
+      ++unplaced;
+      continue;
+    }
+    const TimeNs ts = c.event_time(r);
+    if (prev == kNoTime || ts - prev > kAppIncidentGapNs) ++n;
+    prev = ts;
+  }
+  if (unplaced) ++n;
+  return value(static_cast<double>(n), events_evidence(c, events, first, "application Xid events") +
+                                           (unplaced ? fmt::format("; {} unplaced counted as one", unplaced) : ""));
+}
+
+}  // namespace gpucost::features

@@ -1,0 +1,238 @@
+// Who else uses the machine: ps snapshots (CPU, memory, desktop GPU clients) and nvidia-smi
+// pmon (processes sharing each GPU).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "features/compute.hpp"
+#include "gpucost/text.hpp"
+
+namespace gpucost::features {
+
+bool is_desktop_gpu_client(std::string_view command) noexcept {
+  static constexpr std::array<std::string_view, 31> kClients = {
+      "Xorg",        "X",       "Xwayland",    "gnome-shell", "kwin_x11",      "kwin_wayland", "plasmashell",
+      "sway",        "Hyprland", "weston",     "mutter",      "cinnamon",      "chrome",       "chromium",
+      "chromium-browser", "google-chrome", "firefox", "firefox-esr", "firefox-bin", "msedge",  "brave",
+      "opera",       "code",    "code-oss",    "electron",    "steam",         "obs",          "vlc",
+      "mpv",         "blender", "zed"};
+  std::string_view rest = command;
+  std::string_view prog = text::next_token(rest);
+  if (auto slash = prog.rfind('/'); slash != std::string_view::npos) prog.remove_prefix(slash + 1);
+  return std::find(kClients.begin(), kClients.end(), prog) != kClients.end();
+}
+
+namespace {
+
+const Column& pcol(const FeatureContext& c, std::size_t col) { return c.timeline.processes.column(col); }
+
+// Per-snapshot figures of the ps snapshots, summed or maximized over snapshots.
+struct SnapshotFigures {
+  std::size_t snapshots = 0;
+  double sum = 0, max = 0;
+};
+
+template <class PerSnapshot>
+SnapshotFigures over_snapshots(const FeatureContext& c, PerSnapshot f) {
+  SnapshotFigures out;
+  for (const auto& g : c.ps_groups) {
+    const double v = f(g);
+    out.sum += v;
+    out.max = out.snapshots == 0 ? v : std::max(out.max, v);
+    ++out.snapshots;
+  }
+  return out;
+}
+
+std::string ps_evidence(const FeatureContext& c) {
+  if (c.ps_groups.empty()) return "0 ps snapshots";
+  return fmt::format("{} ps snapshots; first {}", c.ps_groups.size(), c.process_where(c.process_order[c.ps_groups[0].begin]));
+}
+
+std::optional<FeatureValue> need_ps(const FeatureContext& c) {
+  if (c.ps_groups.empty()) return null_because(c.has(LogSource::ps) ? "no ps rows read" : std::string(missing_reason(LogSource::ps)));
+  return std::nullopt;
+}
+
+FeatureValue snapshot_mean(const FeatureContext& c, double (*f)(const FeatureContext&, const ProcessGroup&)) {
+  if (auto n = need_ps(c)) return *n;
+  const auto s = over_snapshots(c, [&](const ProcessGroup& g) { return f(c, g); });
+  return value(s.sum / static_cast<double>(s.snapshots), ps_evidence(c));
+}
+
+FeatureValue snapshot_max(const FeatureContext& c, double (*f)(const FeatureContext&, const ProcessGroup&)) {
+  if (auto n = need_ps(c)) return *n;
+  const auto s = over_snapshots(c, [&](const ProcessGroup& g) { return f(c, g); });
+  return value(s.max, ps_evidence(c));
+}
+
+double rows_in(const FeatureContext&, const ProcessGroup& g) { return g.end - g.begin; }
+
+double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& cpu = pcol(c, process_col::cpu_pct);
+  double s = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (cpu.is_valid(c.process_order[i])) s += cpu.get_float(c.process_order[i]);
+  return s;
+}
+
+double cpu_competing(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& cpu = pcol(c, process_col::cpu_pct);
+  double s = 0, top = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (cpu.is_valid(c.process_order[i])) {
+      const double v = cpu.get_float(c.process_order[i]);
+      s += v;
+      top = std::max(top, v);
+    }
+  return s - top;
+}
+
+double busy_processes(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& cpu = pcol(c, process_col::cpu_pct);
+  double n = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (cpu.is_valid(c.process_order[i]) && cpu.get_float(c.process_order[i]) >= kBusyProcessCpuPct) ++n;
+  return n;
+}
+
+double mem_sum(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& mem = pcol(c, process_col::mem_pct);
+  double s = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (mem.is_valid(c.process_order[i])) s += mem.get_float(c.process_order[i]);
+  return s;
+}
+
+double desktop_clients(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& cmd = pcol(c, process_col::command);
+  double n = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (cmd.is_valid(c.process_order[i]) && is_desktop_gpu_client(cmd.get_string(c.process_order[i]))) ++n;
+  return n;
+}
+
+double uninterruptible(const FeatureContext& c, const ProcessGroup& g) {
+  const Column& st = pcol(c, process_col::stat);
+  double n = 0;
+  for (auto i = g.begin; i < g.end; ++i)
+    if (st.is_valid(c.process_order[i])) {
+      const auto s = st.get_string(c.process_order[i]);
+      if (!s.empty() && s.front() == 'D') ++n;
+    }
+  return n;
+}
+
+}  // namespace
+
+FeatureValue ps_snapshots(const FeatureContext& c, int) {
+  if (!c.has(LogSource::ps)) return null_because(std::string(missing_reason(LogSource::ps)));
+  return value(static_cast<double>(c.ps_groups.size()), ps_evidence(c));
+}
+FeatureValue ps_processes_mean(const FeatureContext& c, int) { return snapshot_mean(c, rows_in); }
+FeatureValue cpu_load_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_sum); }
+FeatureValue cpu_competing_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_competing); }
+FeatureValue ps_busy_processes_mean(const FeatureContext& c, int) { return snapshot_mean(c, busy_processes); }
+FeatureValue mem_used_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, mem_sum); }
+FeatureValue desktop_gpu_clients_max(const FeatureContext& c, int) { return snapshot_max(c, desktop_clients); }
+FeatureValue ps_uninterruptible_max(const FeatureContext& c, int) { return snapshot_max(c, uninterruptible); }
+
+FeatureValue wsl2_host(const FeatureContext& c, int) {
+  const bool kernel = c.has(LogSource::kernel), ps = !c.ps_groups.empty();
+  if (!kernel && !ps) return null_because("no kernel log and no ps snapshots");
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::boot)]) {
+    const auto t = c.event_text(r);
+    if (text::ifind(t, "microsoft-standard") != std::string_view::npos || text::contains(t, "WSL2"))
+      return value(1, "boot message at " + c.event_where(r));
+  }
+  const Column& pid = pcol(c, process_col::pid);
+  const Column& cmd = pcol(c, process_col::command);
+  for (const auto& g : c.ps_groups)
+    for (auto i = g.begin; i < g.end; ++i) {
+      const auto r = c.process_order[i];
+      if (!pid.is_valid(r) || pid.get_int(r) != 1 || !cmd.is_valid(r)) continue;
+      std::string_view rest = cmd.get_string(r);
+      if (text::next_token(rest) == "/init") return value(1, "pid 1 is /init at " + c.process_where(r));
+    }
+  return value(0, fmt::format("{} boot events, {} ps snapshots without WSL2 signs",
+                              c.events_by_kind[static_cast<std::size_t>(EventKind::boot)].size(), c.ps_groups.size()));
+}
+
+// ---- pmon ----
+
+namespace {
+
+struct PmonFigures {
+  std::size_t groups = 0;
+  double procs_sum = 0, procs_max = 0, competing_sum = 0, top_sm = 0, all_sm = 0;
+  std::uint32_t first_row = 0;
+};
+
+PmonFigures pmon_figures(const FeatureContext& c, int gpu) {
+  const Column& pid = pcol(c, process_col::pid);
+  const Column& sm = pcol(c, process_col::gpu_sm_pct);
+  PmonFigures f;
+  for (const auto& g : c.pmon_groups) {
+    if (gpu >= 0 && g.gpu != gpu) continue;
+    if (f.groups++ == 0) f.first_row = c.process_order[g.begin];
+    double n = 0, top = 0;
+    for (auto i = g.begin; i < g.end; ++i) {
+      const auto r = c.process_order[i];
+      if (pid.is_valid(r)) {
+        bool seen = false;
+        for (auto j = g.begin; j < i && !seen; ++j)
+          seen = pid.is_valid(c.process_order[j]) && pid.get_int(c.process_order[j]) == pid.get_int(r);
+        if (!seen) ++n;
+      }
+      if (sm.is_valid(r)) {
+        f.all_sm += sm.get_float(r);
+        top = std::max(top, sm.get_float(r));
+      }
+    }
+    f.top_sm += top;
+    f.procs_sum += n;
+    f.procs_max = std::max(f.procs_max, n);
+    f.competing_sum += n > 1 ? n - 1 : 0;
+  }
+  return f;
+}
+
+std::optional<FeatureValue> need_pmon(const FeatureContext& c, int gpu, const PmonFigures& f) {
+  if (!c.has(LogSource::pmon)) return null_because(std::string(missing_reason(LogSource::pmon)));
+  if (f.groups == 0) return null_because(fmt::format("no pmon rows for {}", FeatureContext::scope_label(gpu)));
+  return std::nullopt;
+}
+
+std::string pmon_evidence(const FeatureContext& c, const PmonFigures& f) {
+  return fmt::format("{} pmon intervals; first {}", f.groups, c.process_where(f.first_row));
+}
+
+}  // namespace
+
+FeatureValue gpu_processes_mean(const FeatureContext& c, int gpu) {
+  const auto f = pmon_figures(c, gpu);
+  if (auto n = need_pmon(c, gpu, f)) return *n;
+  return value(f.procs_sum / static_cast<double>(f.groups), pmon_evidence(c, f));
+}
+
+FeatureValue gpu_processes_max(const FeatureContext& c, int gpu) {
+  const auto f = pmon_figures(c, gpu);
+  if (auto n = need_pmon(c, gpu, f)) return *n;
+  return value(f.procs_max, pmon_evidence(c, f));
+}
+
+FeatureValue gpu_competing_processes_mean(const FeatureContext& c, int gpu) {
+  const auto f = pmon_figures(c, gpu);
+  if (auto n = need_pmon(c, gpu, f)) return *n;
+  return value(f.competing_sum / static_cast<double>(f.groups), pmon_evidence(c, f));
+}
+
+FeatureValue gpu_top_process_sm_share(const FeatureContext& c, int gpu) {
+  const auto f = pmon_figures(c, gpu);
+  if (auto n = need_pmon(c, gpu, f)) return *n;
+  if (f.all_sm <= 0) return null_because("no process used SM in the pmon rows");
+  return value(f.top_sm / f.all_sm, pmon_evidence(c, f) + fmt::format("; top {:.6g} of {:.6g} SM %", f.top_sm, f.all_sm));
+}
+
+}  // namespace gpucost::features

@@ -1,0 +1,210 @@
+// Xid classes, per-GPU attribution, maintenance incidents and the actions they imply, PCIe AER,
+// taint and the other kernel event counts.
+#include <gtest/gtest.h>
+
+#include "timeline_builder.hpp"
+
+namespace gpucost {
+namespace {
+
+using namespace test;
+using M = GpuMetric;
+
+GpuDevice device(int index, std::string bus) {
+  GpuDevice d;
+  d.index = index;
+  d.pci_bus = std::move(bus);
+  return d;
+}
+
+TEST(FeaturesIncidents, XidClassesAndPerGpuAttribution) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  b.samples(d, 0, 2, 0, {{M::sm_pct, 1}}).samples(d, 0, 2, 1, {{M::sm_pct, 1}});
+  b.device(device(0, "0000:01:00")).device(device(1, "0000:02:00"));
+  b.event(k, at(1), EventKind::xid, 13, "PCI:0000:01:00");
+  b.event(k, at(2), EventKind::xid, 31, "0000:02:00.0");
+  b.event(k, at(3), EventKind::xid, 32, "00000000:01:00.0");
+  b.event(k, at(4), EventKind::xid, 48, "1");  // an index names GPU 1
+  b.event(k, at(5), EventKind::xid, 74, "0000:01:00");
+  b.event(k, at(6), EventKind::xid, 79, "0000:01:00");
+  b.event(k, at(7), EventKind::xid, 154, "0000:01:00");
+  b.event(k, at(8), EventKind::xid, 999);        // unknown code, no GPU: host only
+  b.event(k, kNoTime, EventKind::xid);           // no code, no GPU: host only
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "xid_events"), 9));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_events"), 5));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "xid_application_events"), 2));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_application_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "xid_driver_firmware_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "xid_memory_ecc_events"), 1));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_memory_ecc_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "xid_bus_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "xid_recovery_action_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "xid_other_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "xid_distinct_codes"), 8));
+  EXPECT_EQ(host(fs, "xid_distinct_codes").evidence, "9 Xid events; first dmesg.txt:1; codes 13,31,32,48,74,79,154,999");
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_distinct_codes"), 2));
+  // Two GPU rows each 1 s: the host sampled 2 s.
+  EXPECT_TRUE(has_value(host(fs, "xid_events_per_hour"), 9 / (2.0 / 3600)));
+}
+
+TEST(FeaturesIncidents, PerGpuXidCountsAreNullWhenAnAddressIsUnmapped) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  b.samples(d, 0, 2, 0, {{M::sm_pct, 1}}).samples(d, 0, 2, 1, {{M::sm_pct, 1}});  // two GPUs, no bus ids
+  b.event(k, at(1), EventKind::xid, 79, "0000:01:00");
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "xid_events"), 1));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "xid_events"), "1 Xid events name a GPU address that no device record maps"));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "xid_bus_events"), "no device record maps"));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "xid_distinct_codes"), "no device record maps"));
+}
+
+TEST(FeaturesIncidents, KernelMessagesNamingOneGpuMakeItGpuZero) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  b.event(k, at(1), EventKind::xid, 31, "PCI:0000:01:00");
+  b.event(k, at(2), EventKind::xid, 79, "0000:01:00.0");
+  b.event(k, at(3), EventKind::gpu_reset, {}, "0000:00:02", "i915 0000:00:02.0: Resetting chip");  // not NVIDIA's
+  const FeatureSet fs = run_features(b.build());
+  ASSERT_EQ(fs.gpus, (std::vector<int>{0}));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_events"), 2));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "gpu_samples"), "no GPU samples"));
+  EXPECT_TRUE(has_value(host(fs, "gpu_count"), 1));
+
+  TimelineBuilder two;
+  const auto k2 = two.file("dmesg.txt", FormatId::dmesg);
+  two.event(k2, at(1), EventKind::xid, 31, "0000:01:00").event(k2, at(2), EventKind::xid, 31, "0000:02:00");
+  const FeatureSet t = run_features(two.build());
+  EXPECT_TRUE(t.gpus.empty());
+  EXPECT_TRUE(is_null_with(host(t, "gpu_count"), "no kernel message naming one GPU"));
+}
+
+TEST(FeaturesIncidents, SingleGpuTakesEveryEventNamingAGpu) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  b.samples(b.file("dmon.txt", FormatId::dmon), 0, 2, 0, {{M::sm_pct, 1}});
+  b.event(k, at(1), EventKind::xid, 31, "0000:01:00");
+  b.event(k, at(2), EventKind::xid, 31);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "xid_events"), 2));
+}
+
+Timeline incident_log() {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.samples(b.file("dmon.txt", FormatId::dmon), 0, 720, 0, {{M::sm_pct, 80}}, 10);  // 2 h sampled
+  b.event(k, at(0), EventKind::xid, 62);                                             // incident 1
+  b.event(k, at(100), EventKind::xid, 45);                                           // application
+  b.event(k, at(130), EventKind::xid, 13);                                           // application, same job
+  b.event(k, at(200), EventKind::xid, 119);                                          // incident 1
+  b.event(k, at(215), EventKind::xid, 154, {}, "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)");
+  b.event(k, at(300), EventKind::xid, 31);                                           // application, new job
+  b.event(k, at(2000), EventKind::xid, 79);                                          // incident 2: reboot
+  b.event(k, at(2001), EventKind::fallen_off_bus);
+  b.event(k, at(2400), EventKind::rm_init_failed);                                   // incident 3: reboot
+  b.event(k, at(5000), EventKind::gpu_reset, {}, {}, "i915 0000:00:02.0: Resetting chip for stopped heartbeat on rcs0");
+  b.event(k, at(6000), EventKind::gpu_reset, {}, {}, "NVRM: GPU at PCI:0000:01:00: GPU has been reset");  // incident 4
+  b.event(k, at(7000), EventKind::xid, 154, {}, "GPU recovery action changed from 0x0 (None) to 0x0 (None)");
+  b.event(k, at(8000), EventKind::xid, 154, {}, "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)");  // 5
+  b.event(k, at(9000), EventKind::gsp_error);                                        // incident 6
+  b.event(k, kNoTime, EventKind::xid, 48);                                           // incident 7 (unplaced)
+  b.event(k, kNoTime, EventKind::xid, 43);                                           // application, unplaced
+  return b.build();
+}
+
+TEST(FeaturesIncidents, MaintenanceIncidentsClusterAndImplyActions) {
+  const FeatureSet fs = run_features(incident_log());
+  EXPECT_TRUE(has_value(host(fs, "maintenance_incidents"), 7));
+  EXPECT_TRUE(has_value(host(fs, "F008"), 7));
+  EXPECT_TRUE(has_value(host(fs, "reboot_incidents"), 3));
+  EXPECT_TRUE(has_value(host(fs, "gpu_reset_incidents"), 4));
+  EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 3.5));
+  EXPECT_TRUE(has_value(host(fs, "application_xid_incidents"), 3));
+  EXPECT_TRUE(has_value(host(fs, "gpu_reset_events"), 1));  // i915's reset is not counted
+  EXPECT_NE(host(fs, "maintenance_incidents").evidence.find("1 unplaced events counted as one incident"), std::string::npos);
+}
+
+TEST(FeaturesIncidents, IncidentsPerHourUsesTheLogUptimeWithoutSamples) {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::xid, 79);
+  b.event(k, at(7200), EventKind::xid, 79);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "maintenance_incidents"), 2));
+  EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 1));
+  EXPECT_NE(host(fs, "incidents_per_hour").evidence.find("log uptime"), std::string::npos);
+}
+
+TEST(FeaturesIncidents, NoKernelLogIsNullAndAQuietOneIsZero) {
+  TimelineBuilder none;
+  none.samples(none.file("dmon.txt", FormatId::dmon), 0, 10, 0, {{M::sm_pct, 80}});
+  const FeatureSet n = run_features(none.build());
+  TimelineBuilder quiet;
+  quiet.samples(quiet.file("dmon.txt", FormatId::dmon), 0, 10, 0, {{M::sm_pct, 80}});
+  quiet.file("dmesg.txt", FormatId::dmesg);
+  const FeatureSet q = run_features(quiet.build());
+  for (auto name : {"xid_events", "xid_application_events", "xid_driver_firmware_events", "xid_memory_ecc_events",
+                    "xid_bus_events", "xid_recovery_action_events", "xid_other_events", "xid_distinct_codes",
+                    "xid_events_per_hour", "maintenance_incidents", "reboot_incidents", "gpu_reset_incidents",
+                    "application_xid_incidents", "incidents_per_hour", "fallen_off_bus_events", "rm_init_failed_events",
+                    "gsp_error_events", "nv_assert_events", "gpu_reset_events", "driver_load_events",
+                    "driver_error_events", "pcie_aer_events", "pcie_aer_corrected_events",
+                    "pcie_aer_uncorrected_events", "pcie_link_degraded_events", "kernel_tainted", "i915_hang_events",
+                    "oom_kill_events", "segfault_events"}) {
+    EXPECT_TRUE(is_null_with(host(n, name), "no kernel or system log")) << name;
+    EXPECT_TRUE(has_value(host(q, name), 0)) << name;
+  }
+  EXPECT_TRUE(is_null_with(of_gpu(n, 0, "xid_events"), "no kernel"));
+  EXPECT_TRUE(has_value(of_gpu(q, 0, "xid_events"), 0));
+}
+
+TEST(FeaturesIncidents, AerTaintAndOtherKernelCounts) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  for (std::optional<std::int64_t> sev : {std::optional<std::int64_t>(0), std::optional<std::int64_t>(0),
+                                          std::optional<std::int64_t>(1), std::optional<std::int64_t>(2),
+                                          std::optional<std::int64_t>()})
+    b.event(k, at(1), EventKind::pcie_aer, sev);
+  b.event(k, at(2), EventKind::taint, {}, {}, "nvidia: module license 'NVIDIA' taints kernel.");
+  b.event(k, at(2), EventKind::taint, {}, {}, "Disabling lock debugging due to kernel taint");
+  b.event(k, at(3), EventKind::pcie_link_degraded);
+  b.event(k, at(4), EventKind::fallen_off_bus).event(k, at(5), EventKind::rm_init_failed);
+  b.event(k, at(6), EventKind::gsp_error).event(k, at(7), EventKind::nv_assert).event(k, at(7.5), EventKind::nv_assert);
+  b.event(k, at(8), EventKind::driver_load).event(k, at(9), EventKind::i915_hang);
+  b.event(k, at(10), EventKind::oom_kill).event(k, at(11), EventKind::segfault).event(k, at(12), EventKind::segfault);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "pcie_aer_events"), 5));
+  EXPECT_TRUE(has_value(host(fs, "pcie_aer_corrected_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "pcie_aer_uncorrected_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "kernel_tainted"), 1));
+  EXPECT_TRUE(has_value(host(fs, "pcie_link_degraded_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "fallen_off_bus_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "rm_init_failed_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "gsp_error_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "nv_assert_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "driver_load_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "i915_hang_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "oom_kill_events"), 1));
+  EXPECT_TRUE(has_value(host(fs, "segfault_events"), 2));
+  // Only the kernel log: the service counts are null, not 0.
+  EXPECT_TRUE(is_null_with(host(fs, "gpu_service_restarts"), "no syslog or journal"));
+  // rm_init_failed and fallen_off_bus 1 s apart: one incident, a reboot.
+  EXPECT_TRUE(has_value(host(fs, "reboot_incidents"), 1));
+}
+
+TEST(FeaturesIncidents, ServiceRestartsFromTheJournal) {
+  TimelineBuilder b;
+  const auto j = b.file("journal.txt", FormatId::journal_short);
+  b.event(j, at(1), EventKind::service_restart).event(j, at(50), EventKind::service_restart);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "gpu_service_restarts"), 2));
+}
+
+}  // namespace
+}  // namespace gpucost
