@@ -254,13 +254,14 @@ void hot_phase(World& w, Emitter& e, const HotPlan& h, Rng& rng) {
   if (!w.laptop) return;
   const TimeNs t = h.begin + seconds(rng.uniform(100, 160));
   const int events = static_cast<int>(rng.range(3, 40));
-  annotate(e.kernel(t, "mce: CPU4: Core temperature above threshold, cpu clock throttled (total events = " + std::to_string(events) + ")", 4),
+  annotate(e.kernel(t, "mce: CPU4: Core temperature is above threshold, cpu clock is throttled (total events = " + std::to_string(events) + ")", 4),
            EventKind::thermal, 1);
-  annotate(e.kernel(t + seconds(0.00002), "mce: CPU4: Package temperature above threshold, cpu clock throttled (total events = " + std::to_string(events + 7) + ")", 4),
+  annotate(e.kernel(t + seconds(0.00002), "mce: CPU4: Package temperature is above threshold, cpu clock is throttled (total events = " + std::to_string(events + 7) + ")", 4),
            EventKind::thermal, 1);
   const TimeNs n2 = h.end + seconds(rng.uniform(20, 60));
-  annotate(e.kernel(n2, "mce: CPU4: Core temperature/speed normal", 4), EventKind::thermal, 0);
-  annotate(e.kernel(n2 + seconds(0.00002), "mce: CPU4: Package temperature/speed normal", 4), EventKind::thermal, 0);
+  annotate(e.kernel(n2, "mce: CPU4: Core temperature/speed normal (total events = " + std::to_string(events) + ")", 6), EventKind::thermal, 0);
+  annotate(e.kernel(n2 + seconds(0.00002), "mce: CPU4: Package temperature/speed normal (total events = " + std::to_string(events + 7) + ")", 6),
+           EventKind::thermal, 0);
 }
 
 void aer_burst(World& w, Emitter& e, const AerPlan& a, Rng&) {

@@ -129,7 +129,8 @@ void write_smi_q(const World& w, OutFile& out) {
     q.line(8, "Sub System Id", g.subsystem_id);
     q.section(8, "GPU Link Info");
     q.section(12, "PCIe Generation");
-    // Idle at the start of the collection: the link trains down until the job starts.
+    // Idle at the start of the collection: a GeForce link trains down to Gen1 until the job
+    // starts (truth.json repeats these values).
     q.line(16, "Max", std::to_string(g.pcie_gen_max));
     q.line(16, "Current", gf ? "1" : std::to_string(g.pcie_gen_max));
     q.line(16, "Device Current", gf ? "1" : std::to_string(g.pcie_gen_max));

@@ -178,6 +178,11 @@ std::string Truth::json() const {
   for (const auto& g : w_.gpus) {
     j.begin_object();
     j.kv("index", g.index).kv("name", g.name).kv("pci", g.pci).kv("bus_id", g.bus_id).kv("uuid", g.uuid);
+    // As nvidia-smi -q shows them (taken at the start of the collection, GPU idle).
+    j.kv("driver_version", w_.driver_version);
+    j.kv("pcie_gen_max", g.pcie_gen_max).kv("pcie_gen_current", g.brand == "GeForce" ? 1 : g.pcie_gen_max);
+    j.kv("pcie_width_max", g.pcie_width_max).kv("pcie_width_current", g.pcie_width_cur);
+    j.kv("power_limit_w", g.power_limit_w).kv("memory_total_mib", g.mem_total_mib);
     instant(j, "dmon_end", samples && w_.dmon_end[static_cast<std::size_t>(g.index)] < w_.span_end
                                ? w_.dmon_end[static_cast<std::size_t>(g.index)] : kNoTime);
     j.end_object();
