@@ -134,7 +134,7 @@ void append_rfc3339_local(std::string& out, TimeNs t, TimeNs offset, int digits)
 }
 
 std::string logfmt_time(const World& w, TimeNs ts, Rng& rng) {
-  const TimeNs t = ts - rng.range(8'000, 90'000);
+  const TimeNs t = ts - rng.range(5'000, 40'000);
   std::string s = "time=\"";
   append_rfc3339_local(s, t, w.offset_at(t), 9);
   s += '"';

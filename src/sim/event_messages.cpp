@@ -51,10 +51,11 @@ void container_start(World& w, Emitter& e, const ContainerRun& c, Rng& rng) {
   e.kernel(k, "docker0: port 1(" + veth + ") entered blocking state");
   e.kernel(k + seconds(0.000012), "docker0: port 1(" + veth + ") entered disabled state");
   e.kernel(k + seconds(0.000031), "device " + veth + " entered promiscuous mode");
+  TimeNs t = c.running - seconds(0.0009);
   for (const char* plugin : {"io.containerd.event.v1.publisher\\\"...\" runtime=io.containerd.runc.v2 type=io.containerd.event.v1",
                              "io.containerd.internal.v1.shutdown\\\"...\" runtime=io.containerd.runc.v2 type=io.containerd.internal.v1",
                              "io.containerd.ttrpc.v1.task\\\"...\" runtime=io.containerd.runc.v2 type=io.containerd.ttrpc.v1"}) {
-    const TimeNs t = c.running - seconds(0.0009);
+    t += seconds(0.00006);
     e.user(t, ctd, logfmt(w, t, rng, std::string("level=info msg=\"loading plugin \\\"") + plugin));
   }
   annotate(e.user(c.running, ctd,

@@ -70,8 +70,8 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
     auto& r = e.user(t, w_.daemon("CRON"), cmd);
     r.pid = pid_at(w_, t, slot);
   };
-  auto docker = [&](const std::string& msg) {
-    return logfmt_time(w_, t, rng_) + " level=debug msg=\"" + msg + "\"";
+  auto docker = [&](TimeNs at, const std::string& msg) {
+    return logfmt_time(w_, at, rng_) + " level=debug msg=\"" + msg + "\"";
   };
   switch (k) {
     case Kind::cron_minute:
@@ -82,14 +82,14 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
     case Kind::cron_sysstat: cron("(root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)", 4); break;
     case Kind::cron_hourly: cron("(root) CMD (   cd / && run-parts --report /etc/cron.hourly)", 9); break;
     case Kind::docker_ps:
-      e.user(t, w_.daemon("dockerd"), docker("Calling HEAD /_ping"));
-      e.user(t + seconds(0.0011), w_.daemon("dockerd"), docker("Calling GET /v1.47/containers/json"));
+      e.user(t, w_.daemon("dockerd"), docker(t, "Calling HEAD /_ping"));
+      e.user(t + seconds(0.0011), w_.daemon("dockerd"), docker(t + seconds(0.0011), "Calling GET /v1.47/containers/json"));
       break;
     case Kind::docker_stats: {
       const ContainerRun* c = nullptr;
       for (const auto& r : w_.containers)
         if (t >= r.running && (r.exit == kNoTime || t < r.exit)) c = &r;
-      if (c) e.user(t, w_.daemon("dockerd"), docker("Calling GET /v1.47/containers/" + c->id.substr(0, 12) + "/stats?stream=0"));
+      if (c) e.user(t, w_.daemon("dockerd"), docker(t, "Calling GET /v1.47/containers/" + c->id.substr(0, 12) + "/stats?stream=0"));
       break;
     }
     case Kind::anacron: {
