@@ -21,9 +21,20 @@ namespace gpucost::sim::testing {
 
 namespace fs = std::filesystem;
 
+/// Removes the directories the tests made when the test process ends.
+struct TempDirs {
+  std::vector<fs::path> paths;
+  ~TempDirs() {
+    std::error_code ec;
+    for (const auto& p : paths) fs::remove_all(p, ec);
+  }
+};
+
 inline fs::path temp_dir(const std::string& name) {
+  static TempDirs dirs;
   fs::path p = fs::temp_directory_path() / ("gpucost-sim-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(p);
+  dirs.paths.push_back(p);
   return p;
 }
 
