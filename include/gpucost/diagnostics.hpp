@@ -102,7 +102,8 @@ class Diagnostics {
   std::uint64_t total(Problem p) const noexcept;
   /// Rejected ÷ non-blank lines read (0 when nothing was read).
   double error_rate() const noexcept;
-  /// Files whose format was recognized and that produced records.
+  /// Files whose format was recognized and that had at least one line understood (a journal of
+  /// nothing but unremarkable messages is still usable input: it says nothing happened).
   std::size_t usable_files() const noexcept;
 };
 
