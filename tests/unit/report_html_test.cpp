@@ -11,6 +11,7 @@
 
 #include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/report.hpp"
+#include "report/svg.hpp"
 #include "run_binary.hpp"
 #include "xml_check.hpp"
 
@@ -66,6 +67,62 @@ TEST(XmlEscape, CharactersXmlForbidsBecomeReplacementCharacters) {
   EXPECT_EQ(xml_escaped("\xC0\xAF"), fffd + fffd);                   // overlong '/'
   EXPECT_EQ(xml_escaped("\xED\xB3\x80"), fffd + fffd + fffd);        // an encoded surrogate
   EXPECT_EQ(xml_escaped("\xEF\xBF\xBF"), fffd + fffd + fffd);        // U+FFFF
+}
+
+// ---- chart helpers -----------------------------------------------------------------------------
+
+TEST(SvgAxes, NiceTicksCoverTheRangeInOneTwoFiveSteps) {
+  EXPECT_EQ(svg::nice_ticks(0, 97, 4), (std::vector<double>{0, 20, 40, 60, 80, 100}));  // step 24.25 -> 20
+  EXPECT_EQ(svg::nice_ticks(41, 73, 4), (std::vector<double>{40, 50, 60, 70, 80}));     // 8 -> 10
+  EXPECT_EQ(svg::nice_ticks(0, 0.3, 3), (std::vector<double>{0, 0.1, 0.2, 0.30000000000000004}));
+  // A flat series still gets an axis around it: 5 +- 10 %, step 0.2 -> 4.4 .. 5.6.
+  EXPECT_NEAR(svg::nice_ticks(5, 5, 4).front(), 4.4, 1e-9);
+  EXPECT_NEAR(svg::nice_ticks(5, 5, 4).back(), 5.6, 1e-9);
+  EXPECT_EQ(svg::tick_label(0.30000000000000004, 0.1), "0.3");
+  EXPECT_EQ(svg::tick_label(1651, 200), "1651");
+  EXPECT_EQ(svg::tick_label(-1e-17, 0.1), "0.0");
+}
+
+TEST(SvgAxes, TimeTicksFallOnRoundUtcTimes) {
+  TimeNs step = 0;
+  const TimeNs t0 = 1'795'939'200 * kNsPerSec;  // 2026-11-29T08:00:00Z
+  // The example's 18 s: 2 s steps would be 9 intervals (more than 8); 5 s steps from 08:00:01.
+  const auto ticks = svg::time_ticks(t0 + kNsPerSec, t0 + 19 * kNsPerSec, 8, step);
+  EXPECT_EQ(step, 5 * kNsPerSec);
+  ASSERT_EQ(ticks.size(), 3u);
+  EXPECT_EQ(ticks[0], t0 + 5 * kNsPerSec);
+  EXPECT_EQ(ticks[2], t0 + 15 * kNsPerSec);
+  EXPECT_EQ(svg::time_label(ticks[0], step, 18 * kNsPerSec), "08:00:05");
+  svg::time_ticks(t0, t0 + 6 * kNsPerHour, 8, step);
+  EXPECT_EQ(step, kNsPerHour);
+  EXPECT_EQ(svg::time_label(t0 + kNsPerHour, step, 6 * kNsPerHour), "09:00");
+  EXPECT_EQ(svg::time_label(t0, kNsPerHour, 3 * kNsPerDay), "11-29 08:00");
+  EXPECT_EQ(svg::time_label(t0, kNsPerDay, 30 * kNsPerDay), "2026-11-29");
+}
+
+TEST(SvgCharts, AreWellFormedAndEscapeTheirText) {
+  const svg::CostLine lines[] = {{"local <A&B>", 0, 1, svg::color::kBlue}, {"cloud", 0.5, 2, svg::color::kVermillion}};
+  const std::string cost = svg::cost_chart(lines, 10, 0.5, 1, "EUR");
+  EXPECT_EQ(testing::check_xml(cost).error, "");
+  EXPECT_NE(cost.find("local &lt;A&amp;B&gt;"), std::string::npos);
+  EXPECT_NE(cost.find("break-even: 0.5 h"), std::string::npos);
+  EXPECT_NE(cost.find("cost per job (EUR)"), std::string::npos);
+  const svg::TornadoBar bars[] = {{"a\"b", "1 h", "2 h", 10.0, 30.0, true}, {"c", "x", "y", std::nullopt, 25.0, false}};
+  const std::string t = svg::tornado(bars, 20, "m", "h");
+  EXPECT_EQ(testing::check_xml(t).error, "");
+  EXPECT_NE(t.find("a&quot;b *"), std::string::npos);  // flips the verdict: starred
+  EXPECT_NE(t.find("(metric undefined at one end)"), std::string::npos);
+  const TimeNs ts[] = {0, kNsPerSec, 100 * kNsPerSec};
+  svg::Panel p;
+  p.title = "SM";
+  p.unit = "%";
+  p.values = {1, 2, 3};
+  const svg::Mark m[] = {{kNsPerSec / 2, "Xid 79", "t <x>", "error"}};
+  const std::string chart = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), m, 3 * kNsPerSec, "c");
+  EXPECT_EQ(testing::check_xml(chart).error, "");
+  EXPECT_EQ(count(chart, "<polyline"), 1u);  // the 99 s gap splits off the last point ...
+  EXPECT_EQ(count(chart, "<circle"), 1u);    // ... drawn as a dot
+  EXPECT_NE(chart.find("<title>t &lt;x&gt;</title>"), std::string::npos);
 }
 
 // ---- the checker itself (so the well-formedness test can fail) --------------------------------
