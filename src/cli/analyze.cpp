@@ -72,8 +72,11 @@ int run_analyze(const AnalyzeOptions& o) {
   rep.result = result.get();
   rep.max_error_rate = o.input.max_error_rate;
   rep.error_rate_exceeded = d.error_rate() > o.input.max_error_rate;
-  const ReportFormat fmt = o.format == "json" ? ReportFormat::kJson : o.format == "csv" ? ReportFormat::kCsv
-                                                                                     : ReportFormat::kTable;
+  const ReportFormat fmt = o.format == "json"   ? ReportFormat::kJson
+                          : o.format == "csv"  ? ReportFormat::kCsv
+                          : o.format == "html" ? ReportFormat::kHtml
+                          : o.format == "prom" ? ReportFormat::kProm
+                                               : ReportFormat::kTable;
   auto t0 = std::chrono::steady_clock::now();
   if (o.no_timings) result->timings.clear();
   std::string text = render_report(rep, fmt);
@@ -97,14 +100,18 @@ void add_analyze(CLI::App& root, RunState& state) {
   add_input_options(*app, opts->input);
   add_feature_options(*app, opts->features);
   add_cost_options(*app, opts->cost, true);
-  app->add_option("-f,--format", opts->format, "table (default, for people), csv or json (for scripts)")
-      ->check(CLI::IsMember({"table", "csv", "json"}));
+  app->add_option("-f,--format", opts->format,
+                  "table (default, for people), csv or json (for scripts), html (one self-contained page with "
+                  "charts) or prom (Prometheus textfile for node_exporter)")
+      ->check(CLI::IsMember({"table", "csv", "json", "html", "prom"}));
   app->add_option("-o,--output", opts->output, "Write the report to FILE (atomically) instead of stdout");
   app->add_flag("--no-timings", opts->no_timings, "Leave stage timings out of the report (byte-stable output)");
   app->footer(
       "\nExamples:\n"
       "  gpucost analyze examples/laptop-training\n"
       "  gpucost analyze ~/gpulogs --tz Europe/Berlin --idle-threshold 10 --format json -o report.json\n"
+      "  gpucost analyze ~/gpulogs --format html -o report.html\n"
+      "  gpucost analyze ~/gpulogs --format prom -o /var/lib/node_exporter/textfile_collector/gpucost.prom\n"
       "  gpucost analyze ~/gpulogs --format csv | python3 -c 'import csv,sys; print(len(list(csv.reader(sys.stdin))))'\n"
       "  gpucost analyze ~/gpulogs --local rtx-4060-laptop --cloud aws-g5.xlarge --local-electricity-price 0.30\n"
       "\nCost inputs: command line > --config > measured from the logs (power, effective utilization,\n"

@@ -5,7 +5,10 @@
 #include <map>
 
 #include "gpucost/report/csv_writer.hpp"
+#include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/json_writer.hpp"
+#include "gpucost/report/prom_writer.hpp"
+#include "report/chart_data.hpp"
 
 namespace gpucost {
 
@@ -66,6 +69,8 @@ std::string render_json(const Report& rep) {
   w.begin_object();
   w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
   w.kv("input", rep.input);
+  const HostName host = host_name(tl);
+  w.key("host").begin_object().kv("name", host.name).kv("source", host.source).end_object();
   w.key("zone").begin_object().kv("name", tl.zone_name).kv("reason", tl.zone_reason).end_object();
   w.kv("year_reason", tl.year_reason);
   w.key("window").begin_object();
@@ -147,6 +152,12 @@ std::string render_json(const Report& rep) {
     w.key(s.name);
     s.json(w);
   }
+
+  // What the charts of the HTML report draw (docs/reports.md).
+  w.key("series");
+  write_series_json(w, tl, rep.max_series_points);
+  w.key("marks");
+  write_marks_json(w, tl, rep.max_marks);
 
   if (!r.timings.empty()) {
     w.key("timings").begin_array();
@@ -235,6 +246,8 @@ std::string render_report(const Report& report, ReportFormat format) {
     case ReportFormat::kJson: return render_json(report);
     case ReportFormat::kCsv: return render_csv(report);
     case ReportFormat::kTable: return render_table(report);
+    case ReportFormat::kHtml: return render_html(render_json(report));
+    case ReportFormat::kProm: return render_prom(render_json(report));
   }
   return {};
 }

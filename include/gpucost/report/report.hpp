@@ -1,7 +1,9 @@
 #pragma once
 /// \file report.hpp
 /// The report of `gpucost analyze`: one model (this struct) and several writers (table, CSV,
-/// JSON). Every figure carries the feature id and the evidence it came from.
+/// JSON, HTML, Prometheus). The HTML and Prometheus writers render from the JSON document, so
+/// whatever the JSON has, they show. Every figure carries the feature id and the evidence it came
+/// from.
 
 #include <functional>
 #include <string>
@@ -12,7 +14,7 @@
 namespace gpucost {
 
 /// Output formats of analyze.
-enum class ReportFormat { kTable, kCsv, kJson };
+enum class ReportFormat { kTable, kCsv, kJson, kHtml, kProm };
 
 /// A section that another module writes into the report (the cost model does this), so the
 /// report does not depend on its internals.
@@ -31,6 +33,8 @@ struct Report {
   unsigned threads = 0;
   double max_error_rate = 0;
   bool error_rate_exceeded = false;
+  std::size_t max_series_points = 1000;  ///< points per GPU in `series` (time buckets beyond)
+  std::size_t max_marks = 500;           ///< events in `marks` (errors kept first beyond)
 };
 
 /// Writes the report in a format.

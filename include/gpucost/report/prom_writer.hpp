@@ -1,0 +1,31 @@
+#pragma once
+/// \file prom_writer.hpp
+/// `gpucost analyze --format prom`: the contract features, the cost per effective hour and the
+/// break-even in the Prometheus text exposition format (version 0.0.4), for node_exporter's
+/// textfile collector. Rendered from the JSON report; names and conventions in docs/reports.md.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gpucost {
+
+/// How a contract feature is exported.
+struct PromFeatureMetric {
+  std::string_view feature;  ///< catalog name (`gpu_idle_fraction`)
+  std::string_view metric;   ///< metric family name (`gpucost_gpu_idle_ratio`)
+  double scale;              ///< value in the family's unit = feature value * scale
+  std::string_view help;
+};
+
+/// The contract features and their metric names, in output order.
+std::span<const PromFeatureMetric> prom_feature_metrics();
+
+/// Renders the exposition text from the JSON report. Throws std::invalid_argument when
+/// report_json is not JSON.
+std::string render_prom(std::string_view report_json);
+
+/// Appends a label value escaped as the exposition format wants (`\\`, `\"`, `\n`).
+void append_prom_label_value(std::string& out, std::string_view v);
+
+}  // namespace gpucost

@@ -1,0 +1,240 @@
+#include "report/chart_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text.hpp"
+
+namespace gpucost {
+
+namespace {
+
+// The three metrics of the timeline chart, in point order after ts_ns.
+struct SeriesMetric {
+  GpuMetric metric;
+  bool max;  // bucket aggregate: max (keeps thermal peaks visible) instead of mean
+};
+constexpr SeriesMetric kSeriesMetrics[] = {
+    {GpuMetric::sm_pct, false}, {GpuMetric::power_w, false}, {GpuMetric::gpu_temp_c, true}};
+constexpr std::size_t kSeriesWidth = std::size(kSeriesMetrics);
+
+struct Bucket {
+  TimeNs ts = kNoTime;
+  double sum[kSeriesWidth] = {};
+  double max[kSeriesWidth] = {};
+  std::size_t n[kSeriesWidth] = {};
+};
+
+void add_to_bucket(Bucket& b, const Table& s, std::size_t row) {
+  for (std::size_t m = 0; m < kSeriesWidth; ++m) {
+    const Column& c = s.column(sample_metric_col(kSeriesMetrics[m].metric));
+    if (!c.is_valid(row)) continue;
+    const double v = c.get_float(row);
+    if (!std::isfinite(v)) continue;
+    b.sum[m] += v;
+    b.max[m] = b.n[m] ? std::max(b.max[m], v) : v;
+    ++b.n[m];
+  }
+}
+
+void write_point(JsonWriter& w, const Bucket& b) {
+  w.begin_array().value(static_cast<std::int64_t>(b.ts));
+  for (std::size_t m = 0; m < kSeriesWidth; ++m) {
+    if (!b.n[m]) w.null();
+    else w.value(kSeriesMetrics[m].max ? b.max[m] : b.sum[m] / static_cast<double>(b.n[m]));
+  }
+  w.end_array();
+}
+
+// Median of the sampling intervals of some rows (0 when none is known).
+TimeNs median_interval(const Table& s, const std::vector<std::uint32_t>& rows) {
+  std::vector<TimeNs> iv;
+  iv.reserve(rows.size());
+  const Column& c = s.column(sample_col::interval_ns);
+  for (auto r : rows)
+    if (c.is_valid(r) && c.get_int(r) > 0) iv.push_back(c.get_int(r));
+  if (iv.empty()) return 0;
+  std::nth_element(iv.begin(), iv.begin() + static_cast<std::ptrdiff_t>(iv.size() / 2), iv.end());
+  return iv[iv.size() / 2];
+}
+
+// The first line of a message, cut at a UTF-8 boundary to at most `limit` bytes.
+std::string short_text(std::string_view text, std::size_t limit = 160) {
+  const auto nl = text.find('\n');
+  if (nl != std::string_view::npos) text = text.substr(0, nl);
+  text = text::trim(text);
+  if (text.size() <= limit) return std::string(text);
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
+int category_rank(std::string_view c) {
+  if (c == "error") return 0;
+  if (c == "thermal") return 1;
+  if (c == "power") return 2;
+  return 3;
+}
+
+}  // namespace
+
+std::optional<std::string_view> mark_category(EventKind k) noexcept {
+  switch (k) {
+    case EventKind::xid:
+    case EventKind::fallen_off_bus:
+    case EventKind::rm_init_failed:
+    case EventKind::gsp_error:
+    case EventKind::nv_assert:
+    case EventKind::gpu_reset:
+    case EventKind::driver_error:
+    case EventKind::pcie_aer:
+    case EventKind::pcie_link_degraded: return "error";
+    case EventKind::thermal: return "thermal";
+    case EventKind::ac_online:
+    case EventKind::ac_offline:
+    case EventKind::lid_close:
+    case EventKind::lid_open:
+    case EventKind::suspend:
+    case EventKind::resume: return "power";
+    case EventKind::boot:
+    case EventKind::shutdown:
+    case EventKind::oom_kill: return "system";
+    default: return std::nullopt;
+  }
+}
+
+HostName host_name(const Timeline& t) {
+  // The record schema keeps no syslog/journal hostname yet, so the manifest is the only source.
+  if (t.manifest && !t.manifest->host.empty()) return {t.manifest->host, "manifest"};
+  return {"unknown", "unknown"};
+}
+
+void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points) {
+  if (max_points < 2) max_points = 2;
+  const Table& s = t.samples;
+  std::map<int, std::vector<std::uint32_t>> rows_by_gpu;  // rows are in time order already
+  const Column& gpu = s.column(sample_col::gpu);
+  for (std::size_t r = 0; r < s.rows(); ++r)
+    if (s.ts().is_valid(r) && gpu.is_valid(r))
+      rows_by_gpu[static_cast<int>(gpu.get_int(r))].push_back(static_cast<std::uint32_t>(r));
+
+  w.begin_object();
+  w.key("metrics").begin_array();
+  for (const auto& m : kSeriesMetrics)
+    w.begin_object()
+        .kv("name", gpu_metric_name(m.metric))
+        .kv("unit", gpu_metric_unit(m.metric))
+        .kv("bucket_aggregate", m.max ? "max" : "mean")
+        .end_object();
+  w.end_array();
+  w.kv("point_layout", "[ts_ns, sm_pct, power_w, gpu_temp_c]");
+  w.kv("max_points", static_cast<std::uint64_t>(max_points));
+  w.key("gpus").begin_array();
+  for (const auto& [index, rows] : rows_by_gpu) {
+    const TimeNs first = s.ts().get_int(rows.front()), last = s.ts().get_int(rows.back());
+    // Bucket width so that (last - first) / bucket < max_points; 0 = one point per sample.
+    const TimeNs bucket = rows.size() <= max_points ? 0 : (last - first) / static_cast<TimeNs>(max_points) + 1;
+    w.begin_object().kv("gpu", index).kv("samples", static_cast<std::uint64_t>(rows.size()));
+    w.kv("interval_ns", static_cast<std::int64_t>(median_interval(s, rows)));
+    w.kv("bucket_ns", static_cast<std::int64_t>(bucket));
+    w.kv("first", format_rfc3339(first)).kv("last", format_rfc3339(last));
+    w.key("points").begin_array();
+    Bucket b;
+    std::int64_t current = -1;
+    std::uint64_t points = 0;
+    for (auto r : rows) {
+      const TimeNs ts = s.ts().get_int(r);
+      const std::int64_t k = bucket ? (ts - first) / bucket : static_cast<std::int64_t>(points);
+      if (k != current) {
+        if (current >= 0) write_point(w, b);
+        b = Bucket{};
+        b.ts = bucket ? first + k * bucket : ts;
+        current = k;
+        ++points;
+      }
+      add_to_bucket(b, s, r);
+    }
+    if (current >= 0) write_point(w, b);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
+  const Table& e = t.events;
+  struct Mark {
+    std::size_t row;
+    std::string_view category;
+  };
+  std::vector<Mark> marks;
+  std::map<std::string_view, std::uint64_t> by_kind;
+  std::uint64_t unplaced = 0;
+  for (std::size_t r = 0; r < e.rows(); ++r) {
+    const auto kind = static_cast<EventKind>(e.column(event_col::kind).get_int(r));
+    const auto cat = mark_category(kind);
+    if (!cat) continue;
+    marks.push_back({r, *cat});
+    ++by_kind[event_kind_name(kind)];
+    if (!e.ts().is_valid(r)) ++unplaced;
+  }
+  const std::size_t total = marks.size();
+  if (marks.size() > max_marks) {
+    // Keep the most telling ones (errors, then thermal, power, system), then restore time order
+    // (rows are in time order, unplaced last).
+    std::stable_sort(marks.begin(), marks.end(),
+                     [](const Mark& a, const Mark& b) { return category_rank(a.category) < category_rank(b.category); });
+    marks.resize(max_marks);
+    std::sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) { return a.row < b.row; });
+  }
+
+  // GPU index of an event: its `gpu` is a PCI bus id (matched against the devices) or an index.
+  auto gpu_index = [&](std::string_view g) -> std::optional<int> {
+    if (g.empty()) return std::nullopt;
+    for (const auto& d : t.devices)
+      if (d.index && !d.pci_bus.empty() && d.pci_bus == normalize_pci_bus(g)) return *d.index;
+    if (auto n = text::to_int(g)) return static_cast<int>(*n);
+    return std::nullopt;
+  };
+
+  w.begin_object();
+  w.kv("total", static_cast<std::uint64_t>(total)).kv("unplaced", unplaced);
+  w.kv("shown", static_cast<std::uint64_t>(marks.size())).kv("left_out", static_cast<std::uint64_t>(total - marks.size()));
+  w.kv("max_marks", static_cast<std::uint64_t>(max_marks));
+  w.key("by_kind").begin_object();
+  for (const auto& [k, n] : by_kind) w.kv(k, n);
+  w.end_object();
+  w.key("items").begin_array();
+  for (const auto& m : marks) {
+    const std::size_t r = m.row;
+    w.begin_object();
+    if (e.ts().is_valid(r)) {
+      w.kv("ts", format_rfc3339(e.ts().get_int(r))).kv("ts_ns", static_cast<std::int64_t>(e.ts().get_int(r)));
+    } else {
+      w.key("ts").null().key("ts_ns").null();
+    }
+    w.kv("kind", event_kind_name(static_cast<EventKind>(e.column(event_col::kind).get_int(r))));
+    w.kv("category", m.category);
+    w.key("code");
+    if (e.column(event_col::code).is_valid(r)) w.value(static_cast<std::int64_t>(e.column(event_col::code).get_int(r)));
+    else w.null();
+    const std::string_view g = e.column(event_col::gpu).is_valid(r) ? e.column(event_col::gpu).get_string(r) : "";
+    w.key("gpu");
+    if (g.empty()) w.null(); else w.value(g);
+    w.key("gpu_index").value(gpu_index(g));
+    w.kv("text", short_text(e.column(event_col::text).get_string(r)));
+    const auto file = static_cast<std::size_t>(e.column(event_col::file).get_int(r));
+    w.key("file");
+    if (file < t.files.size()) w.value(t.files[file].path); else w.null();
+    w.kv("line", static_cast<std::int64_t>(e.column(event_col::line).get_int(r)));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace gpucost
