@@ -81,6 +81,8 @@ constexpr Builtin kKernel[] = {
     {K::taint, "taints kernel", {}, X::kNone, INT64_MIN, false, "aint"},
     {K::taint, "tainting kernel", {}, X::kNone, INT64_MIN, false, "aint"},
     {K::thermal, "temperature above threshold", {}, X::kNone, 1, false, "abov"},
+    // Kernels since 5.5 word it `Core temperature is above threshold, cpu clock is throttled`.
+    {K::thermal, "temperature is above threshold", {}, X::kNone, 1, false, "abov"},
     {K::thermal, "temperature/speed normal", {}, X::kNone, 0, false, "spee"},
     {K::thermal, "ritical temperature", {}, X::kNone, 2, false, "ical"},
     {K::ac_online, "AC Adapter [", "(on-line)", X::kNone, INT64_MIN, false, "Adap"},

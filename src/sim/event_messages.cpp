@@ -85,10 +85,12 @@ void container_exit(World& w, Emitter& e, const ContainerRun& c, Rng& rng) {
                          "level=warning msg=\"cleaning up after shim disconnected\" id=" + c.id + " namespace=moby")),
            EventKind::container_stop);
   e.user(c.exit + seconds(0.0003), ctd, logfmt(w, c.exit + seconds(0.0003), rng, "level=info msg=\"cleaning up dead shim\" namespace=moby"));
-  e.user(c.exit + seconds(0.0011), dk,
-         logfmt(w, c.exit + seconds(0.0011), rng,
-                "level=info msg=\"ignoring event\" container=" + c.id +
-                    " module=libcontainerd namespace=moby topic=/tasks/delete type=\"*events.TaskDelete\""));
+  // dockerd's view of the same exit: a third report of the stop (features merge them).
+  annotate(e.user(c.exit + seconds(0.0011), dk,
+                  logfmt(w, c.exit + seconds(0.0011), rng,
+                         "level=info msg=\"ignoring event\" container=" + c.id +
+                             " module=libcontainerd namespace=moby topic=/tasks/delete type=\"*events.TaskDelete\"")),
+           EventKind::container_stop);
   e.kernel(c.exit + seconds(0.012), "docker0: port 1(veth" + random_hex(rng, 7) + ") entered disabled state");
 }
 
@@ -163,7 +165,7 @@ void suspend_cycle(World& w, Emitter& e, const SuspendCycle& s, Rng& rng) {
   annotate(e.user(L, acpid, "received input layer event \"button/lid LID close\""), EventKind::lid_close);
   annotate(e.user(L + seconds(0.0011), acpid, "completed input layer event \"button/lid LID close\""), EventKind::lid_close);
   annotate(e.user(L + seconds(0.0042), logind, "Lid closed."), EventKind::lid_close);
-  e.user(L + seconds(0.0210), logind, "Suspending...");
+  annotate(e.user(L + seconds(0.0210), logind, "Suspending..."), EventKind::suspend);
   e.user(L + seconds(0.0330), nm, nm_stamp(L + seconds(0.0330)) + "manager: sleep: sleep requested (sleeping: no  enabled: yes)");
   e.user(L + seconds(0.0350), nm, nm_stamp(L + seconds(0.0350)) + "manager: NetworkManager state is now ASLEEP");
   e.user(L + seconds(0.0600), sd, "Starting NVIDIA system suspend actions...");

@@ -241,6 +241,8 @@ TEST(Recognizer, Thermal) {
   EXPECT_EQ(hot->kind, EventKind::thermal);
   EXPECT_EQ(hot->code, 1);
   EXPECT_EQ(kernel("mce: CPU4: Package temperature above threshold, cpu clock throttled")->code, 1);
+  // The wording since Linux 5.5 (arch/x86/kernel/cpu/mce/therm_throt.c).
+  EXPECT_EQ(kernel("mce: CPU0: Core temperature is above threshold, cpu clock is throttled (total events = 42)")->code, 1);
   EXPECT_EQ(kernel("CPU0: Core temperature/speed normal")->code, 0);
   EXPECT_EQ(kernel("thermal thermal_zone0: critical temperature reached (105 C), shutting down")->code, 2);
   expect_none("kernel", "CPU0: Package power limit notification (total events = 1)");

@@ -275,7 +275,7 @@ TEST(PromReport, ExampleValuesComeFromTheReport) {
     ASSERT_NE(samples, nullptr);
     EXPECT_EQ(samples->value, 10);
     // Xid 31, 13 (x3), 32 (x2) from the dxvk sample; the Xid 79 file prints no Xid number.
-    const Sample* xid = find(x, "gpucost_xid_events", {{"host", host}});
+    const Sample* xid = find(x, "gpucost_xid_events", {{"host", host}, {"gpu", "0"}});
     ASSERT_NE(xid, nullptr);
     EXPECT_GE(xid->value, 6);
   }
