@@ -78,7 +78,8 @@ std::optional<EventKind> event_kind_from_name(std::string_view name) noexcept;
   X(journal_export, "journal", "journalctl -o export (KEY=value records)")                        \
   X(ps, "ps", "`ps aux` / `ps -eo ...` snapshots, with `### gpucost-ps <RFC 3339>` markers")       \
   X(torch_trace, "profiler", "PyTorch profiler Chrome trace JSON (`traceEvents`)")                \
-  X(manifest, "manifest", "collect-logs.sh manifest.json")
+  X(manifest, "manifest", "collect-logs.sh manifest.json")                                       \
+  X(sim_truth, "none", "`gpucost simulate`'s truth.json: ground truth for tests, not a log (skipped)")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {

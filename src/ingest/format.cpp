@@ -111,7 +111,7 @@ void FileSink::observe_utc_offset(TimeNs offset_ns) {
 
 std::span<const LogFormat* const> all_formats() {
   static const LogFormat* const kAll[] = {
-      &formats::manifest_format(),     &formats::torch_trace_format(),  &formats::journal_json_format(),
+      &formats::manifest_format(),     &formats::sim_truth_format(),     &formats::torch_trace_format(),  &formats::journal_json_format(),
       &formats::journal_export_format(), &formats::nvidia_smi_q_format(), &formats::dmon_format(),
       &formats::pmon_format(),         &formats::query_gpu_format(),    &formats::dmesg_format(),
       &formats::syslog_format(),       &formats::journal_short_format(), &formats::ps_format(),
@@ -152,7 +152,12 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     if (text::is_blank(line.text)) continue;
     ++d.lines_scored;
     for (std::size_t i = 0; i < formats.size(); ++i) {
-      int s = formats[i]->score(line.text);
+      const int s = formats[i]->score(line.text);
+      if (s == kSignatureScore) {
+        d.format = formats[i]->id();
+        d.score = kSignatureScore;
+        return d;
+      }
       totals[i] += std::clamp(s, 0, 100);
     }
   }

@@ -106,8 +106,9 @@ class LogFormat {
  public:
   virtual ~LogFormat() = default;
   virtual FormatId id() const noexcept = 0;
-  /// How strongly one line says "this file is mine": 0 = not mine, up to 100 = certain.
-  /// Blank lines should score 0; detection ignores them.
+  /// How strongly one line says "this file is mine": 0 = not mine, up to 100 = typical.
+  /// Blank lines should score 0; detection ignores them. kSignatureScore means the line is a
+  /// signature no other file has (`"generator": "gpucost simulate ...`): the format wins outright.
   virtual int score(std::string_view line) const noexcept = 0;
   /// Parses the whole source into the sink. Never throws for bad input: problems go to the sink.
   virtual void parse(LineSource& src, FileSink& sink) const = 0;
@@ -126,6 +127,9 @@ struct Detection {
   int runner_up_score = 0;
   std::size_t lines_scored = 0;
 };
+
+/// A line only this format writes; see LogFormat::score.
+inline constexpr int kSignatureScore = 1000;
 
 /// How many non-blank lines detection reads.
 inline constexpr std::size_t kDetectLines = 64;

@@ -17,5 +17,6 @@ const LogFormat& journal_export_format();
 const LogFormat& ps_format();
 const LogFormat& torch_trace_format();
 const LogFormat& manifest_format();
+const LogFormat& sim_truth_format();
 
 }  // namespace gpucost::formats
