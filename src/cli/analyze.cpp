@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -58,7 +59,14 @@ int run_analyze(const AnalyzeOptions& o) {
   std::shared_ptr<const cost::CostResult> cost_result;
   try {
     const auto c0 = std::chrono::steady_clock::now();
-    cost_result = compute_cost(o.cost, &result->features);
+    // The GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest) pick the local preset.
+    std::vector<std::string> gpus;
+    for (const auto& dev : result->timeline.devices)
+      if (!dev.name.empty() && std::find(gpus.begin(), gpus.end(), dev.name) == gpus.end()) gpus.push_back(dev.name);
+    if (result->timeline.manifest)
+      for (const auto& n : result->timeline.manifest->gpu_names)
+        if (!n.empty() && std::find(gpus.begin(), gpus.end(), n) == gpus.end()) gpus.push_back(n);
+    cost_result = compute_cost(o.cost, &result->features, gpus);
     result->timings.push_back(
         {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0});
   } catch (const std::invalid_argument& e) {

@@ -58,10 +58,17 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
       app.add_option("--target-premium", o.target_premium,
                      "Premium local/cloud - 1 to find the job length of (default 0.12, the article's 12 %)")
           ->group(kGroup);
-  if (measured)
+  if (measured) {
     app.add_flag("--no-measured", o.no_measured,
                  "Do not take power, effective utilization and incident rate from the logs (presets and defaults)")
         ->group(kGroup);
+    app.add_option("--incident-prior-hours", o.incident_prior_hours,
+                   "Hours of use the prior incident rate counts as when combined with the incidents counted in the\n"
+                   "logs: rate = (incidents + prior_rate x H) / (hours observed + H). Default 720 (a month);\n"
+                   "0 uses the raw measured rate. Example: --incident-prior-hours 0")
+        ->check(CLI::Range(0.0, 1e7))
+        ->group(kGroup);
+  }
 }
 
 void check_cost_options(const CostCliOptions& o) {
@@ -70,9 +77,12 @@ void check_cost_options(const CostCliOptions& o) {
   (void)cost::resolve_inputs(catalog, make_request(o), &q);
 }
 
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features) {
+std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
+                                                     const std::vector<std::string>& detected_gpus) {
   const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
   cost::ResolveRequest rq = make_request(o);
+  rq.detected_gpus = detected_gpus;
+  rq.incident_prior_hours = o.incident_prior_hours;
   if (features && !o.no_measured) {
     const FeatureSet& fs = *features;
     rq.measured = cost::measured_inputs([&fs](std::string_view name) -> std::optional<cost::FeatureReading> {
@@ -90,7 +100,7 @@ std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, co
     });
   } else if (features) {
     for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour})
-      rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)"});
+      rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
   }
   cost::CostQuery q;
   const cost::CostInputs in = cost::resolve_inputs(catalog, rq, &q);

@@ -26,6 +26,7 @@ struct CostCliOptions {
   CLI::Option* job_hours_option = nullptr;
   CLI::Option* target_premium_option = nullptr;
   bool no_measured = false;  ///< --no-measured (analyze only)
+  double incident_prior_hours = 720;  ///< --incident-prior-hours (analyze only)
 };
 
 /// Adds the cost options (group "Cost model") to a subcommand; `measured` adds --no-measured.
@@ -37,6 +38,7 @@ void check_cost_options(const CostCliOptions& o);
 
 /// Resolves the inputs (with values measured from `features` unless null or --no-measured)
 /// and runs the model; throws std::invalid_argument for impossible or missing inputs.
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features);
+std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
+                                                     const std::vector<std::string>& detected_gpus = {});
 
 }  // namespace gpucost::cli

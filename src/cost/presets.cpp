@@ -1,3 +1,4 @@
+#include <cctype>
 #include "gpucost/cost/presets.hpp"
 
 #include <fmt/format.h>
@@ -229,6 +230,44 @@ void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
 }
 
 const LocalGpu* PresetCatalog::find_local(std::string_view name) const noexcept { return find_named(local, name); }
+namespace {
+// `NVIDIA GeForce RTX 4060 Laptop GPU` -> `rtx4060laptop`.
+std::string product_key(std::string_view s) {
+  std::string k;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"nvidia", "geforce", "gpu"})
+    for (auto p = k.find(w); p != std::string::npos; p = k.find(w)) k.erase(p, w.size());
+  return k;
+}
+}  // namespace
+
+const LocalGpu* PresetCatalog::match_local(std::string_view product) const {
+  const std::string want = product_key(product);
+  if (want.empty()) return nullptr;
+  const LocalGpu* best = nullptr;
+  std::size_t best_len = 0;
+  for (const auto& g : local) {
+    const std::string k = product_key(g.label.empty() ? g.name : g.label);
+    if (k.empty() || want.find(k) == std::string::npos) continue;
+    // `rtx4060laptop` must not match a plain `rtx4060` product, nor `rtx4090` an `rtx4090laptop`:
+    // what follows the label in the product may only be a memory size or variant letter.
+    const std::string tail = want.substr(want.find(k) + k.size());
+    if (tail.find("laptop") != std::string::npos || tail.find("mobile") != std::string::npos) continue;
+    if (k.size() > best_len) {
+      best = &g;
+      best_len = k.size();
+    }
+  }
+  return best;
+}
+
+const CloudOffer* PresetCatalog::first_cloud_in(std::string_view currency) const noexcept {
+  for (const auto& c : cloud)
+    if (c.currency == currency) return &c;
+  return nullptr;
+}
+
 const CloudOffer* PresetCatalog::find_cloud(std::string_view name) const noexcept { return find_named(cloud, name); }
 const Scenario* PresetCatalog::find_scenario(std::string_view name) const noexcept {
   return find_named(scenarios, name);

@@ -66,7 +66,7 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
   std::vector<MeasuredInput> out;
   // One input from one feature of the same meaning.
   auto direct = [&](InputId input, std::string_view feature, std::string_view what) {
-    MeasuredInput m{input, std::nullopt, {}, {}};
+    MeasuredInput m{input, std::nullopt, {}, {}, {}, {}};
     const auto f = lookup(feature);
     if (!f) {
       m.note = fmt::format("not measured: this build's feature catalog has no {}", feature);
@@ -94,7 +94,7 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
       m.note = "not measured: effective_utilization is above 1";
     }
   } else {
-    MeasuredInput m{InputId::effective_utilization, std::nullopt, {}, {}};
+    MeasuredInput m{InputId::effective_utilization, std::nullopt, {}, {}, {}, {}};
     const auto idle = lookup("gpu_idle_fraction");
     if (!idle) {
       m.note = "not measured: this build's feature catalog has neither effective_utilization nor gpu_idle_fraction";
@@ -124,6 +124,20 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
     out.push_back(std::move(m));
   }
   direct(InputId::incidents_per_hour, "incidents_per_hour", "maintenance incidents per hour of GPU use");
+  // The count and the hours behind the rate (F007's own basis: host gpu_sampled_s, else the
+  // log uptime), so a rate from a short log can be weighed against the prior.
+  if (auto& m = out.back(); m.value) {
+    const auto n = lookup("maintenance_incidents");
+    const auto sampled = lookup("gpu_sampled_s");
+    const auto uptime = lookup("log_uptime_s");
+    double hours = 0;
+    if (sampled && sampled->value && *sampled->value > 0) hours = *sampled->value / 3600;
+    else if (uptime && uptime->value && *uptime->value > 0) hours = *uptime->value / 3600;
+    if (n && n->value && hours > 0) {
+      m.events = *n->value;
+      m.exposure_h = hours;
+    }
+  }
   return out;
 }
 
@@ -156,6 +170,28 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   if (!sel.preset.empty() && !(scenario = catalog.find_scenario(sel.preset)))
     unknown_preset(catalog, "scenario", "--preset", sel.preset);
   const bool explicit_local = !sel.local.empty(), explicit_cloud = !sel.cloud.empty();
+  // The GPU the logs name picks the local preset (and, when the generic cloud offer is priced in
+  // another currency, the first offer priced in the GPU's currency: no conversion is ever done).
+  if (!scenario && sel.local.empty()) {
+    for (const auto& product : rq.detected_gpus) {
+      const LocalGpu* m = catalog.match_local(product);
+      if (!m) continue;
+      sel.local = m->name;
+      in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
+      const CloudOffer* generic = catalog.find_cloud(sel.cloud.empty() ? catalog.default_cloud : sel.cloud);
+      if (sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
+        if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
+          sel.cloud = same->name;
+          in.selection_note += fmt::format("; cloud offer {} chosen as the first priced in {} (the generic {} is in {})",
+                                           same->name, m->currency, generic->name, generic->currency);
+        }
+      }
+      break;
+    }
+    if (sel.local.empty() && !rq.detected_gpus.empty())
+      in.selection_note = fmt::format("no local preset matches the GPU the logs name ('{}'): the generic pair is used",
+                                      rq.detected_gpus.front());
+  }
   if (!scenario && rq.use_generic_pair) {
     if (sel.local.empty()) sel.local = catalog.default_local;
     if (sel.cloud.empty()) sel.cloud = catalog.default_cloud;
@@ -245,7 +281,19 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
 
   // 4. Measured.
   for (const auto& m : rq.measured) {
-    if (m.value) {
+    const auto& prior = in[m.input];
+    if (m.value && m.events && m.exposure_h && rq.incident_prior_hours > 0 && prior.value) {
+      // A rate from a few hours of logs is mostly noise: combine the count with the prior rate,
+      // weighted as incident_prior_hours of observation (Gamma-Poisson posterior mean).
+      const double h0 = rq.incident_prior_hours, r0 = *prior.value;
+      const double v = (*m.events + r0 * h0) / (*m.exposure_h + h0);
+      in.set(m.input, v, m.origin,
+             fmt::format("{}; {} incidents in {} h observed, weighed against the prior {} /h ({}) counted as {} h: "
+                         "({} + {} x {}) / ({} + {}) = {}",
+                         m.note, format_number(*m.events), format_number(*m.exposure_h), format_number(r0), prior.origin,
+                         format_number(h0), format_number(*m.events), format_number(r0), format_number(h0),
+                         format_number(*m.exposure_h), format_number(h0), format_number(v)));
+    } else if (m.value) {
       in.set(m.input, *m.value, m.origin, m.note);
     } else {
       auto& v = in[m.input];

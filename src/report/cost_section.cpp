@@ -49,6 +49,7 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.begin_object();
   w.kv("currency", in.currency);
   text_or_null(w, "scenario", in.scenario);
+  text_or_null(w, "selection_note", in.selection_note);
   w.key("local_gpu").begin_object();
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
@@ -234,6 +235,7 @@ void write_cost_table(std::string& out, const CostResult& r) {
   if (!in.local_label.empty() || !in.cloud_label.empty())
     line("  local: {}   cloud: {}", in.local_label.empty() ? "-" : in.local_label,
          in.cloud_label.empty() ? "-" : in.cloud_label);
+  if (!in.selection_note.empty()) line("  ({})", in.selection_note);
   line("");
   line("Inputs");
   for (const auto& s : input_specs()) {

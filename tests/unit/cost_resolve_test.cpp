@@ -44,9 +44,9 @@ TEST(CostResolve, ScenarioThenEntriesThenMeasuredThenConfigThenCli) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";
   rq.selection.local = "rtx-4060-laptop";  // same currency; its power replaces the scenario's
-  rq.measured = {{InputId::power_w, 87.5, "measured:F012", "mean GPU power"},
-                 {InputId::effective_utilization, 0.61, "measured:F002", "idle"},
-                 {InputId::incidents_per_hour, std::nullopt, "", "not measured: no kernel log"}};
+  rq.measured = {{InputId::power_w, 87.5, "measured:F012", "mean GPU power", {}, {}},
+                 {InputId::effective_utilization, 0.61, "measured:F002", "idle", {}, {}},
+                 {InputId::incidents_per_hour, std::nullopt, "", "not measured: no kernel log", {}, {}}};
   rq.config.values[static_cast<std::size_t>(InputId::effective_utilization)] = 0.7;
   rq.cli.values[static_cast<std::size_t>(InputId::cooling_w)] = 10;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
@@ -164,6 +164,74 @@ TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {
     EXPECT_FALSE(x.value);
     EXPECT_NE(x.note.find("not measured"), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace gpucost::cost
+
+namespace gpucost::cost {
+namespace {
+
+TEST(CostResolve, MatchesTheGpuTheLogsNameToALocalPreset) {
+  const PresetCatalog& c = builtin_presets();
+  ASSERT_NE(c.match_local("NVIDIA GeForce RTX 4060 Laptop GPU"), nullptr);
+  EXPECT_EQ(c.match_local("NVIDIA GeForce RTX 4060 Laptop GPU")->name, "rtx-4060-laptop");
+  EXPECT_EQ(c.match_local("NVIDIA GeForce RTX 4090")->name, "rtx-4090");
+  EXPECT_EQ(c.match_local("GeForce RTX 3090")->name, "rtx-3090");
+  // A laptop part is not its desktop namesake, and an unknown card matches nothing.
+  EXPECT_EQ(c.match_local("NVIDIA GeForce RTX 4090 Laptop GPU"), nullptr);
+  EXPECT_EQ(c.match_local("Tesla T4"), nullptr);
+  EXPECT_EQ(c.match_local(""), nullptr);
+}
+
+TEST(CostResolve, DetectedGpuPicksTheLocalPresetAndACloudOfferInItsCurrency) {
+  ResolveRequest rq;
+  rq.detected_gpus = {"NVIDIA GeForce RTX 4060 Laptop GPU"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in.local_gpu, "rtx-4060-laptop");
+  // The preset is priced in CNY (the article's laptop); the generic cloud offer is in USD, so
+  // the first offer priced in CNY is used instead of converting anything.
+  EXPECT_EQ(in.currency, "CNY");
+  EXPECT_EQ(builtin_presets().find_cloud(in.cloud_offer)->currency, "CNY");
+  EXPECT_NE(in.selection_note.find("because the logs name 'NVIDIA GeForce RTX 4060 Laptop GPU'"), std::string::npos);
+  // An explicit --local wins over what the logs say.
+  rq.selection.local = "rtx-4090";
+  EXPECT_EQ(resolve_inputs(builtin_presets(), rq).local_gpu, "rtx-4090");
+}
+
+TEST(CostResolve, UnmatchedGpuKeepsTheGenericPairAndSaysSo) {
+  ResolveRequest rq;
+  rq.detected_gpus = {"Tesla T4"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in.local_gpu, builtin_presets().default_local);
+  EXPECT_NE(in.selection_note.find("Tesla T4"), std::string::npos);
+}
+
+TEST(CostResolve, MeasuredIncidentRateIsWeighedAgainstThePrior) {
+  ResolveRequest rq;
+  rq.selection.preset = "seed-article";  // prior rate 12 / 5760 per hour
+  MeasuredInput m{InputId::incidents_per_hour, 3 / 1.5, "measured:F007", "3 incidents in 1.5 h", 3.0, 1.5};
+  rq.measured = {m};
+  rq.incident_prior_hours = 720;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  // (3 + 12/5760 x 720) / (1.5 + 720) = (3 + 1.5) / 721.5
+  EXPECT_NEAR(*in[InputId::incidents_per_hour].value, 4.5 / 721.5, 1e-12);
+  EXPECT_EQ(in[InputId::incidents_per_hour].origin, "measured:F007");
+  EXPECT_NE(in[InputId::incidents_per_hour].note.find("(3 + "), std::string::npos);
+  rq.incident_prior_hours = 0;  // the raw measured rate
+  EXPECT_DOUBLE_EQ(*resolve_inputs(builtin_presets(), rq)[InputId::incidents_per_hour].value, 2.0);
+}
+
+TEST(CostResolve, IncidentCountAndExposureComeFromTheFeatures) {
+  const auto measured = measured_inputs(fake({
+      {"incidents_per_hour", {"F007", 2.0, ""}},
+      {"maintenance_incidents", {"F008", 3.0, ""}},
+      {"gpu_sampled_s", {"F010", 5400.0, ""}},
+  }));
+  const auto& m = find(measured, InputId::incidents_per_hour);
+  ASSERT_TRUE(m.events && m.exposure_h);
+  EXPECT_EQ(*m.events, 3);
+  EXPECT_DOUBLE_EQ(*m.exposure_h, 1.5);
 }
 
 }  // namespace

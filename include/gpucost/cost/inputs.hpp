@@ -99,6 +99,8 @@ struct CostInputs {
   std::string scenario, local_gpu, cloud_offer;
   /// Labels of the local GPU and cloud offer, for the report (`NVIDIA GeForce RTX 4090`).
   std::string local_label, cloud_label;
+  /// How the local GPU and cloud offer were chosen, when not by name (empty otherwise).
+  std::string selection_note;
 
   InputValue& operator[](InputId id) noexcept { return values[static_cast<std::size_t>(id)]; }
   const InputValue& operator[](InputId id) const noexcept { return values[static_cast<std::size_t>(id)]; }

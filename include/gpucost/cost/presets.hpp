@@ -69,6 +69,13 @@ struct PresetCatalog {
   void load_json(std::string_view json, std::string_view origin);
 
   const LocalGpu* find_local(std::string_view name) const noexcept;
+  /// The local GPU whose label names the product a log printed (`NVIDIA GeForce RTX 4060 Laptop
+  /// GPU` from nvidia-smi -q): labels and product are compared without case, blanks,
+  /// punctuation and the words NVIDIA/GeForce/GPU; the longest label contained in the product
+  /// wins. nullptr when none matches.
+  const LocalGpu* match_local(std::string_view product) const;
+  /// The first cloud offer priced in a currency, nullptr when none.
+  const CloudOffer* first_cloud_in(std::string_view currency) const noexcept;
   const CloudOffer* find_cloud(std::string_view name) const noexcept;
   const Scenario* find_scenario(std::string_view name) const noexcept;
   const CurrencyDefaults* find_currency(std::string_view code) const noexcept;

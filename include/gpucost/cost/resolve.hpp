@@ -42,6 +42,9 @@ struct MeasuredInput {
   std::optional<double> value;
   std::string origin;  ///< `measured:F012` when there is a value
   std::string note;    ///< what was measured, or why nothing was (always set)
+  /// For a rate (incidents per hour): the events counted and the hours observed, so that
+  /// resolve_inputs can weigh the observation against the prior rate (see ResolveRequest).
+  std::optional<double> events, exposure_h;
 };
 
 /// What a feature lookup returns: the catalog id and the host value.
@@ -70,6 +73,13 @@ struct ResolveRequest {
   bool use_generic_pair = true;       ///< without --preset, fall back to the catalog's generic pair
   std::vector<MeasuredInput> measured;
   CostOverrides config, cli;
+  /// Product names of the GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest): without
+  /// --preset/--local, the first that matches a local preset picks it (analyze only).
+  std::vector<std::string> detected_gpus;
+  /// Weight, in hours of use, of the prior incident rate (the preset's or default's) when a
+  /// measured count and exposure are combined with it: the rate used is the Gamma-Poisson
+  /// posterior mean (events + prior_rate x H) / (exposure_h + H). 0 = the raw measured rate.
+  double incident_prior_hours = 720;
 };
 
 /// The inputs of a run, layered as described above; throws std::invalid_argument for unknown
