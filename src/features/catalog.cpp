@@ -56,7 +56,7 @@ const Entry kCatalog[] = {
       "the host idle fraction. The exact busy share (1 - idle) x (1 - loss) is larger by idle x loss; "
       "the cost model uses this agreed formula."},
      effective_utilization},
-    {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
+    {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal (+ dmon|query_gpu_csv)",
       "Maintenance incidents (F008) per hour of H, where H = host gpu_sampled_s / 3600, or log_uptime_s"
       " (F133) / 3600 when there are no GPU samples."},
      incidents_per_hour},
