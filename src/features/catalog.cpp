@@ -592,7 +592,9 @@ const Entry kCatalog[] = {
       "The longest container start latency (pairs as in F129)."},
      container_start_latency_max_s},
     {{"F131", "service_failures", "count", Layer::system, FeatureScope::host, "syslog|journal",
-      "systemd units that failed ('Failed to start', 'Failed with result')."},
+      "systemd units that failed: service_failed events ('<unit>: Failed with result', older systemd's"
+      " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
+      " counted again."},
      count_of<EventKind::service_failed>},
     {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
       "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "
