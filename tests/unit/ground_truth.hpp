@@ -53,6 +53,7 @@ struct Truth {
   std::map<std::string, std::int64_t> xid_by_code;
   Number gpu_idle_s, gpu_hot_s;
   std::vector<std::pair<std::int64_t, std::int64_t>> rows_and_idle_rows;  ///< per GPU
+  std::vector<std::pair<TimeNs, TimeNs>> first_and_last_row;              ///< per GPU (kNoTime: none)
   std::vector<std::pair<TimeNs, TimeNs>> battery;
   std::int64_t container_starts = 0, cron_lines = 0;
   Number container_start_latency_mean_s;
@@ -103,8 +104,11 @@ inline Truth read_truth(const fs::path& dir) {
   for (auto [k, v] : x["xid_events_by_code"].get_object()) t.xid_by_code[std::string(k)] = std::int64_t(v);
   t.gpu_idle_s = number(x["gpu_idle_s"]);
   t.gpu_hot_s = number(x["gpu_hot_s"]);
-  for (simdjson::dom::element g : x["per_gpu_sums"].get_array())
+  for (simdjson::dom::element g : x["per_gpu_sums"].get_array()) {
     t.rows_and_idle_rows.emplace_back(std::int64_t(g["rows"]), std::int64_t(g["idle_rows"]));
+    auto instant = [](simdjson::dom::element e) { return e.is_null() ? kNoTime : TimeNs(std::int64_t(e)); };
+    t.first_and_last_row.emplace_back(instant(g["first_row_ns"]), instant(g["last_row_ns"]));
+  }
   for (simdjson::dom::element b : x["battery"].get_array())
     t.battery.emplace_back(std::int64_t(b["begin_ns"]), std::int64_t(b["end_ns"]));
   t.container_starts = std::int64_t(x["container_starts"]);

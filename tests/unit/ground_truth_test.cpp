@@ -170,6 +170,13 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
     for (const auto& [rows, idle] : t.rows_and_idle_rows) busy += static_cast<double>(rows - idle);
     want["gpu_busy_s"] = busy;
     want["xid_events_per_hour"] = *t.host.at("xid_events") / (*t.host.at("gpu_sampled_s") / 3600);
+    // Rows are 1 s apart; what the span from the first row to the end of the last does not cover.
+    TimeNs first = kNoTime, last = kNoTime;
+    for (const auto& [f, l] : t.first_and_last_row) {
+      first = first == kNoTime ? f : std::min(first, f);
+      last = last == kNoTime ? l : std::max(last, l);
+    }
+    want["gpu_sample_gap_s"] = static_cast<double>(last - first) / 1e9 + 1 - *t.host.at("gpu_sampled_s");
   } else {
     want["gpu_busy_s"] = std::nullopt;
   }
@@ -187,6 +194,11 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
   want["pcie_link_width_max"] = spec("pcie_width_max", false);
   want["gpu_power_limit_w"] = spec("power_limit_w", true);
   want["gpu_memory_total_mib"] = spec("memory_total_mib", true);
+  // Competing processes: one ps snapshot per marker line the ps loop wrote.
+  double markers = 0;
+  for (const auto& l : sim::testing::read_lines(k.dir / "ps.txt")) markers += l.rfind("### gpucost-ps ", 0) == 0;
+  EXPECT_GT(markers, 10);
+  want["ps_snapshots"] = markers;
   for (const auto& [name, v] : want) expect_feature(fs.find(name), v, name, "host");
 
   // Per GPU: Xid counts by the GPU the message names, idle/busy seconds, -q values.
@@ -203,6 +215,10 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
     expect_feature(fs.find_gpu(gpu, "gpu_idle_s"), samples ? Number(static_cast<double>(idle)) : std::nullopt, "gpu_idle_s", scope);
     expect_feature(fs.find_gpu(gpu, "gpu_busy_s"), samples ? Number(static_cast<double>(rows - idle)) : std::nullopt,
                    "gpu_busy_s", scope);
+    const auto [first, last] = t.first_and_last_row.at(g);
+    expect_feature(fs.find_gpu(gpu, "gpu_sample_gap_s"),
+                   samples ? Number(static_cast<double>(last - first) / 1e9 + 1 - static_cast<double>(rows)) : std::nullopt,
+                   "gpu_sample_gap_s", scope);
     const auto& s = t.gpu_specs.at(g);
     expect_feature(fs.find_gpu(gpu, "pcie_link_gen"), smi_q ? Number(s.at("pcie_gen_current")) : std::nullopt, "pcie_link_gen", scope);
     expect_feature(fs.find_gpu(gpu, "pcie_link_width_ratio"),
