@@ -56,7 +56,7 @@ const Entry kCatalog[] = {
       "the host idle fraction. The exact busy share (1 - idle) x (1 - loss) is larger by idle x loss; "
       "the cost model uses this agreed formula."},
      effective_utilization},
-    {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
+    {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal (+ dmon|query_gpu_csv)",
       "Maintenance incidents (F008) per hour of H, where H = host gpu_sampled_s / 3600, or log_uptime_s"
       " (F133) / 3600 when there are no GPU samples."},
      incidents_per_hour},
@@ -592,7 +592,9 @@ const Entry kCatalog[] = {
       "The longest container start latency (pairs as in F129)."},
      container_start_latency_max_s},
     {{"F131", "service_failures", "count", Layer::system, FeatureScope::host, "syslog|journal",
-      "systemd units that failed ('Failed to start', 'Failed with result')."},
+      "systemd units that failed: service_failed events ('<unit>: Failed with result', older systemd's"
+      " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
+      " counted again."},
      count_of<EventKind::service_failed>},
     {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
       "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "

@@ -79,11 +79,11 @@ void container_exit(World& w, Emitter& e, const ContainerRun& c, Rng& rng) {
   annotate(e.user(c.exit, ctd,
                   logfmt(w, c.exit, rng, "level=info msg=\"shim disconnected\" id=" + c.id + " namespace=moby")),
            EventKind::container_stop);
-  // containerd reports the loss twice; both lines name the shim's disconnection.
-  annotate(e.user(c.exit + seconds(0.0002), ctd,
-                  logfmt(w, c.exit + seconds(0.0002), rng,
-                         "level=warning msg=\"cleaning up after shim disconnected\" id=" + c.id + " namespace=moby")),
-           EventKind::container_stop);
+  // containerd's follow-up to the same disconnection: the recognizer reads one stop from
+  // containerd (`shim disconnected`), not this second line, so the truth has no event here.
+  e.user(c.exit + seconds(0.0002), ctd,
+         logfmt(w, c.exit + seconds(0.0002), rng,
+                "level=warning msg=\"cleaning up after shim disconnected\" id=" + c.id + " namespace=moby"));
   e.user(c.exit + seconds(0.0003), ctd, logfmt(w, c.exit + seconds(0.0003), rng, "level=info msg=\"cleaning up dead shim\" namespace=moby"));
   // dockerd's view of the same exit: a third report of the stop (features merge them).
   annotate(e.user(c.exit + seconds(0.0011), dk,

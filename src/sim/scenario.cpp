@@ -346,6 +346,10 @@ World build_world(const SimOptions& options) {
       s.sleep_begin = s.freeze + seconds(rng.uniform(0.30, 0.40));
       s.sleep_end = s.sleep_begin + static_cast<TimeNs>(rng.range(25 * 60, 35 * 60)) * kNsPerSec;
       s.thaw = s.sleep_end + seconds(rng.uniform(0.9, 1.6));
+      // In a short last block the fall off the bus (6-10 min before its end, below) must not come
+      // while the machine sleeps: end the cycle at least 13 min before the block's end.
+      if (const TimeNs over = -whole_us(be - minutes(13) - s.thaw); last && over > 0)  // whole µs
+        for (TimeNs* t : {&s.lid_close, &s.freeze, &s.sleep_begin, &s.sleep_end, &s.thaw}) *t -= over;
       gpu_plan.reserve(s.lid_close - minutes(3), s.thaw + minutes(3));
       ac_plan.reserve(s.lid_close - minutes(3), s.thaw + minutes(3));
       w.suspends.push_back(s);

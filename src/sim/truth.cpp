@@ -299,14 +299,16 @@ std::string Truth::json() const {
     j.begin_object();
     j.kv("gpu", static_cast<int>(i)).kv("rows", g.rows).kv("sm_sum", g.sm_sum).kv("idle_rows", g.idle_rows);
     j.kv("power_sum_w", g.power_sum).kv("hot_rows", g.hot_rows);
-    j.kv("gpu_idle_s", static_cast<double>(g.idle_rows));
+    if (samples) j.kv("gpu_idle_s", static_cast<double>(g.idle_rows));
+    else j.key("gpu_idle_s").null();
     instant(j, "first_row", g.first_row);
     instant(j, "last_row", g.last_row);
     j.end_object();
   }
   j.end_array();
-  j.kv("gpu_idle_s", has_rows ? static_cast<double>(idle) : 0.0);
-  j.kv("gpu_hot_s", has_rows ? static_cast<double>(hot) : 0.0);
+  // Without dmon rows these are unknown (null), as the features are, not 0.
+  if (has_rows) j.kv("gpu_idle_s", static_cast<double>(idle)).kv("gpu_hot_s", static_cast<double>(hot));
+  else j.key("gpu_idle_s").null().key("gpu_hot_s").null();
   std::map<int, int> by_code;
   std::map<std::string_view, int> by_class;
   for (const auto& e : ev)

@@ -48,6 +48,34 @@ void pin_mtimes(const fs::path& dir, std::int64_t t) {
   }
 }
 
+// The output lines that start with one of the prefixes (a long report reduced to what the case
+// is about).
+std::string keep_lines(const std::string& out, const std::vector<std::string>& prefixes) {
+  std::istringstream in(out);
+  std::string line, kept;
+  while (std::getline(in, line))
+    for (const auto& p : prefixes)
+      if (line.rfind(p, 0) == 0) {
+        kept += line + "\n";
+        break;
+      }
+  return kept;
+}
+
+// The block of output lines from the first line equal to `first` through the next line equal to
+// `last`; a note when either is missing, so the comparison fails visibly.
+std::string select_block(const std::string& out, const std::string& first, const std::string& last) {
+  std::istringstream in(out);
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == first) inside = true;
+    if (inside) block += line + "\n";
+    if (inside && line == last && block.size() > line.size() + 1) return block;
+  }
+  return block + "(select: block not found or not closed)\n";
+}
+
 std::vector<std::string> cases() {
   std::vector<std::string> out;
   if (!fs::exists(kGolden)) return out;
@@ -65,19 +93,32 @@ TEST_P(Golden, OutputMatchesExactly) {
   fs::remove_all(work);
   fs::create_directories(work / "input");
   if (fs::exists(dir / "input")) fs::copy(dir / "input", work / "input", fs::copy_options::recursive);
-  if (fs::exists(dir / "input_from"))
-    for (const auto& rel : read_lines(dir / "input_from")) {
-      const fs::path src = fs::path(GPUCOST_TEST_DATA) / rel;
-      ASSERT_TRUE(fs::exists(src)) << src;
-      fs::copy_file(src, work / "input" / src.filename(), fs::copy_options::overwrite_existing);
-    }
+  // input_from: paths under tests/data; input_from_repo: paths under the repository root (a
+  // directory is copied whole, e.g. examples/laptop-training).
+  for (const auto& [list, root] : {std::pair{"input_from", fs::path(GPUCOST_TEST_DATA)},
+                                   std::pair{"input_from_repo", fs::path(GPUCOST_SOURCE_DIR)}})
+    if (fs::exists(dir / list))
+      for (const auto& rel : read_lines(dir / list)) {
+        const fs::path src = root / rel;
+        ASSERT_TRUE(fs::exists(src)) << src;
+        if (fs::is_directory(src))
+          fs::copy(src, work / "input", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+        else
+          fs::copy_file(src, work / "input" / src.filename(), fs::copy_options::overwrite_existing);
+      }
   std::int64_t mtime = gpucost::civil_to_ns(gpucost::CivilTime{2026, 12, 1, 0, 0, 0, 0}) / gpucost::kNsPerSec;
   if (fs::exists(dir / "mtime")) mtime = std::stoll(read_lines(dir / "mtime").at(0));
   pin_mtimes(work / "input", mtime);
 
   std::vector<std::string> args = read_lines(dir / "args");
   for (auto& a : args) replace_all(a, "{input}", "input");
-  const auto r = gpucost::testing::run_gpucost(args, {}, work.string());
+  auto r = gpucost::testing::run_gpucost(args, {}, work.string());
+  if (fs::exists(dir / "keep")) r.out = keep_lines(r.out, read_lines(dir / "keep"));
+  if (fs::exists(dir / "select")) {
+    const auto bounds = read_lines(dir / "select");
+    ASSERT_EQ(bounds.size(), 2u) << "select: the first and the last line of the block";
+    r.out = select_block(r.out, bounds[0], bounds[1]);
+  }
   int want_exit = 0;
   if (fs::exists(dir / "exit_code")) want_exit = std::stoi(read_lines(dir / "exit_code").at(0));
 
