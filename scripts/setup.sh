@@ -24,6 +24,7 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 build_dir=${GPUCOST_BUILD_DIR:-build}
+# shellcheck disable=SC2086  # GPUCOST_CMAKE_ARGS holds several arguments
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${GPUCOST_CMAKE_ARGS:-} >/dev/null
 echo "setup: building in $build_dir (log: $build_dir/build.log)" >&2
 if ! cmake --build "$build_dir" -j "$jobs" >"$build_dir/build.log" 2>&1; then

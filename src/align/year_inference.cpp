@@ -118,7 +118,8 @@ class Dater {
         }
       }
       fd.year = best;
-      why = fmt::format("closest to the dated stamps of the directory, {} .. {}", day_text(d.lo), day_text(d.hi));
+      why = fmt::format("closest to the dated stamps of the directory{}, {} .. {}",
+                        manifest_span_.empty() ? "" : " and the manifest's collection window", day_text(d.lo), day_text(d.hi));
     } else if (const TimeNs mtime = in_.files[f].mtime_ns; mtime != kNoTime) {
       // The latest year whose last line is not after the modification time (a day of slack
       // for a wrong zone).

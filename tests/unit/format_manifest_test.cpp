@@ -130,6 +130,39 @@ TEST(Manifest, ZoneEvidenceFromAStampWhenTimezoneIsMissing) {
   EXPECT_EQ(z[0].offset_ns, -5 * kNsPerHour);  // `Z` says nothing about the local zone
 }
 
+TEST(Manifest, WhatTheCollectionCouldNotReadBecomesNotes) {
+  // The documented example: dmesg failed, nvidia-bug-report.sh skipped; the others are ok.
+  auto doc = run_format(FormatId::manifest, read_test_file("structured/manifest.json"));
+  ASSERT_EQ(doc->diag().notes.size(), 2u);
+  EXPECT_EQ(doc->diag().notes[0],
+            "collection: `dmesg --time-format iso` failed: dmesg: read kernel buffer failed: Operation not permitted");
+  EXPECT_EQ(doc->diag().notes[1], "collection: `nvidia-bug-report.sh` skipped: not run by default (takes minutes)");
+
+  // As collect-logs.sh writes it when killed: still "collecting", a collector still "running",
+  // and a journal cut short (its file named).
+  const std::string data =
+      "{\"gpucost_manifest\": 1, \"state\": \"collecting\", \"commands\": [\n"
+      "  {\"cmd\": \"nvidia-smi dmon -s pucvmet -o DT -d 1\", \"status\": \"running\", \"reason\": \"\", \"file\": \"nvidia-smi-dmon.txt\"},\n"
+      "  {\"cmd\": \"journalctl -o json\", \"status\": \"partial\", \"reason\": \"cut short by SIGINT while it ran\", \"file\": \"journal.json\"},\n"
+      "  {\"cmd\": \"dmesg\", \"status\": \"ok\", \"reason\": \"\", \"file\": \"dmesg.txt\"}\n"
+      "]}\n";
+  auto run = run_format(FormatId::manifest, data);
+  EXPECT_EQ(run->diag().accepted, 5u);
+  const auto& notes = run->diag().notes;
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0], "the collection did not finish (the manifest still says \"collecting\"): files may be missing or "
+                      "cut short (see the commands)");
+  EXPECT_EQ(notes[1], "collection: `nvidia-smi dmon -s pucvmet -o DT -d 1` running (nvidia-smi-dmon.txt)");
+  EXPECT_EQ(notes[2], "collection: `journalctl -o json` partial (journal.json): cut short by SIGINT while it ran");
+
+  auto done = run_format(FormatId::manifest, "{\"gpucost_manifest\": 1, \"state\": \"complete\", \"commands\": []}\n");
+  EXPECT_TRUE(done->diag().notes.empty());
+  auto cut = run_format(FormatId::manifest, "{\"gpucost_manifest\": 1, \"state\": \"interrupted\"}\n");
+  ASSERT_EQ(cut->diag().notes.size(), 1u);
+  EXPECT_EQ(cut->diag().notes[0],
+            "the collection ended \"interrupted\": files may be missing or cut short (see the commands)");
+}
+
 TEST(Manifest, Scores) {
   const LogFormat& f = *find_format(FormatId::manifest);
   EXPECT_EQ(f.score("  \"gpucost_manifest\": 1,"), 100);

@@ -50,6 +50,8 @@ class ManifestReader {
   std::vector<FieldProblem> problems;
   std::optional<std::int64_t> version;
   std::optional<TimeNs> stamp_offset;  ///< the offset of a non-`Z` stamp: zone evidence without timezone
+  std::string state;                   ///< `complete`, `interrupted`, `collecting` (never finished) ...
+  std::vector<std::string> command_files;  ///< commands[].file, in step with manifest.commands
 
   simdjson::error_code read(od::document& d) {
     od::object top;
@@ -72,6 +74,8 @@ class ManifestReader {
         err = text(v, key, manifest.driver_version);
       } else if (key == "boot_id") {
         err = text(v, key, manifest.boot_id);
+      } else if (key == "state") {
+        err = text(v, key, state);
       } else if (key == "timezone") {
         err = timezone(v);
       } else if (key == "boot_time") {
@@ -257,6 +261,7 @@ class ManifestReader {
       return simdjson::SUCCESS;
     }
     ManifestCommand c;
+    std::string file;
     for (auto field : obj) {
       std::string_view key;
       if ((err = field.unescaped_key().get(key))) return err;
@@ -265,9 +270,11 @@ class ManifestReader {
       if (key == "cmd") err = text(f, "commands[].cmd", c.cmd);
       else if (key == "status") err = text(f, "commands[].status", c.status);
       else if (key == "reason") err = text(f, "commands[].reason", c.reason);
+      else if (key == "file") err = text(f, "commands[].file", file);
       if (err) return err;
     }
     manifest.commands.push_back(std::move(c));
+    command_files.push_back(std::move(file));
     return simdjson::SUCCESS;
   }
 
@@ -330,6 +337,7 @@ class Format final : public LogFormat {
 
     Manifest& m = reader.manifest;
     m.file = sink.file_index();
+    note_collection(reader, sink.diagnostics().notes);
     if (m.utc_offset_ns) sink.observe_utc_offset(*m.utc_offset_ns);
     else if (reader.stamp_offset) sink.observe_utc_offset(*reader.stamp_offset);
     for (auto& g : reader.gpus) {
@@ -342,6 +350,24 @@ class Format final : public LogFormat {
   }
 
  private:
+  // What the collection could not read, and a collection that never finished, belong in the
+  // report beside the logs they concern.
+  static void note_collection(const ManifestReader& r, std::vector<std::string>& notes) {
+    if (!r.state.empty() && r.state != "complete")
+      notes.push_back(fmt::format("the collection {}: files may be missing or cut short (see the commands)",
+                                  r.state == "collecting" ? "did not finish (the manifest still says \"collecting\")"
+                                                          : "ended \"" + text::excerpt(r.state, 20) + "\""));
+    const auto& commands = r.manifest.commands;
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+      const ManifestCommand& c = commands[i];
+      const std::string& file = r.command_files[i];
+      if (c.status.empty() || c.status == "ok") continue;
+      notes.push_back(fmt::format("collection: `{}` {}{}{}{}", text::excerpt(c.cmd, 80), text::excerpt(c.status, 20),
+                                  file.empty() ? "" : " (" + text::excerpt(file, 80) + ")", c.reason.empty() ? "" : ": ",
+                                  text::excerpt(c.reason, 240)));
+    }
+  }
+
   static std::uint64_t line_at(std::string_view text, std::size_t pos) {
     std::uint64_t line = 1, offset = 0;
     json_line_at(text, pos, line, offset);

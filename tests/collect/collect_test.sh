@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# Runs scripts/collect-logs.sh without a GPU: fake nvidia-smi, dmesg and journalctl
+# (tests/collect/fake-bin, printing real-layout output from tests/data) come first on PATH.
+#
+#   collect_test.sh e2e      collect for a few seconds, then `gpucost analyze` the result
+#   collect_test.sh fallback what is collected when the driver and the permissions refuse much
+#   collect_test.sh sigint   Ctrl-C during the collection, then again while it finishes
+#   collect_test.sh usage    bad options are refused
+#
+# GPUCOST_BINARY names the built gpucost (ctest sets it). Needs python3 (scripts/setup.sh).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+script=$root/scripts/collect-logs.sh
+fakebin=$root/tests/collect/fake-bin
+kernel_fixture=$root/tests/data/real/kern/xid31-xid13-xid32-dmesg-driver418.txt
+gpucost=${GPUCOST_BINARY:-$root/build/gpucost}
+work=$(mktemp -d "${TMPDIR:-/tmp}/collect-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+check() {  # check DESCRIPTION COMMAND...
+  local d=$1
+  shift
+  if "$@"; then pass "$d"; else fail "$d"; fi
+}
+
+# Every process a fake tool ran in (its process group included) must be gone.
+no_leftovers() {
+  local log=$1 pgid left=""
+  while read -r pgid; do
+    [ -n "$pgid" ] || continue
+    # Zombies do not run: where PID 1 does not reap orphans (containers) they stay listed.
+    if ps -eo pgid=,stat= | awk -v g="$pgid" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'; then
+      left+=" $(ps -eo pgid=,pid=,stat=,args= | awk -v g="$pgid" '$1 == g { $1 = ""; print }' | tr '\n' ';')"
+    fi
+  done < <(sed -n 's/.* pgid=\([0-9]*\) .*/\1/p' "$log" | sort -u)
+  if [ -n "$left" ]; then echo "  still running:$left" >&2; return 1; fi
+}
+
+btime=$(awk '$1 == "btime" { print $2 }' /proc/stat)
+
+# A kern.log as rsyslog writes it (local time without a year, then the kernel's own stamp) for
+# the fake dmesg's messages, and a rotated file from before the collection, which is not copied.
+write_varlog() {  # write_varlog DIR KERNEL_AT
+  local d=$1 at=$2 k=0 line mono
+  mkdir -p "$d"
+  : >"$d/kern.log"
+  while IFS= read -r line; do
+    [[ $line =~ ^\[\ *[0-9]+\.[0-9]+\]\ (.*)$ ]] || continue
+    mono=$(awk -v a="$at" -v b="$btime" -v k="$k" 'BEGIN { printf "%.6f", a - b + 0.01 * k }')
+    printf '%s gpu-box kernel: [%12s] %s\n' "$(TZ=Asia/Shanghai date -d "@$at" '+%b %e %H:%M:%S')" "$mono" \
+      "${BASH_REMATCH[1]}" >>"$d/kern.log"
+    k=$((k + 1))
+  done <"$kernel_fixture"
+  echo "Nov 27 08:00:00 gpu-box kernel: [    1.000000] an older boot, rotated before the collection" >"$d/kern.log.1"
+  touch -d '2 days ago' "$d/kern.log.1"
+}
+
+case_e2e() {
+  local out=$work/e2e log=$work/e2e-tools.log at rc
+  at=$(($(date +%s) + 3))
+  write_varlog "$work/varlog" "$at"
+  env PATH="$fakebin:$PATH" TZ=Asia/Shanghai FAKE_TOOLS_LOG="$log" FAKE_KERNEL_AT="$at" \
+    FAKE_NVSMI_INVALID_FIELDS=temperature.memory FAKE_NVSMI_REFUSE_DMON=t COLLECT_LOGS_VARLOG="$work/varlog" \
+    "$script" --out "$out" --duration 6s --interval 1 --ps-interval 1
+  rc=$?
+  check "collect-logs.sh exits 0" [ "$rc" = 0 ]
+  local f
+  for f in manifest.json nvidia-smi-dmon.txt nvidia-smi-query-gpu.csv nvidia-smi-pmon.txt nvidia-smi-q-start.txt \
+           nvidia-smi-q-load.txt ps.log dmesg.txt journal.json var-log/kern.log; do
+    check "$f collected" test -s "$out/$f"
+  done
+  check "the rotated kern.log.1 from before the collection is not copied" test ! -e "$out/var-log/kern.log.1"
+  check "no partial file is left" test -z "$(find "$out" -name '*.part')"
+  check "no collector is left running" no_leftovers "$log"
+  check "dmon fell back from the refused group t to -s pucvme" grep -q 'dmon -s pucvme -o DT -d 1' "$log"
+
+  TZ=UTC "$gpucost" analyze "$out" --format json -o "$work/e2e-report.json"
+  rc=$?
+  check "gpucost analyze exits 0" [ "$rc" = 0 ]
+  TZ=UTC "$gpucost" timeline "$out" >"$work/e2e-timeline.jsonl"
+  check "gpucost timeline exits 0" [ "$?" = 0 ]
+  [ -s "$work/e2e-report.json" ] || return
+  python3 - "$out/manifest.json" "$work/e2e-report.json" "$work/e2e-timeline.jsonl" "$(tr -d '\n-' </proc/sys/kernel/random/boot_id)" <<'EOF' || failures=$((failures + 1))
+import datetime, json, sys
+
+manifest = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+events = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
+boot_id = sys.argv[4]
+bad = []
+
+def expect(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, file=sys.stdout if ok else sys.stderr)
+    if not ok:
+        bad.append(what)
+
+def t(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+# The manifest.
+expect(manifest["gpucost_manifest"] == 1 and manifest["state"] == "complete", "manifest: version 1, state complete")
+expect(manifest["stopped_by"] == "deadline", "manifest: stopped by the deadline")
+expect(manifest["timezone"] == {"name": "Asia/Shanghai", "utc_offset": "+08:00", "source": "TZ"}, "manifest: zone from TZ")
+expect(manifest["boot_id"] == boot_id, "manifest: this boot's id")
+expect(manifest["start"].endswith("Z") and manifest["end"].endswith("Z"), "manifest: start and end in UTC")
+expect(5 <= t(manifest["end"]) - t(manifest["start"]) <= 60, "manifest: a window of about 6 s")
+expect(manifest["driver_version"] == "535.154.05", "manifest: driver version")
+expect([(g["index"], g["name"], g["pci_bus_id"]) for g in manifest["gpus"]] ==
+       [(0, "NVIDIA RTX A5000", "00000000:17:00.0"), (1, "NVIDIA RTX A5000", "00000000:65:00.0")], "manifest: GPUs")
+cmds = {c["cmd"]: c for c in manifest["commands"]}
+refused = cmds.get("nvidia-smi dmon -s pucvmet -o DT -d 1", {})
+expect(refused.get("status") == "failed" and "Not supported" in refused.get("reason", ""), "manifest: the refused dmon group failed, with why")
+expect(cmds.get("nvidia-smi dmon -s pucvme -o DT -d 1", {}).get("status") == "ok", "manifest: the fallback dmon ran")
+q = [c for c in manifest["commands"] if c["cmd"].startswith("nvidia-smi --query-gpu=timestamp")]
+expect(len(q) == 2 and q[0]["status"] == "failed" and "temperature.memory" in q[0]["reason"] and
+       q[1]["status"] == "ok" and "temperature.memory" not in q[1]["cmd"], "manifest: the refused query field was dropped")
+expect(all(c["status"] in ("ok", "failed", "skipped") for c in manifest["commands"]), "manifest: every command ended")
+expect(any(c.get("file") == "nvidia-smi-q-load.txt" and "reached 97 %" in c["reason"] for c in manifest["commands"]),
+       "manifest: nvidia-smi -q taken under load")
+
+# The analysis.
+tl = report["timeline"]
+expect(tl["samples"] > 0, f"report: samples ({tl['samples']})")
+expect(tl["events"] > 0, f"report: events ({tl['events']})")
+expect(tl["processes"] > 0, f"report: processes ({tl['processes']})")
+expect(tl["events_by_kind"].get("xid", 0) >= 1, "report: the Xid events")
+expect(report["zone"]["name"] == "Asia/Shanghai", f"report: zone {report['zone']['name']}")
+expect("manifest" in report["zone"]["reason"], f"report: zone reason names the manifest ({report['zone']['reason']})")
+expect("manifest" in report["year_reason"], f"report: year reason names the manifest ({report['year_reason']})")
+expect(report["host"] == {"name": manifest["host"], "source": "manifest"}, "report: host from the manifest")
+expect(any(b["boot_id"] == boot_id for b in tl["boots"]), "report: the manifest's boot")
+d = report["diagnostics"]
+expect(d["rejected"] == 0, f"report: every collected line understood ({d['rejected']} rejected)")
+formats = {f["path"].split("/e2e/", 1)[-1]: f["format"] for f in report["files"]}
+expect(formats == {"dmesg.txt": "dmesg", "journal.json": "journal_json", "manifest.json": "manifest",
+                   "nvidia-smi-dmon.txt": "dmon", "nvidia-smi-pmon.txt": "pmon", "nvidia-smi-q-load.txt": "nvidia_smi_q",
+                   "nvidia-smi-q-start.txt": "nvidia_smi_q", "nvidia-smi-query-gpu.csv": "query_gpu_csv",
+                   "ps.log": "ps", "var-log/kern.log": "syslog"}, f"report: each file read in its format {formats}")
+start, end = t(manifest["start"]), t(manifest["end"])
+w = report["window"]
+expect(start - 2 <= t(w["first"]) and t(w["last"]) <= end + 5,
+       f"report: everything inside the collection window ({w['first']} .. {w['last']})")
+names = {g["name"] for g in report["gpus"]}
+expect(names == {"NVIDIA RTX A5000"}, f"report: GPU names {names}")
+
+# The same printk, read from dmesg (monotonic), the journal (UTC) and kern.log (local, no year),
+# is one event at one instant inside the window.
+xids = [e for e in events if e.get("kind") == "xid"]
+expect(len(xids) == 6, f"timeline: 6 Xid events ({len(xids)})")
+for e in xids:
+    seen = " ".join(str(s) for s in e.get("seen_in", []))
+    expect(all(n in seen for n in ("dmesg.txt", "journal.json", "kern.log")), f"timeline: Xid {e.get('code')} seen in all three ({seen})")
+    expect(start - 2 <= t(e["ts"]) <= end + 2, f"timeline: Xid {e.get('code')} at {e['ts']} inside the window")
+sys.exit(1 if bad else 0)
+EOF
+
+  # What the manifest alone provides: a kern.log without years dated by the collection window
+  # (its modification time says 2031), dmesg's monotonic stamps placed by the boot time.
+  mkdir -p "$work/year/var-log" "$work/boot"
+  cp "$out/manifest.json" "$work/year/" && cp "$out/var-log/kern.log" "$work/year/var-log/"
+  touch -d '2031-06-01 00:00:00' "$work/year/var-log/kern.log"
+  cp "$out/manifest.json" "$out/dmesg.txt" "$work/boot/"
+  for sub in year boot; do
+    TZ=UTC "$gpucost" analyze "$work/$sub" --format json -o "$work/$sub-report.json"
+    check "gpucost analyze $sub/ exits 0" [ "$?" = 0 ]
+    TZ=UTC "$gpucost" timeline "$work/$sub" >"$work/$sub-timeline.jsonl"
+  done
+  python3 - "$out/manifest.json" "$work" <<'EOF' || failures=$((failures + 1))
+import datetime, json, sys
+
+manifest = json.load(open(sys.argv[1]))
+work = sys.argv[2]
+bad = []
+
+def expect(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, file=sys.stdout if ok else sys.stderr)
+    if not ok:
+        bad.append(what)
+
+def t(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+start, end = t(manifest["start"]), t(manifest["end"])
+for sub, source in (("year", "var-log/kern.log"), ("boot", "dmesg.txt")):
+    report = json.load(open(f"{work}/{sub}-report.json"))
+    xids = [json.loads(l) for l in open(f"{work}/{sub}-timeline.jsonl") if '"xid"' in l]
+    expect(len(xids) == 6, f"{sub}: 6 Xid events from {source} ({len(xids)})")
+    # btime has whole seconds: the boot time, and so the dmesg events, may be a second early.
+    expect(all(start - 2 <= t(e["ts"]) <= end + 2 for e in xids), f"{sub}: the events inside the window {[e['ts'] for e in xids]}")
+    notes = " ".join(n for f in report["files"] if f["path"].endswith(source) for n in f["notes"])
+    if sub == "year":
+        expect("manifest" in report["year_reason"], f"year: the year from the manifest's window ({report['year_reason']})")
+        expect(report["zone"]["name"] == "Asia/Shanghai", f"year: the manifest's zone ({report['zone']})")
+    else:
+        expect("manifest" in notes, f"boot: dmesg placed by the manifest ({notes})")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# Fallbacks: a driver whose dmon knows no -o (rows without time, placed from the manifest's
+# start; pmon too), no dmesg and only a user's journal (unprivileged), no query-gpu, no $TZ.
+case_fallback() {
+  local out=$work/fallback log=$work/fallback-tools.log rc
+  env -u TZ PATH="$fakebin:$PATH" FAKE_TOOLS_LOG="$log" FAKE_NVSMI_DMON_NO_O=1 FAKE_DMESG_DENY=1 \
+    FAKE_JOURNAL_UNPRIVILEGED=1 COLLECT_LOGS_VARLOG="$work/no-varlog" \
+    "$script" --out "$out" --duration 5s --no-query
+  rc=$?
+  check "collect-logs.sh exits 0" [ "$rc" = 0 ]
+  check "no collector is left running" no_leftovers "$log"
+  check "no partial file is left" test -z "$(find "$out" -name '*.part')"
+  check "dmon ran without -o" grep -q '^nvidia-smi pid=[0-9]* pgid=[0-9]* dmon -d 1$' "$log"
+  TZ=UTC "$gpucost" analyze "$out" --format json -o "$work/fallback-report.json"
+  rc=$?
+  check "gpucost analyze exits 0" [ "$rc" = 0 ]
+  python3 - "$out/manifest.json" "$work/fallback-report.json" <<'EOF' || failures=$((failures + 1))
+import datetime, json, sys
+m = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+bad = []
+def expect(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, file=sys.stdout if ok else sys.stderr)
+    if not ok:
+        bad.append(what)
+def t(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+cmds = m["commands"]
+by = lambda p: [c for c in cmds if c["cmd"].startswith(p)]
+expect(m["state"] == "complete", "manifest: complete")
+expect(m["timezone"]["source"] != "TZ", f"manifest: the machine's zone without $TZ ({m['timezone']})")
+dmon = by("nvidia-smi dmon")
+expect([c["status"] for c in dmon] == ["failed"] * 6 + ["ok"] and dmon[-1]["cmd"] == "nvidia-smi dmon -d 1",
+       f"manifest: every -o variant refused, then dmon without -o ({[(c['cmd'], c['status']) for c in dmon]})")
+expect([c["status"] for c in by("nvidia-smi --query-gpu=...")] == ["skipped"], "manifest: --no-query")
+pmon = by("nvidia-smi pmon")
+expect([(c["cmd"], c["status"]) for c in pmon] == [("nvidia-smi pmon -o DT -d 1", "failed"), ("nvidia-smi pmon -d 1", "ok")],
+       f"manifest: pmon without -o ({pmon})")
+j = by("journalctl")
+expect(len(j) == 1 and j[0]["status"] == "limited" and "adm" in j[0]["reason"] and j[0]["file"] is None,
+       f"manifest: the journal was limited to the user's entries ({j})")
+expect([c["status"] for c in by("dmesg")] == ["failed"], "manifest: dmesg refused")
+expect(by("cp -p")[0]["status"] == "skipped", "manifest: no syslog files")
+tl = report["timeline"]
+expect(tl["samples"] > 0, f"report: samples ({tl['samples']})")
+w = report["window"]
+start, end = t(m["start"]), t(m["end"])
+expect(start - 2 <= t(w["first"]) and t(w["last"]) <= end + 5, f"report: rows without time placed in the window ({w})")
+expect(tl["processes"] > 0, f"report: processes ({tl['processes']})")
+for name in ("nvidia-smi-dmon.txt", "nvidia-smi-pmon.txt"):
+    notes = " ".join(n for f in report["files"] if f["path"].endswith(name) for n in f["notes"])
+    expect("manifest start" in notes, f"report: {name} placed from the manifest's start ({notes})")
+expect(report["diagnostics"]["rejected"] == 0, f"report: every line understood ({report['diagnostics']['rejected']} rejected)")
+man_notes = " ".join(n for f in report["files"] if f["path"].endswith("manifest.json") for n in f["notes"])
+expect("`dmesg` failed" in man_notes and "limited" in man_notes, f"report: the manifest's notes say what was not read ({man_notes})")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+case_sigint() {
+
+  local out=$work/sigint log=$work/sigint-tools.log pid rc i
+  write_varlog "$work/varlog" "$(date +%s)"
+  set -m  # a background job without job control would ignore SIGINT
+  env PATH="$fakebin:$PATH" TZ=Europe/Berlin FAKE_TOOLS_LOG="$log" FAKE_DMESG_DENY=1 FAKE_JOURNAL_DELAY=60 \
+    COLLECT_LOGS_VARLOG="$work/varlog" "$script" --out "$out" --interval 1 &
+  pid=$!
+  set +m
+  for ((i = 0; i < 300; i++)); do  # until it collects (the first manifest is written)
+    [ -s "$out/manifest.json" ] && break
+    sleep 0.1
+  done
+  sleep 2
+  kill -INT "$pid"
+  for ((i = 0; i < 300; i++)); do  # until the journal's first lines are written (then the fake waits)
+    [ "$(wc -l 2>/dev/null <"$out/journal.json.part")" -ge 5 ] 2>/dev/null && break
+    sleep 0.1
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  check "a second Ctrl-C ends collect-logs.sh with 130" [ "$rc" = 130 ]
+  check "no collector is left running (the slow journalctl neither)" no_leftovers "$log"
+  check "no partial file is left" test -z "$(find "$out" -name '*.part')"
+  check "the journal read until the cut is kept" test -s "$out/journal.json"
+  python3 - "$out/manifest.json" <<'EOF' || failures=$((failures + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))
+bad = []
+def expect(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, file=sys.stdout if ok else sys.stderr)
+    if not ok:
+        bad.append(what)
+cmds = m["commands"]
+expect(m["state"] == "interrupted" and m["stopped_by"] == "SIGINT", f"manifest: interrupted by SIGINT ({m['state']}, {m['stopped_by']})")
+expect(m["end"] is not None and m["timezone"]["name"] == "Europe/Berlin", "manifest: end and zone")
+dmesg = [c for c in cmds if c["cmd"] == "dmesg"]
+expect(len(dmesg) == 1 and dmesg[0]["status"] == "failed" and "Operation not permitted" in dmesg[0]["reason"],
+       "manifest: dmesg refused, with why")
+journal = [c for c in cmds if c["cmd"].startswith("journalctl")]
+expect(len(journal) == 1 and journal[0]["status"] == "partial" and journal[0]["file"] == "journal.json" and
+       "SIGINT" in journal[0]["reason"], f"manifest: the journal is marked partial ({journal})")
+copies = [c for c in cmds if c["cmd"].startswith("cp -p")]
+expect(len(copies) == 1 and copies[0]["status"] == "skipped", f"manifest: the copies after the cut are skipped ({copies})")
+collectors = [c for c in cmds if c["cmd"].startswith("nvidia-smi dmon") or c["cmd"].startswith("nvidia-smi pmon")]
+expect(len(collectors) == 2 and all(c["status"] == "ok" for c in collectors), "manifest: the collectors stopped cleanly")
+expect(not any(c["status"] == "running" for c in cmds), "manifest: nothing left running")
+sys.exit(1 if bad else 0)
+EOF
+  TZ=UTC "$gpucost" analyze "$out" --format json -o "$work/sigint-report.json"
+  rc=$?
+  check "gpucost analyze reads the interrupted collection (exit $rc)" [ "$rc" = 0 ]
+  check "the report notes what the collection could not read" grep -q 'dmesg' "$work/sigint-report.json"
+}
+
+case_usage() {
+  local rc
+  "$script" --help >/dev/null
+  check "--help exits 0" [ "$?" = 0 ]
+  for args in "--duration 5x" "--duration 0" "--interval 0" "--interval 1.5" "--ps-interval x" "--load-pct 101" "--bogus"; do
+    # shellcheck disable=SC2086  # the words of each case are its arguments
+    "$script" --out "$work/usage" $args 2>/dev/null
+    rc=$?
+    check "refused: --out DIR $args (exit $rc)" [ "$rc" = 2 ]
+  done
+  check "a refused invocation creates nothing" test ! -e "$work/usage"
+  "$script" 2>/dev/null
+  check "refused: no --out" [ "$?" = 2 ]
+  mkdir -p "$work/full" && touch "$work/full/keep"
+  "$script" --out "$work/full" --duration 1s 2>/dev/null
+  check "refused: a non-empty --out" [ "$?" = 2 ]
+  check "a non-empty --out is left as it was" [ "$(ls "$work/full")" = keep ]
+}
+
+case ${1:-} in
+  e2e) case_e2e ;;
+  fallback) case_fallback ;;
+  sigint) case_sigint ;;
+  usage) case_usage ;;
+  *) echo "usage: collect_test.sh e2e|fallback|sigint|usage" >&2; exit 2 ;;
+esac
+if ((failures)); then echo "$failures check(s) failed" >&2; exit 1; fi
+echo "all checks passed"
