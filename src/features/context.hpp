@@ -5,6 +5,8 @@
 
 #include <array>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +48,27 @@ struct ProcessGroup {
   int gpu = -1;                      ///< pmon GPU index; -1 for ps
 };
 
+/// Row indexes in some order; the identity (0, 1, 2 ...) is held without a list.
+class RowOrder {
+ public:
+  std::uint32_t operator[](std::size_t i) const noexcept { return rows_.empty() ? static_cast<std::uint32_t>(i) : rows_[i]; }
+  std::size_t size() const noexcept { return size_; }
+  /// The identity order of n rows.
+  void identity(std::size_t n) {
+    rows_.clear();
+    size_ = n;
+  }
+  /// An explicit order.
+  void assign(std::vector<std::uint32_t> rows) {
+    rows_ = std::move(rows);
+    size_ = rows_.size();
+  }
+
+ private:
+  std::vector<std::uint32_t> rows_;
+  std::size_t size_ = 0;
+};
+
 /// The timeline and the indexes shared by all feature computations.
 struct FeatureContext {
   const Timeline& timeline;
@@ -71,7 +94,7 @@ struct FeatureContext {
   TimeNs window_begin = kNoTime, window_end = kNoTime;
   /// ps snapshots and pmon intervals: process_order holds row indexes grouped by
   /// (ps/pmon, file, snapshot, gpu); groups index ranges of it.
-  std::vector<std::uint32_t> process_order;
+  RowOrder process_order;
   std::vector<ProcessGroup> ps_groups, pmon_groups;
 
   FeatureContext(const Timeline& t, const FeatureOptions& o);
@@ -89,8 +112,6 @@ struct FeatureContext {
   /// Nearest-rank percentile p (0 < p <= 100) of a metric in a scope: the value at rank
   /// ceil(p/100 × n) of the sorted values. Requires stats(gpu, m).n > 0.
   double percentile(int gpu, GpuMetric m, double p) const;
-  /// A reused buffer for percentile-like work (nth_element); callers clear it first.
-  std::vector<double>& scratch() const { return scratch_; }
 
   // Column shortcuts.
   const Column& sample_ts() const noexcept { return timeline.samples.ts(); }
@@ -127,10 +148,22 @@ struct FeatureContext {
 
  private:
   std::vector<std::uint32_t> all_rows_;
+  int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
   std::array<bool, kFormatCount + 1> format_present_{};
   double host_sampled_s_ = 0;
+  // The distinct values of a metric in a scope, ascending, with how many rows hold each; empty
+  // when there are too many distinct values to be worth it (percentile() then sorts a copy).
+  struct ValueCounts {
+    std::vector<std::pair<double, std::uint64_t>> counts;
+    bool usable = false;
+  };
+  // Cache slot of (scope, metric); scopes that are the same rows share a slot. Slots are filled
+  // once, also when features are computed on several threads.
+  std::size_t cache_slot(int gpu, GpuMetric m) const noexcept;
+  ValueCounts count_values(int gpu, GpuMetric m) const;
   mutable std::vector<std::optional<MetricStats>> stats_cache_;
-  mutable std::vector<double> scratch_;
+  mutable std::vector<ValueCounts> counts_cache_;
+  mutable std::unique_ptr<std::once_flag[]> stats_once_, counts_once_;
 };
 
 /// A value.

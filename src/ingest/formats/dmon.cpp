@@ -89,12 +89,26 @@ class DmonParser {
 
  private:
   void header(const Line& line, std::string_view t) {
-    switch (nvsmi::classify_monitor_header(t)) {
+    // dmon repeats its two header lines every 20 intervals: classify and bind each text once.
+    for (const auto& h : seen_headers_)
+      if (h.text == t) {
+        if (h.kind == MonitorHeader::dmon_names && bound_ != &h - seen_headers_.data()) {
+          bind(t);
+          bound_ = &h - seen_headers_.data();
+        }
+        sink_.accept();
+        return;
+      }
+    const MonitorHeader kind = nvsmi::classify_monitor_header(t);
+    if ((kind == MonitorHeader::dmon_units || kind == MonitorHeader::dmon_names) && seen_headers_.size() < 8)
+      seen_headers_.push_back({std::string(t), kind});
+    switch (kind) {
       case MonitorHeader::dmon_units:
         sink_.accept();
         return;
       case MonitorHeader::dmon_names:
         bind(t);
+        bound_ = seen_headers_.back().text == t ? static_cast<std::ptrdiff_t>(seen_headers_.size()) - 1 : -1;
         sink_.accept();
         return;
       default:
@@ -179,8 +193,15 @@ class DmonParser {
     sink_.record();
   }
 
+  struct SeenHeader {
+    std::string text;
+    MonitorHeader kind;
+  };
+
   FileSink& sink_;
   const std::size_t first_row_;
+  std::vector<SeenHeader> seen_headers_;  // header lines met so far (a few), with their kind
+  std::ptrdiff_t bound_ = -1;              // the one in seen_headers_ that roles_ was bound from
   std::vector<int> roles_;                 // per header column
   std::vector<std::string> names_;         // header names, for reasons
   std::vector<std::string_view> fields_;   // the current row's fields

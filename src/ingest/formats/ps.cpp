@@ -122,8 +122,9 @@ bool is_weekday(std::string_view s) noexcept {
 // How many blank-separated words a start-time value spans, from its first word.
 std::size_t start_width(const std::vector<std::string_view>& t, std::size_t i) noexcept {
   if (is_weekday(t[i]) && i + 4 < t.size()) return 5;  // lstart: `Sat Nov 29 19:50:45 2026`
-  if (i + 1 < t.size() && parse_month_name(t[i]) != 0 && t[i].find_first_of("0123456789") == std::string_view::npos &&
-      t[i + 1].size() <= 2 && all_digits(t[i + 1]))
+  // The cheap tests first: most start times are one word with digits (`09:00`).
+  if (i + 1 < t.size() && t[i + 1].size() <= 2 && t[i].find_first_of("0123456789") == std::string_view::npos &&
+      all_digits(t[i + 1]) && parse_month_name(t[i]) != 0)
     return 2;  // bsdstart / start: `Nov 29`
   return 1;
 }
