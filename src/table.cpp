@@ -19,11 +19,61 @@ std::string_view column_type_name(ColumnType t) noexcept {
   return "?";
 }
 
+std::uint64_t StringDictionary::hash(std::string_view s) noexcept {
+  // 8 bytes per step, multiply and fold: ps commands and idents are tens of bytes.
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  // The last 1-7 bytes as fixed-size loads (a variable-length copy would stall the load).
+  std::uint64_t tail = 0;
+  const std::size_t n = s.size();
+  if (i < n) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    if (n >= 8) {
+      std::memcpy(&tail, p + n - 8, 8);
+    } else if (n >= 4) {
+      std::uint32_t a, b;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      tail = a | static_cast<std::uint64_t>(b) << 32;
+    } else {
+      tail = p[0] | static_cast<std::uint64_t>(p[n / 2]) << 8 | static_cast<std::uint64_t>(p[n - 1]) << 16;
+    }
+  }
+  h = (h ^ tail) * 0x94D049BB133111EBull;
+  return h ^ (h >> 29);
+}
+
+void StringDictionary::rehash(std::size_t slots) {
+  slots_.assign(slots, 0);
+  const std::size_t mask = slots - 1;
+  for (std::uint32_t code = 0; code < views_.size(); ++code) {
+    std::size_t i = hashes_[code] & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = code + 1;
+  }
+}
+
 std::uint32_t StringDictionary::intern(std::string_view s) {
-  if (auto it = index_.find(s); it != index_.end()) return it->second;
-  const auto code = static_cast<std::uint32_t>(strings_.size());
+  if (slots_.empty()) rehash(64);
+  const std::uint64_t h = hash(s);
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = h & mask;
+  for (; slots_[i] != 0; i = (i + 1) & mask) {
+    const std::uint32_t code = slots_[i] - 1;
+    if (hashes_[code] == h && views_[code] == s) return code;
+  }
+  const auto code = static_cast<std::uint32_t>(views_.size());
   strings_.emplace_back(s);
-  index_.emplace(strings_.back(), code);
+  views_.push_back(strings_.back());
+  hashes_.push_back(h);
+  if (2 * views_.size() > slots_.size()) rehash(slots_.size() * 2);
+  else slots_[i] = code + 1;
   return code;
 }
 
@@ -49,6 +99,22 @@ void Validity::append(const Validity& other) {
     return;
   }
   for (std::size_t i = 0; i < other.size_; ++i) push(other.get(i));
+}
+
+void Validity::append_flags(const bool* valid, std::size_t n) {
+  if (n == 0) return;
+  if (words_.empty()) {
+    const bool first = valid ? valid[0] : true;
+    bool same = true;
+    if (valid)
+      for (std::size_t i = 1; i < n && same; ++i) same = valid[i] == first;
+    if (same && (size_ == 0 || first == uniform_)) {
+      if (size_ == 0) uniform_ = first;
+      size_ += n;
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) push(valid ? valid[i] : true);
 }
 
 // ---- PackedInts ----
@@ -77,7 +143,7 @@ constexpr std::size_t kSlack = 8;  // bytes past cap_: width-3 loads read 4 byte
 
 PackedInts::PackedInts(const PackedInts& other)
     : size_(other.size_), base_(other.base_), scale_(other.scale_), limit_(other.limit_), min_(other.min_),
-      max_(other.max_), width_(other.width_), exp_(other.exp_) {
+      max_(other.max_), width_(other.width_), exp_(other.exp_), low_mask_(other.low_mask_) {
   const std::size_t bytes = size_ * width_;
   if (bytes) {
     data_ = static_cast<unsigned char*>(std::malloc(bytes + kSlack));
@@ -97,7 +163,8 @@ PackedInts& PackedInts::operator=(const PackedInts& other) {
 
 PackedInts::PackedInts(PackedInts&& other) noexcept
     : data_(other.data_), size_(other.size_), cap_(other.cap_), base_(other.base_), scale_(other.scale_),
-      limit_(other.limit_), min_(other.min_), max_(other.max_), width_(other.width_), exp_(other.exp_) {
+      limit_(other.limit_), min_(other.min_), max_(other.max_), width_(other.width_), exp_(other.exp_),
+      low_mask_(other.low_mask_) {
   other.data_ = nullptr;
   other.cap_ = 0;
   other.clear();
@@ -116,6 +183,7 @@ PackedInts& PackedInts::operator=(PackedInts&& other) noexcept {
     max_ = other.max_;
     width_ = other.width_;
     exp_ = other.exp_;
+    low_mask_ = other.low_mask_;
     other.data_ = nullptr;
     other.cap_ = 0;
     other.clear();
@@ -135,6 +203,7 @@ void PackedInts::clear() noexcept {
   min_ = INT64_MAX;
   max_ = INT64_MIN;
   width_ = exp_ = 0;
+  low_mask_ = 0;
 }
 
 void PackedInts::grow(std::size_t n) {
@@ -163,6 +232,7 @@ void PackedInts::widen_for(std::int64_t v) {
     width_ = exp_ = 0;
     scale_ = 1;
     limit_ = 0;
+    low_mask_ = 0;
     base_ = v;
     return;
   }
@@ -200,6 +270,7 @@ void PackedInts::widen_for(std::int64_t v) {
     n.scale_ = scale;
     n.exp_ = exp;
     n.limit_ = width == 4 ? 0xFFFFFFFFu : (std::uint64_t{1} << (8 * width)) - 1;
+    n.low_mask_ = static_cast<std::uint32_t>(n.limit_);
   }
   n.grow(std::max<std::size_t>(size_ + 1, 16));
   for (std::size_t i = 0; i < size_; ++i) {
@@ -284,6 +355,118 @@ void PackedInts::append(const PackedInts& other, const Validity* valid) {
   }
 }
 
+namespace {
+
+// The batch loops of append_values, one instantiation per width, scale and null handling, so
+// that each is a straight loop the compiler can unroll.
+template <bool kValid>
+void batch_bounds(const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t& lo, std::int64_t& hi) {
+  std::int64_t l = INT64_MAX, h = INT64_MIN;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kValid && !valid[i]) continue;
+    l = std::min(l, v[i]);
+    h = std::max(h, v[i]);
+  }
+  lo = l;
+  hi = h;
+}
+
+// Index of the first value that matters whose offset from base is not a multiple of kScale, or n.
+template <std::uint64_t kScale, bool kValid>
+std::size_t first_off_scale(const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t base) {
+  for (std::size_t i = 0; i < n; ++i)
+    if ((!kValid || valid[i]) && (static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(base)) % kScale != 0)
+      return i;
+  return n;
+}
+
+template <unsigned kWidth, std::uint64_t kScale, bool kValid>
+void store_run(unsigned char* dst, const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t base) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t q = static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(base);
+    if (kScale != 1) q /= kScale;
+    if (kValid && !valid[i]) q = 0;
+    if constexpr (kWidth == 1) {
+      dst[i] = static_cast<unsigned char>(q);
+    } else if constexpr (kWidth == 2) {
+      const auto t = static_cast<std::uint16_t>(q);
+      std::memcpy(dst + 2 * i, &t, 2);
+    } else if constexpr (kWidth == 3) {
+      // Four bytes: the fourth is the next value's first (written next) or the buffer's slack.
+      const auto t = static_cast<std::uint32_t>(q);
+      std::memcpy(dst + 3 * i, &t, 4);
+    } else if constexpr (kWidth == 4) {
+      const auto t = static_cast<std::uint32_t>(q);
+      std::memcpy(dst + 4 * i, &t, 4);
+    } else {
+      std::memcpy(dst + 8 * i, &q, 8);
+    }
+  }
+}
+
+template <bool kValid>
+void store_batch(unsigned width, unsigned exp, unsigned char* dst, const std::int64_t* v, const bool* valid,
+                 std::size_t n, std::int64_t base) {
+#define GPUCOST_STORE(W)                                                        \
+  switch (exp) {                                                                \
+    case 0: store_run<W, 1, kValid>(dst, v, valid, n, base); break;             \
+    case 1: store_run<W, 1'000, kValid>(dst, v, valid, n, base); break;         \
+    case 2: store_run<W, 1'000'000, kValid>(dst, v, valid, n, base); break;     \
+    default: store_run<W, 1'000'000'000, kValid>(dst, v, valid, n, base); break; \
+  }
+  switch (width) {
+    case 1: GPUCOST_STORE(1) break;
+    case 2: GPUCOST_STORE(2) break;
+    case 3: GPUCOST_STORE(3) break;
+    case 4: GPUCOST_STORE(4) break;
+    default: store_run<8, 1, kValid>(dst, v, valid, n, 0); break;
+  }
+#undef GPUCOST_STORE
+}
+
+template <bool kValid>
+std::size_t first_off_scale_of(unsigned exp, const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t base) {
+  switch (exp) {
+    case 0: return n;
+    case 1: return first_off_scale<1'000, kValid>(v, valid, n, base);
+    case 2: return first_off_scale<1'000'000, kValid>(v, valid, n, base);
+    default: return first_off_scale<1'000'000'000, kValid>(v, valid, n, base);
+  }
+}
+
+}  // namespace
+
+void PackedInts::append_values(const std::int64_t* v, const bool* valid, std::size_t n) {
+  if (n == 0) return;
+  std::int64_t lo, hi;
+  if (valid) batch_bounds<true>(v, valid, n, lo, hi);
+  else batch_bounds<false>(v, valid, n, lo, hi);
+  if (lo > hi) {  // no value that matters
+    for (std::size_t i = 0; i < n; ++i) push_any();
+    return;
+  }
+  // One encoding for the whole batch: its bounds, and every value's scale.
+  for (const std::int64_t b : {lo, hi}) {
+    if (!fits(b)) widen_for(b);
+    note(b);
+  }
+  while (width_ != 0 && width_ != 8 && exp_ != 0) {
+    const std::size_t bad = valid ? first_off_scale_of<true>(exp_, v, valid, n, base_)
+                                  : first_off_scale_of<false>(exp_, v, valid, n, base_);
+    if (bad == n) break;
+    widen_for(v[bad]);  // a finer scale
+  }
+  if (width_ == 0) {  // lo == hi == base_
+    size_ += n;
+    return;
+  }
+  if ((size_ + n) * width_ > cap_) grow(size_ + n);
+  unsigned char* dst = data_ + size_ * width_;
+  if (valid) store_batch<true>(width_, exp_, dst, v, valid, n, base_);
+  else store_batch<false>(width_, exp_, dst, v, valid, n, base_);
+  size_ += n;
+}
+
 void PackedInts::permute(std::span<const std::uint32_t> order) {
   if (width_ == 0) {
     size_ = order.size();
@@ -295,6 +478,7 @@ void PackedInts::permute(std::span<const std::uint32_t> order) {
   n.scale_ = scale_;
   n.exp_ = exp_;
   n.limit_ = limit_;
+  n.low_mask_ = low_mask_;
   n.min_ = min_;
   n.max_ = max_;
   if (!order.empty()) n.grow(order.size());
@@ -363,6 +547,39 @@ void PackedFloats::append(const PackedFloats& other, const Validity* valid) {
   for (std::size_t i = 0; i < n; ++i) {
     if (valid && !valid->get(i)) push_any();
     else push(other.get(i));
+  }
+}
+
+void PackedFloats::append_values(const double* v, const bool* valid, std::size_t n) {
+  constexpr std::size_t kChunk = 256;
+  std::int64_t q[kChunk];
+  while (n > 0) {
+    const std::size_t m = std::min(n, kChunk);
+    std::size_t done = 0;
+    if (!raw_) {
+      std::size_t i = 0;
+      for (; i < m; ++i) {
+        if (valid && !valid[i]) {
+          q[i] = 0;
+          continue;
+        }
+        if (!encode(v[i], decimals_, q[i])) break;
+      }
+      if (i == m) {
+        ints_.append_values(q, valid, m);
+        done = m;
+      } else {  // a value that needs more decimals or raw doubles: append what fit, then that one
+        ints_.append_values(q, valid, i);
+        push_slow(v[i]);
+        done = i + 1;
+      }
+    } else {
+      for (std::size_t i = 0; i < m; ++i) raw_values_.push_back(valid && !valid[i] ? 0.0 : v[i]);
+      done = m;
+    }
+    v += done;
+    if (valid) valid += done;
+    n -= done;
   }
 }
 
@@ -467,6 +684,55 @@ void Column::append_column(const Column& other) {
     }
   }
   valid_.append(other.valid_);
+}
+
+void Column::append_ints(const std::int64_t* v, const bool* valid, std::size_t n) {
+  ints_.append_values(v, valid, n);
+  valid_.append_flags(valid, n);
+}
+
+void Column::append_floats(const double* v, std::size_t n) {
+  constexpr std::size_t kChunk = 256;
+  bool valid[kChunk];
+  for (std::size_t at = 0; at < n; at += kChunk) {
+    const std::size_t m = std::min(kChunk, n - at);
+    bool all = true;
+    for (std::size_t i = 0; i < m; ++i) {
+      valid[i] = v[at + i] == v[at + i];  // NaN means null
+      all = all && valid[i];
+    }
+    floats_.append_values(v + at, all ? nullptr : valid, m);
+    valid_.append_flags(all ? nullptr : valid, m);
+  }
+}
+
+void Column::append_codes(const std::uint32_t* codes, const bool* valid, std::size_t n) {
+  constexpr std::size_t kChunk = 256;
+  std::int64_t v[kChunk];
+  for (std::size_t at = 0; at < n; at += kChunk) {
+    const std::size_t m = std::min(kChunk, n - at);
+    for (std::size_t i = 0; i < m; ++i) v[i] = codes[at + i];
+    ints_.append_values(v, valid ? valid + at : nullptr, m);
+    valid_.append_flags(valid ? valid + at : nullptr, m);
+  }
+}
+
+void Column::append_nulls(std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (type_) {
+      case ColumnType::kFloat64: floats_.push_any(); break;
+      case ColumnType::kText: ints_.push(static_cast<std::int64_t>(arena_.size())); break;
+      default: ints_.push_any(); break;
+    }
+  }
+  std::size_t left = n;
+  constexpr std::size_t kChunk = 256;
+  bool none[kChunk] = {};
+  while (left > 0) {
+    const std::size_t m = std::min(left, kChunk);
+    valid_.append_flags(none, m);
+    left -= m;
+  }
 }
 
 void Column::reserve(std::size_t rows) {

@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <unordered_map>  // not used here any more; kept for includers that relied on it
 #include <vector>
 
 namespace gpucost {
@@ -36,13 +36,17 @@ class StringDictionary {
   /// The code of s, adding it when new.
   std::uint32_t intern(std::string_view s);
   /// The string of a code (code < size()).
-  std::string_view at(std::uint32_t code) const noexcept { return strings_[code]; }
+  std::string_view at(std::uint32_t code) const noexcept { return views_[code]; }
   /// Number of distinct strings.
-  std::size_t size() const noexcept { return strings_.size(); }
+  std::size_t size() const noexcept { return views_.size(); }
 
  private:
-  std::deque<std::string> strings_;  // deque: views into it stay valid as it grows
-  std::unordered_map<std::string_view, std::uint32_t> index_;
+  static std::uint64_t hash(std::string_view s) noexcept;
+  void rehash(std::size_t slots);
+  std::deque<std::string> strings_;      // deque: the views stay valid as it grows
+  std::vector<std::string_view> views_;  // by code
+  std::vector<std::uint64_t> hashes_;    // by code
+  std::vector<std::uint32_t> slots_;     // open addressing: code + 1, 0 = empty
 };
 
 /// Validity bits: bit i set when row i holds a value. While every row so far is valid (or every
@@ -76,6 +80,8 @@ class Validity {
   std::size_t size() const noexcept { return size_; }
   /// Appends all bits of another mask.
   void append(const Validity& other);
+  /// Appends n flags (nullptr: n times true).
+  void append_flags(const bool* valid, std::size_t n);
   void reserve(std::size_t n) {
     if (!words_.empty()) words_.reserve((n + 63) / 64);
   }
@@ -111,14 +117,10 @@ class PackedInts {
 
   std::size_t size() const noexcept { return size_; }
   std::int64_t get(std::size_t i) const noexcept {
-    switch (width_) {
-      case 0: return base_;
-      case 1: return base_ + scale_ * static_cast<std::int64_t>(data_[i]);
-      case 2: return base_ + scale_ * static_cast<std::int64_t>(load<std::uint16_t>(2 * i));
-      case 3: return base_ + scale_ * static_cast<std::int64_t>(load<std::uint32_t>(3 * i) & 0xFFFFFFu);
-      case 4: return base_ + scale_ * static_cast<std::int64_t>(load<std::uint32_t>(4 * i));
-      default: return load<std::int64_t>(8 * i);
-    }
+    // Widths 1-4: one 4-byte load and a mask (buffers have slack past the end), no jump table.
+    if (width_ - 1u < 4u) return base_ + scale_ * static_cast<std::int64_t>(load<std::uint32_t>(width_ * i) & low_mask_);
+    if (width_ == 0) return base_;
+    return load<std::int64_t>(8 * i);
   }
   void push(std::int64_t v) {
     std::uint64_t q;
@@ -168,6 +170,9 @@ class PackedInts {
   bool scale_all(std::int64_t factor, std::int64_t limit);
   /// Appends other's values; where `valid` (other's validity) says null, the slot does not matter.
   void append(const PackedInts& other, const Validity* valid = nullptr);
+  /// Appends n values at once; where valid[i] is false (valid == nullptr: none) the slot does
+  /// not matter. The encoding is widened once for the batch, then stored in a tight loop.
+  void append_values(const std::int64_t* v, const bool* valid, std::size_t n);
   /// Keeps the values at the given indices, in that order.
   void permute(std::span<const std::uint32_t> order);
   void reserve(std::size_t n);
@@ -181,7 +186,7 @@ class PackedInts {
   template <class T>
   T load(std::size_t byte) const noexcept {
     T v;
-    std::memcpy(&v, data_ + byte, sizeof(T));  // width 3 reads one byte past: buffers have slack
+    std::memcpy(&v, data_ + byte, sizeof(T));  // may read up to 3 bytes past the values: buffers have slack
     return v;
   }
   void store(std::size_t i, std::uint64_t q) noexcept {
@@ -210,6 +215,10 @@ class PackedInts {
     if (v > max_) max_ = v;
   }
   void grow(std::size_t n);
+  bool fits(std::int64_t v) const noexcept {
+    std::uint64_t q;
+    return width_ == 0 ? min_ <= max_ && v == base_ : width_ == 8 || encode(v, q);
+  }
   void push_slow(std::int64_t v);
   void set_slow(std::size_t i, std::int64_t v);
   // Re-encodes every value so that v fits too.
@@ -222,6 +231,7 @@ class PackedInts {
   std::uint64_t limit_ = 0;        // largest q of the width
   std::int64_t min_ = INT64_MAX, max_ = INT64_MIN;  // bounds of the values pushed or set (not push_any)
   unsigned width_ = 0, exp_ = 0;
+  std::uint32_t low_mask_ = 0;     // the low width_ bytes (widths 1-4)
 };
 
 /// double values stored as decimal fixed point in PackedInts (value = integer / 10^k, k <= 4)
@@ -246,6 +256,8 @@ class PackedFloats {
   }
   void set(std::size_t i, double v);
   void append(const PackedFloats& other, const Validity* valid = nullptr);
+  /// Appends n values at once; where valid[i] is false the slot does not matter.
+  void append_values(const double* v, const bool* valid, std::size_t n);
   void permute(std::span<const std::uint32_t> order);
   void reserve(std::size_t n);
   void clear() noexcept;
@@ -306,6 +318,17 @@ class Column {
   /// Appends every row of `other` (same type) in bulk; dictionary codes are translated once per
   /// distinct string, not per row.
   void append_column(const Column& other);
+  /// Appends n rows at once (a parser's batch of rows): far cheaper per value than n pushes.
+  /// kInt64/kBool: values, and whether each row holds one (valid == nullptr: all do).
+  void append_ints(const std::int64_t* v, const bool* valid, std::size_t n);
+  /// kFloat64: NaN means null.
+  void append_floats(const double* v, std::size_t n);
+  /// kDict: codes from intern() (or null where valid[i] is false).
+  void append_codes(const std::uint32_t* codes, const bool* valid, std::size_t n);
+  /// n null rows.
+  void append_nulls(std::size_t n);
+  /// kDict: the code of s in this column's dictionary (for append_codes).
+  std::uint32_t intern(std::string_view s) { return dict_->intern(s); }
 
   /// The value of a row; a null row reads 0.
   std::int64_t get_int(std::size_t row) const noexcept { return valid_.get(row) ? ints_.get(row) : 0; }

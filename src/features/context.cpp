@@ -299,7 +299,11 @@ class KeyCounts {
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   std::size_t slot(std::uint64_t key) const noexcept {
     const std::size_t mask = keys_.size() - 1;
-    std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    // Murmur's finalizer: doubles differ in their high bits, and every bit must reach the index.
+    std::uint64_t h = key;
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDull;
+    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ull;
+    std::size_t i = static_cast<std::size_t>(h ^ (h >> 33)) & mask;
     while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask;
     return i;
   }
