@@ -94,6 +94,7 @@ class Validity {
   std::size_t memory_bytes() const noexcept { return words_.capacity() * sizeof(std::uint64_t); }
 
  private:
+  friend class ColumnReader;
   void materialize();
   std::vector<std::uint64_t> words_;
   std::size_t size_ = 0;
@@ -183,6 +184,7 @@ class PackedInts {
   std::size_t memory_bytes() const noexcept { return size_ * width_; }
 
  private:
+  friend class ColumnReader;
   template <class T>
   T load(std::size_t byte) const noexcept {
     T v;
@@ -264,6 +266,7 @@ class PackedFloats {
   std::size_t memory_bytes() const noexcept { return ints_.memory_bytes() + raw_values_.size() * sizeof(double); }
 
  private:
+  friend class ColumnReader;
   static double decode(std::int64_t q, unsigned k) noexcept {
     return k == 0 ? static_cast<double>(q) : static_cast<double>(q) / kPow10[k];
   }
@@ -354,6 +357,7 @@ class Column {
   }
 
  private:
+  friend class ColumnReader;
   std::string name_;
   ColumnType type_;
   std::string unit_;
@@ -362,6 +366,56 @@ class Column {
   PackedFloats floats_;                // kFloat64
   std::string arena_;                  // kText bytes
   std::shared_ptr<StringDictionary> dict_;  // kDict
+};
+
+/// A column's values for tight read loops, with Column's is_valid/get_int/get_float: the
+/// encoding is copied into the reader, so that a loop keeps it in registers instead of going
+/// back to the column for every row. Valid while the column is not modified.
+class ColumnReader {
+ public:
+  explicit ColumnReader(const Column& c) noexcept
+      : words_(c.valid_.words_.empty() ? nullptr : c.valid_.words_.data()), uniform_(c.valid_.uniform_),
+        doubles_(c.floats_.raw_ ? c.floats_.raw_values_.data() : nullptr) {
+    const PackedInts& p = c.type_ == ColumnType::kFloat64 ? c.floats_.ints_ : c.ints_;
+    data_ = p.data_;
+    width_ = p.width_;
+    mask_ = p.low_mask_;
+    base_ = p.base_;
+    scale_ = p.scale_;
+    decimals_ = c.floats_.decimals_;
+    pow10_ = PackedFloats::kPow10[decimals_];
+  }
+  bool is_valid(std::size_t row) const noexcept {
+    return words_ ? ((words_[row >> 6] >> (row & 63)) & 1) != 0 : uniform_;
+  }
+  std::int64_t get_int(std::size_t row) const noexcept { return is_valid(row) ? raw_int(row) : 0; }
+  double get_float(std::size_t row) const noexcept { return is_valid(row) ? raw_float(row) : 0.0; }
+
+ private:
+  std::int64_t raw_int(std::size_t row) const noexcept {
+    if (width_ - 1u < 4u) {
+      std::uint32_t v;
+      std::memcpy(&v, data_ + width_ * row, 4);
+      return base_ + scale_ * static_cast<std::int64_t>(v & mask_);
+    }
+    if (width_ == 0) return base_;
+    std::int64_t v;
+    std::memcpy(&v, data_ + 8 * row, 8);
+    return v;
+  }
+  double raw_float(std::size_t row) const noexcept {
+    if (doubles_) return doubles_[row];
+    const std::int64_t q = raw_int(row);
+    return decimals_ == 0 ? static_cast<double>(q) : static_cast<double>(q) / pow10_;
+  }
+  const std::uint64_t* words_;
+  bool uniform_;
+  const double* doubles_;
+  const unsigned char* data_ = nullptr;
+  unsigned width_ = 0, decimals_ = 0;
+  std::uint32_t mask_ = 0;
+  std::int64_t base_ = 0, scale_ = 1;
+  double pow10_ = 1;
 };
 
 /// A set of equally long columns; column 0 is always `ts_ns` (int64 UTC nanoseconds, null until

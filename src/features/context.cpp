@@ -42,7 +42,8 @@ int resolve_gpu(std::string_view s, const std::vector<int>& gpus, const std::vec
 
 }  // namespace
 
-FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : timeline(t), options(o) {
+FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
+    : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
   for (const auto& f : t.files) format_present_[static_cast<std::size_t>(f.format)] = true;
 
   // Samples per GPU.
@@ -243,14 +244,20 @@ std::size_t FeatureContext::cache_slot(int gpu, GpuMetric m) const noexcept {
   return static_cast<std::size_t>(slot_of_gpu + 1) * kGpuMetricCount + static_cast<std::size_t>(m);
 }
 
+int FeatureContext::memo_scope(int gpu) const noexcept {
+  if (gpu < 0) return all_rows_are_gpu_ >= 0 ? all_rows_are_gpu_ + 1 : 0;
+  const int k = gpu_slot(gpu);
+  return k >= 0 ? k + 1 : -1 - gpu;  // a GPU without rows: its own key
+}
+
 const MetricStats& FeatureContext::stats(int gpu, GpuMetric m) const {
   static const MetricStats kNone;
   if (gpu >= 0 && gpu_slot(gpu) < 0) return kNone;
   const std::size_t slot = cache_slot(gpu, m);
   std::call_once(stats_once_[slot], [&] {
     MetricStats st;
-    const Column& c = metric(m);
-    const Column& ival = timeline.samples.column(sample_col::interval_ns);
+    const ColumnReader c(metric(m));
+    const ColumnReader ival(timeline.samples.column(sample_col::interval_ns));
     for (auto r : rows(gpu)) {
       if (!c.is_valid(r)) continue;
       const double v = c.get_float(r);
@@ -330,7 +337,7 @@ FeatureContext::ValueCounts FeatureContext::count_values(int gpu, GpuMetric m) c
   constexpr std::size_t kMaxDistinct = 1 << 14;
   ValueCounts out;
   KeyCounts counts;  // by bit pattern
-  const Column& c = metric(m);
+  const ColumnReader c(metric(m));
   for (auto r : rows(gpu)) {
     if (!c.is_valid(r)) continue;
     const double v = c.get_float(r);
@@ -367,7 +374,7 @@ double FeatureContext::percentile(int gpu, GpuMetric m, double p) const {
     }
   }
   std::vector<double> buf;
-  const Column& c = metric(m);
+  const ColumnReader c(metric(m));
   for (auto r : rows(gpu))
     if (c.is_valid(r)) buf.push_back(c.get_float(r));
   if (buf.empty()) return std::nan("");

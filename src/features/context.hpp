@@ -5,6 +5,7 @@
 
 #include <array>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -109,6 +110,22 @@ struct FeatureContext {
 
   /// Statistics of a metric in a scope (computed once, then cached).
   const MetricStats& stats(int gpu, GpuMetric m) const;
+  /// The result of a per-row helper for a scope, computed once per scope and helper: scopes
+  /// that are the same rows (the host of a one-GPU machine and its GPU) share it. `helper` names
+  /// the helper (and its arguments); compute() must read only the scope's rows and the options.
+  template <class T, class F>
+  const T& memo(int helper, int gpu, F compute) const {
+    const std::pair<int, int> key{helper, memo_scope(gpu)};
+    {
+      const std::lock_guard lock(memo_mutex_);
+      if (auto it = memo_.find(key); it != memo_.end()) return *static_cast<const T*>(it->second.get());
+    }
+    auto value = std::make_shared<const T>(compute());  // outside the lock: another thread may too
+    const std::lock_guard lock(memo_mutex_);
+    auto it = memo_.emplace(key, std::move(value)).first;  // the first one stored wins; they are equal
+    return *static_cast<const T*>(it->second.get());
+  }
+
   /// Nearest-rank percentile p (0 < p <= 100) of a metric in a scope: the value at rank
   /// ceil(p/100 × n) of the sorted values. Requires stats(gpu, m).n > 0.
   double percentile(int gpu, GpuMetric m, double p) const;
@@ -116,10 +133,8 @@ struct FeatureContext {
   // Column shortcuts.
   const Column& sample_ts() const noexcept { return timeline.samples.ts(); }
   const Column& metric(GpuMetric m) const noexcept { return timeline.samples.column(sample_metric_col(m)); }
-  TimeNs sample_time(std::uint32_t r) const noexcept { return timeline.samples.ts().get_int(r); }
-  TimeNs sample_interval(std::uint32_t r) const noexcept {
-    return timeline.samples.column(sample_col::interval_ns).get_int(r);
-  }
+  TimeNs sample_time(std::uint32_t r) const noexcept { return ts_reader_.get_int(r); }
+  TimeNs sample_interval(std::uint32_t r) const noexcept { return interval_reader_.get_int(r); }
   bool event_placed(std::uint32_t r) const noexcept { return timeline.events.ts().is_valid(r); }
   TimeNs event_time(std::uint32_t r) const noexcept { return timeline.events.ts().get_int(r); }
   /// The event's code, or nullopt.
@@ -147,6 +162,7 @@ struct FeatureContext {
   static std::string scope_label(int gpu);
 
  private:
+  ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
   std::vector<std::uint32_t> all_rows_;
   int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
   std::array<bool, kFormatCount + 1> format_present_{};
@@ -164,6 +180,9 @@ struct FeatureContext {
   mutable std::vector<std::optional<MetricStats>> stats_cache_;
   mutable std::vector<ValueCounts> counts_cache_;
   mutable std::unique_ptr<std::once_flag[]> stats_once_, counts_once_;
+  int memo_scope(int gpu) const noexcept;
+  mutable std::mutex memo_mutex_;
+  mutable std::map<std::pair<int, int>, std::shared_ptr<const void>> memo_;
 };
 
 /// A value.

@@ -64,7 +64,7 @@ FeatureValue snapshot_mean(const FeatureContext& c, double (*f)(const FeatureCon
 double rows_in(const FeatureContext&, const ProcessGroup& g) { return g.end - g.begin; }
 
 double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double s = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i])) s += cpu.get_float(c.process_order[i]);
@@ -72,7 +72,7 @@ double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double cpu_competing(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double s = 0, top = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i])) {
@@ -84,7 +84,7 @@ double cpu_competing(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double busy_processes(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double n = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i]) && cpu.get_float(c.process_order[i]) >= kBusyProcessCpuPct) ++n;
@@ -92,7 +92,7 @@ double busy_processes(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double mem_sum(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& mem = pcol(c, process_col::mem_pct);
+  const ColumnReader mem(pcol(c, process_col::mem_pct));
   double s = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (mem.is_valid(c.process_order[i])) s += mem.get_float(c.process_order[i]);
@@ -175,7 +175,7 @@ struct PmonFigures {
 
 PmonFigures pmon_figures(const FeatureContext& c, int gpu) {
   const Column& pid = pcol(c, process_col::pid);
-  const Column& sm = pcol(c, process_col::gpu_sm_pct);
+  const ColumnReader sm(pcol(c, process_col::gpu_sm_pct));
   PmonFigures f;
   for (const auto& g : c.pmon_groups) {
     if (gpu >= 0 && g.gpu != gpu) continue;
