@@ -101,6 +101,16 @@ void Validity::append(const Validity& other) {
   for (std::size_t i = 0; i < other.size_; ++i) push(other.get(i));
 }
 
+void Validity::append_same(bool valid, std::size_t n) {
+  if (n == 0) return;
+  if (words_.empty() && (size_ == 0 || uniform_ == valid)) {
+    uniform_ = valid;
+    size_ += n;
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) push(valid);
+}
+
 void Validity::append_flags(const bool* valid, std::size_t n) {
   if (n == 0) return;
   if (words_.empty()) {
@@ -442,7 +452,7 @@ void PackedInts::append_values(const std::int64_t* v, const bool* valid, std::si
   if (valid) batch_bounds<true>(v, valid, n, lo, hi);
   else batch_bounds<false>(v, valid, n, lo, hi);
   if (lo > hi) {  // no value that matters
-    for (std::size_t i = 0; i < n; ++i) push_any();
+    push_any(n);
     return;
   }
   // One encoding for the whole batch: its bounds, and every value's scale.
@@ -718,21 +728,14 @@ void Column::append_codes(const std::uint32_t* codes, const bool* valid, std::si
 }
 
 void Column::append_nulls(std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    switch (type_) {
-      case ColumnType::kFloat64: floats_.push_any(); break;
-      case ColumnType::kText: ints_.push(static_cast<std::int64_t>(arena_.size())); break;
-      default: ints_.push_any(); break;
-    }
+  switch (type_) {
+    case ColumnType::kFloat64: floats_.push_any(n); break;
+    case ColumnType::kText:
+      for (std::size_t i = 0; i < n; ++i) ints_.push(static_cast<std::int64_t>(arena_.size()));
+      break;
+    default: ints_.push_any(n); break;
   }
-  std::size_t left = n;
-  constexpr std::size_t kChunk = 256;
-  bool none[kChunk] = {};
-  while (left > 0) {
-    const std::size_t m = std::min(left, kChunk);
-    valid_.append_flags(none, m);
-    left -= m;
-  }
+  valid_.append_same(false, n);
 }
 
 void Column::reserve(std::size_t rows) {

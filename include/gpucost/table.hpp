@@ -82,6 +82,8 @@ class Validity {
   void append(const Validity& other);
   /// Appends n flags (nullptr: n times true).
   void append_flags(const bool* valid, std::size_t n);
+  /// Appends n times the same flag.
+  void append_same(bool valid, std::size_t n);
   void reserve(std::size_t n) {
     if (!words_.empty()) words_.reserve((n + 63) / 64);
   }
@@ -150,6 +152,14 @@ class PackedInts {
       store(size_, 0);
     }
     ++size_;
+  }
+  /// Appends n slots whose values do not matter.
+  void push_any(std::size_t n) {
+    if (width_ != 0) {
+      if ((size_ + n) * width_ > cap_) grow(size_ + n);
+      std::memset(data_ + size_ * width_, 0, n * width_);
+    }
+    size_ += n;
   }
   void set(std::size_t i, std::int64_t v) {
     std::uint64_t q;
@@ -255,6 +265,10 @@ class PackedFloats {
   void push_any() {
     if (raw_) raw_values_.push_back(0.0);
     else ints_.push_any();
+  }
+  void push_any(std::size_t n) {
+    if (raw_) raw_values_.resize(raw_values_.size() + n, 0.0);
+    else ints_.push_any(n);
   }
   void set(std::size_t i, double v);
   void append(const PackedFloats& other, const Validity* valid = nullptr);

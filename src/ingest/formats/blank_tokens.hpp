@@ -65,10 +65,20 @@ class BlankTokens {
       mask_ = blanks64(p_ + w, only_spaces_);
       return;
     }
+    if (avail > 0 && n_ >= 64) {
+      // The last 64 bytes of the line instead, overlapping what was read: no copy.
+      win_ = n_ - 64;
+      mask_ = blanks64(p_ + win_, only_spaces_);
+      return;
+    }
+    if (avail == 0) {
+      mask_ = ~std::uint64_t{0};
+      return;
+    }
     char buf[64];
     std::memset(buf, 'x', sizeof buf);
-    if (avail) std::memcpy(buf, p_ + w, avail);
-    mask_ = blanks64(buf, only_spaces_) | (avail == 0 ? ~std::uint64_t{0} : ~std::uint64_t{0} << avail);
+    std::memcpy(buf, p_ + w, avail);  // a line shorter than 64 bytes
+    mask_ = blanks64(buf, only_spaces_) | ~std::uint64_t{0} << avail;
   }
 
   static std::uint64_t blanks64(const char* p, bool only_spaces) noexcept {
@@ -104,6 +114,7 @@ class BlankTokens {
   std::size_t n_;
   bool only_spaces_;
   std::size_t win_ = 0, pos_ = 0;  // window start; position (win_ <= pos_ < win_ + 64)
+  // A window holds the 64 bytes from win_, or the line's last 64 (then it ends at n_ exactly).
   std::uint64_t mask_ = 0;         // bit i: byte win_ + i is a blank
 };
 
