@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 
 namespace gpucost {
@@ -12,6 +14,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
+std::uint64_t peak_rss_bytes() noexcept {
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
 void run_pipeline(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out,
                   bool with_features) {
   const IngestStage ingest(options.ingest);
@@ -19,24 +27,34 @@ void run_pipeline(const std::filesystem::path& input, const PipelineOptions& opt
 
   auto t0 = std::chrono::steady_clock::now();
   ingest.run(input, out.ingest, out.diagnostics);
-  StageTiming ti{"ingest", seconds_since(t0), out.ingest.bytes, out.ingest.lines};
+  StageTiming ti{"ingest", seconds_since(t0), out.ingest.bytes, out.ingest.lines, peak_rss_bytes()};
   out.timings.push_back(ti);
-  spdlog::info("ingest: {} files, {} lines, {:.1f} MB in {:.3f} s ({:.0f} MB/s)", out.ingest.files.size(),
-               ti.rows, ti.bytes / 1e6, ti.seconds, ti.seconds > 0 ? ti.bytes / 1e6 / ti.seconds : 0.0);
+  spdlog::info("ingest: {} files, {} lines, {:.1f} MB in {:.3f} s ({:.0f} MB/s, {:.1f} M lines/s); peak RSS {:.0f} MiB",
+               out.ingest.files.size(), ti.rows, ti.bytes / 1e6, ti.seconds,
+               ti.seconds > 0 ? ti.bytes / 1e6 / ti.seconds : 0.0, ti.seconds > 0 ? ti.rows / 1e6 / ti.seconds : 0.0,
+               ti.peak_rss_bytes / 1048576.0);
 
   t0 = std::chrono::steady_clock::now();
-  align.run(out.ingest, out.timeline, out.diagnostics);
-  StageTiming ta{"align", seconds_since(t0), 0,
-                 out.timeline.samples.rows() + out.timeline.events.rows() + out.timeline.processes.rows()};
+  // The tables move into the timeline instead of being copied: held once, not twice.
+  align.run_consuming(out.ingest, out.timeline, out.diagnostics);
+  const Timeline& tl = out.timeline;
+  StageTiming ta{"align", seconds_since(t0), 0, tl.samples.rows() + tl.events.rows() + tl.processes.rows(),
+                 peak_rss_bytes()};
   out.timings.push_back(ta);
-  spdlog::info("align: {} samples, {} events, {} process rows in {:.3f} s", out.timeline.samples.rows(),
-               out.timeline.events.rows(), out.timeline.processes.rows(), ta.seconds);
+  spdlog::info("align: {} samples, {} events, {} process rows in {:.3f} s; peak RSS {:.0f} MiB", tl.samples.rows(),
+               tl.events.rows(), tl.processes.rows(), ta.seconds, ta.peak_rss_bytes / 1048576.0);
+  spdlog::debug("tables hold {:.1f} MB of samples ({:.1f} B/row), {:.1f} MB of events, {:.1f} MB of process rows ({:.1f} B/row)",
+                tl.samples.memory_bytes() / 1e6,
+                tl.samples.rows() ? static_cast<double>(tl.samples.memory_bytes()) / static_cast<double>(tl.samples.rows()) : 0.0,
+                tl.events.memory_bytes() / 1e6, tl.processes.memory_bytes() / 1e6,
+                tl.processes.rows() ? static_cast<double>(tl.processes.memory_bytes()) / static_cast<double>(tl.processes.rows()) : 0.0);
 
   if (!with_features) return;
   t0 = std::chrono::steady_clock::now();
-  FeatureStage(options.features).run(out.timeline, out.features);
-  out.timings.push_back({"features", seconds_since(t0), 0, out.features.host.size()});
-  spdlog::info("features: {} in {:.3f} s", out.features.host.size(), out.timings.back().seconds);
+  FeatureStage(options.features, options.ingest.threads).run(out.timeline, out.features);
+  out.timings.push_back({"features", seconds_since(t0), 0, out.features.host.size(), peak_rss_bytes()});
+  spdlog::info("features: {} in {:.3f} s; peak RSS {:.0f} MiB", out.features.host.size(), out.timings.back().seconds,
+               out.timings.back().peak_rss_bytes / 1048576.0);
 }
 
 }  // namespace gpucost

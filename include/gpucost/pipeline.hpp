@@ -20,7 +20,11 @@ struct StageTiming {
   double seconds = 0;
   std::uint64_t bytes = 0;    ///< input bytes the stage went through (ingest)
   std::uint64_t rows = 0;     ///< lines (ingest) or rows handled
+  std::uint64_t peak_rss_bytes = 0;  ///< the process's peak resident memory when the stage ended
 };
+
+/// The process's peak resident memory so far (getrusage), in bytes; 0 where unknown.
+std::uint64_t peak_rss_bytes() noexcept;
 
 /// Options of a whole run.
 struct PipelineOptions {

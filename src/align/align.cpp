@@ -124,7 +124,17 @@ void write_file_notes(const IngestResult& in, const Timeline& out, const std::ve
 
 }  // namespace
 
-void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) const {
+void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) const { run_impl(in, nullptr, out, diag); }
+
+void AlignStage::run_consuming(IngestResult& in, Timeline& out, Diagnostics& diag) const { run_impl(in, &in, out, diag); }
+
+void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& out, Diagnostics& diag) const {
+  // `take` is `in` itself when its tables may be moved: each is read for the last time where it
+  // is taken.
+  auto table = [&](Table& dst, Table IngestResult::*t) {
+    if (take) dst = std::move(take->*t);
+    else dst = in.*t;
+  };
   out = Timeline();
   out.files = in.files;
   out.devices = in.devices;
@@ -149,15 +159,15 @@ void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) c
 
   // Every row placed; one event per message.
   std::vector<FileTally> tally(in.files.size());
-  out.events = in.events;
+  table(out.events, &IngestResult::events);
   const auto placed = place_events(in, boots, clock, dating, out.events, tally);
   const auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
   std::uint64_t merged = 0;
   for (const auto& c : clusters) merged += c.size() - 1;
   const std::uint64_t events_cut = keep_events(clusters, placed, window, out.events, out.origin_begin, out.origins);
-  out.samples = in.samples;
+  table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
-  out.processes = in.processes;
+  table(out.processes, &IngestResult::processes);
   const std::uint64_t processes_cut = place_processes(in, clock, window, out.processes, tally);
 
   out.suspends = find_suspends(out.events);

@@ -2,6 +2,7 @@
 // else from their wall stamp, else (no stamp at all) the file's modification time; samples and
 // process rows from their wall stamp. Then --since/--until, and the tables' order.
 #include <algorithm>
+#include <numeric>
 
 #include "align/internal.hpp"
 
@@ -31,6 +32,46 @@ TimeNs place_wall_row(const IngestResult& in, WallClock& clock, WallKind wk, boo
   if (t) t->saw(w);
   return w;
 }
+
+// The rows a placement keeps (inside --since/--until), in table order. While every row so far
+// is kept they are only counted: no index list for millions of rows in the common case.
+class KeptRows {
+ public:
+  void keep(std::uint32_t r) {
+    if (listed_) rows_.push_back(r);
+    else ++count_;
+  }
+  void skip() {
+    if (listed_) return;
+    list_all();
+  }
+  // Sorts the kept rows (a stable sort) and keeps them in that order. Rows mostly arrive in
+  // order already (logs are written in time order): then nothing is sorted or moved.
+  template <class Less>
+  void apply(Table& t, Less less) {
+    if (!listed_) {  // every row is kept: 0..rows-1
+      bool sorted = true;
+      for (std::uint32_t r = 1; r < count_ && sorted; ++r) sorted = !less(r, r - 1);
+      if (sorted) return;
+      list_all();
+    } else if (std::is_sorted(rows_.begin(), rows_.end(), less)) {
+      if (rows_.size() != t.rows()) t.permute(rows_);
+      return;
+    }
+    std::stable_sort(rows_.begin(), rows_.end(), less);
+    t.permute(rows_);
+  }
+
+ private:
+  void list_all() {
+    rows_.resize(count_);
+    std::iota(rows_.begin(), rows_.end(), 0u);
+    listed_ = true;
+  }
+  std::vector<std::uint32_t> rows_;
+  std::uint32_t count_ = 0;
+  bool listed_ = false;
+};
 
 }  // namespace
 
@@ -131,8 +172,10 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   const Column& kinds = sa.column(sample_col::wall_kind);
   const Column& raws = sa.column(sample_col::wall_raw_ns);
   const Column& files = sa.column(sample_col::file);
-  std::vector<std::uint32_t> keep;
-  keep.reserve(sa.rows());
+  // ts_ns is built afresh in row order (every row is set): the packed encoding then widens
+  // while the column is short, instead of re-encoding millions of null slots.
+  Column placed(ts.name(), ts.type(), ts.unit());
+  KeptRows keep;
   for (std::size_t r = 0; r < sa.rows(); ++r) {
     const std::int64_t file = files.get_int(r);
     FileTally* t = tally_of(tally, file);
@@ -140,26 +183,31 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
                                     raws.get_int(r), file, t);
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
-      ts.set_null(r);
+      placed.push_null();
       if (t) ++t->dropped;
+      keep.skip();
       continue;
     }
-    ts.set_int(r, w);
-    if (window.contains(w)) keep.push_back(static_cast<std::uint32_t>(r));
-    else ++cut;
+    placed.push_int(w);
+    if (window.contains(w)) {
+      keep.keep(static_cast<std::uint32_t>(r));
+    } else {
+      ++cut;
+      keep.skip();
+    }
   }
-  const auto tsv = ts.ints();
+  ts = std::move(placed);
   const Column& gpu = sa.column(sample_col::gpu);
-  const auto linev = sa.column(sample_col::line).ints();
-  const auto filev = files.ints();
-  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (tsv[a] != tsv[b]) return tsv[a] < tsv[b];
+  const Column& line = sa.column(sample_col::line);
+  keep.apply(sa, [&](std::uint32_t a, std::uint32_t b) {
+    const TimeNs ta = ts.get_int(a), tb = ts.get_int(b);
+    if (ta != tb) return ta < tb;
     const std::int64_t ga = gpu.is_valid(a) ? gpu.get_int(a) : -1, gb = gpu.is_valid(b) ? gpu.get_int(b) : -1;
     if (ga != gb) return ga < gb;
-    if (filev[a] != filev[b]) return filev[a] < filev[b];
-    return linev[a] < linev[b];
+    const std::int64_t fa = files.get_int(a), fb = files.get_int(b);
+    if (fa != fb) return fa < fb;
+    return line.get_int(a) < line.get_int(b);
   });
-  sa.permute(keep);
   return cut;
 }
 
@@ -170,33 +218,37 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
   const Column& kinds = pr.column(process_col::wall_kind);
   const Column& raws = pr.column(process_col::wall_raw_ns);
   const Column& files = pr.column(process_col::file);
-  std::vector<std::uint32_t> keep;
-  keep.reserve(pr.rows());
+  Column placed(ts.name(), ts.type(), ts.unit());  // as in place_samples
+  KeptRows keep;
   for (std::size_t r = 0; r < pr.rows(); ++r) {
     const std::int64_t file = files.get_int(r);
     FileTally* t = tally_of(tally, file);
     const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
                                     raws.get_int(r), file, t);
     if (w == kNoTime) {
-      ts.set_null(r);
+      placed.push_null();
       if (t) ++t->unplaced;
     } else {
-      ts.set_int(r, w);
+      placed.push_int(w);
     }
-    if (window.contains(w)) keep.push_back(static_cast<std::uint32_t>(r));
-    else ++cut;
+    if (window.contains(w)) {
+      keep.keep(static_cast<std::uint32_t>(r));
+    } else {
+      ++cut;
+      keep.skip();
+    }
   }
+  ts = std::move(placed);
   const Column& snap = pr.column(process_col::snapshot);
   const Column& pid = pr.column(process_col::pid);
   auto or_minus1 = [](const Column& c, std::uint32_t r) { return c.is_valid(r) ? c.get_int(r) : -1; };
-  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+  keep.apply(pr, [&](std::uint32_t a, std::uint32_t b) {
     const bool va = ts.is_valid(a), vb = ts.is_valid(b);
     if (va != vb) return va;
     if (va && ts.get_int(a) != ts.get_int(b)) return ts.get_int(a) < ts.get_int(b);
     if (or_minus1(snap, a) != or_minus1(snap, b)) return or_minus1(snap, a) < or_minus1(snap, b);
     return or_minus1(pid, a) < or_minus1(pid, b);
   });
-  pr.permute(keep);
   return cut;
 }
 

@@ -79,14 +79,13 @@ std::vector<FileStamps> collect_file_stamps(const IngestResult& in) {
   };
   auto add_table = [&](const Table& t, std::size_t c_kind, std::size_t c_raw, std::size_t c_file,
                        std::size_t c_interval) {
-    const auto kinds = t.column(c_kind).ints();
-    const auto raws = t.column(c_raw).ints();
-    const auto files = t.column(c_file).ints();
-    const Column& raw_col = t.column(c_raw);
+    const Column& kinds = t.column(c_kind);
+    const Column& raws = t.column(c_raw);
+    const Column& files = t.column(c_file);
     for (std::size_t r = 0; r < t.rows(); ++r) {
       TimeNs interval = kNoTime;
       if (c_interval != Table::npos && t.column(c_interval).is_valid(r)) interval = t.column(c_interval).get_int(r);
-      add(files[r], kinds[r], raw_col.is_valid(r), raws[r], interval);
+      add(files.get_int(r), kinds.get_int(r), raws.is_valid(r), raws.get_int(r), interval);
     }
   };
   add_table(in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file, sample_col::interval_ns);

@@ -24,6 +24,7 @@ struct AnalyzeOptions {
 };
 
 int run_analyze(const AnalyzeOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
   if (int rc = check_input(o.input)) return rc;
   PipelineOptions popts;
   try {
@@ -68,7 +69,8 @@ int run_analyze(const AnalyzeOptions& o) {
         if (!n.empty() && std::find(gpus.begin(), gpus.end(), n) == gpus.end()) gpus.push_back(n);
     cost_result = compute_cost(o.cost, &result->features, gpus);
     result->timings.push_back(
-        {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0});
+        {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0, peak_rss_bytes()});
+    spdlog::info("cost: {:.3f} s", result->timings.back().seconds);
   } catch (const std::invalid_argument& e) {
     print_error(e.what());
     return kExitUsage;
@@ -89,8 +91,13 @@ int run_analyze(const AnalyzeOptions& o) {
   if (o.no_timings) result->timings.clear();
   std::string text = render_report(rep, fmt);
   if (!o.no_timings) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto now = std::chrono::steady_clock::now();
+    const double secs = std::chrono::duration<double>(now - t0).count();
+    const double total = std::chrono::duration<double>(now - started).count();
+    const double mb = static_cast<double>(result->ingest.bytes) / 1e6;
     spdlog::info("report: {} bytes in {:.3f} s", text.size(), secs);
+    spdlog::info("total: {:.1f} MB in {:.3f} s ({:.0f} MB/s); peak RSS {:.0f} MiB", mb, total, total > 0 ? mb / total : 0.0,
+                 peak_rss_bytes() / 1048576.0);
   }
   if (int rc = emit(o.output, text)) return rc;
   if (rep.error_rate_exceeded) {

@@ -3,6 +3,12 @@
 // a feature that goes away leaves its id unused; new features get new ids at the end.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 #include "features/compute.hpp"
 
 namespace gpucost {
@@ -672,17 +678,50 @@ const FeatureValue* FeatureSet::find_gpu(int gpu, std::string_view name_or_id) c
 void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
   const FeatureContext ctx(timeline, options_);
   out.options = options_;
-  out.host.clear();
-  out.host.reserve(std::size(kCatalog));
   out.gpus = ctx.gpus;
-  out.per_gpu.assign(ctx.gpus.size(), {});
-  for (const auto& e : kCatalog) {
-    out.host.push_back(e.compute(ctx, -1));
-    for (std::size_t k = 0; k < ctx.gpus.size(); ++k)
-      out.per_gpu[k].push_back(e.def.scope == FeatureScope::per_gpu
-                                   ? e.compute(ctx, ctx.gpus[k])
-                                   : FeatureValue{std::nullopt, "host feature", {}});
+  const std::size_t n = std::size(kCatalog), scopes = ctx.gpus.size() + 1;
+  out.host.assign(n, FeatureValue{});
+  out.per_gpu.assign(ctx.gpus.size(), std::vector<FeatureValue>(n));
+  // One task per feature and scope, each writing its own slot: the values are the same whatever
+  // the number of threads and whichever thread computes them.
+  auto task = [&](std::size_t t) {
+    const auto& e = kCatalog[t / scopes];
+    const std::size_t s = t % scopes;
+    if (s == 0) out.host[t / scopes] = e.compute(ctx, -1);
+    else
+      out.per_gpu[s - 1][t / scopes] = e.def.scope == FeatureScope::per_gpu ? e.compute(ctx, ctx.gpus[s - 1])
+                                                                           : FeatureValue{std::nullopt, "host feature", {}};
+  };
+  const std::size_t tasks = n * scopes;
+  unsigned threads = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  // Without samples, features are cheap: threads would cost more than they save.
+  if (timeline.samples.rows() + timeline.processes.rows() < 100'000) threads = 1;
+  if (threads <= 1) {
+    for (std::size_t t = 0; t < tasks; ++t) task(t);
+    return;
   }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;  // of the first task in catalog order that threw, as one thread would
+  std::size_t error_task = tasks;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
+      try {
+        task(t);
+      } catch (...) {
+        const std::lock_guard lock(error_mutex);
+        if (t < error_task) {
+          error = std::current_exception();
+          error_task = t;
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace gpucost

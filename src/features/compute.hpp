@@ -72,7 +72,7 @@ struct RunSummary {
 };
 template <class Pred>
 void scan_runs(const FeatureContext& c, std::size_t slot, GpuMetric m, double min_s, Pred pred, RunSummary& out) {
-  const Column& col = c.metric(m);
+  const ColumnReader col(c.metric(m));
   bool in_run = false;
   double run_s = 0;
   TimeNs prev_end = kNoTime;
@@ -102,6 +102,12 @@ void scan_runs(const FeatureContext& c, std::size_t slot, GpuMetric m, double mi
   }
   close();
 }
+
+// Helpers whose per-scope results FeatureContext::memo keeps (one id each; heat drop per metric).
+enum MemoHelper : int {
+  kMemoIdlePower = 1, kMemoBusyPower, kMemoIdleTime, kMemoBusyTime, kMemoIdleRuns, kMemoHotRuns,
+  kMemoHeatDrop = 100,  // + GpuMetric
+};
 
 template <GpuMetric M> FeatureValue mean_of(const FeatureContext& c, int gpu) { return metric_mean(c, gpu, M); }
 template <GpuMetric M> FeatureValue max_of(const FeatureContext& c, int gpu) { return metric_max(c, gpu, M); }

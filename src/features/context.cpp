@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -41,7 +42,8 @@ int resolve_gpu(std::string_view s, const std::vector<int>& gpus, const std::vec
 
 }  // namespace
 
-FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : timeline(t), options(o) {
+FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
+    : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
   for (const auto& f : t.files) format_present_[static_cast<std::size_t>(f.format)] = true;
 
   // Samples per GPU.
@@ -121,6 +123,14 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : tim
   }
   TimeNs covered = 0;
   for (const auto& [a, b] : host_coverage) covered += b - a;
+  // One GPU: its rows are all rows; keep one list.
+  for (std::size_t k = 0; k < gpu_rows.size(); ++k)
+    if (gpu_rows[k].size() == all_rows_.size() && !all_rows_.empty()) {
+      all_rows_are_gpu_ = static_cast<int>(k);
+      all_rows_.clear();
+      all_rows_.shrink_to_fit();
+      break;
+    }
   host_sampled_s_ = seconds(covered);
 
   // Events.
@@ -157,17 +167,25 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : tim
   const Column& pf = p.column(process_col::file);
   const Column& ps = p.column(process_col::snapshot);
   const Column& pg = p.column(process_col::gpu);
-  process_order.resize(p.rows());
-  std::iota(process_order.begin(), process_order.end(), 0u);
   auto key = [&](std::uint32_t r) {
     return std::tuple(pg.is_valid(r), pf.get_int(r), ps.is_valid(r) ? ps.get_int(r) : -1,
                       pg.is_valid(r) ? pg.get_int(r) : -1);
   };
-  std::stable_sort(process_order.begin(), process_order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); };
+  // Usually in order already (ps snapshots are written one after the other): no sort, no list.
+  process_order.identity(p.rows());
+  for (std::uint32_t r = 1; r < p.rows(); ++r)
+    if (by_key(r, r - 1)) {
+      std::vector<std::uint32_t> order(p.rows());
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), by_key);
+      process_order.assign(std::move(order));
+      break;
+    }
   for (std::uint32_t i = 0; i < process_order.size();) {
     std::uint32_t j = i + 1;
-    while (j < process_order.size() && key(process_order[j]) == key(process_order[i])) ++j;
+    const auto first = key(process_order[i]);
+    while (j < process_order.size() && key(process_order[j]) == first) ++j;
     const std::uint32_t r = process_order[i];
     if (pg.is_valid(r))
       pmon_groups.push_back({i, j, static_cast<int>(pg.get_int(r))});
@@ -176,7 +194,11 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o) : tim
     i = j;
   }
 
-  stats_cache_.resize((gpus.size() + 1) * kGpuMetricCount);
+  const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
+  stats_cache_.resize(slots);
+  counts_cache_.resize(slots);
+  stats_once_ = std::make_unique<std::once_flag[]>(slots);
+  counts_once_ = std::make_unique<std::once_flag[]>(slots);
 }
 
 bool FeatureContext::has(LogSource src) const noexcept {
@@ -201,7 +223,7 @@ bool FeatureContext::has(LogSource src) const noexcept {
 }
 
 const std::vector<std::uint32_t>& FeatureContext::rows(int gpu) const {
-  if (gpu < 0) return all_rows_;
+  if (gpu < 0) return all_rows_are_gpu_ >= 0 ? gpu_rows[static_cast<std::size_t>(all_rows_are_gpu_)] : all_rows_;
   const int k = gpu_slot(gpu);
   if (k >= 0) return gpu_rows[static_cast<std::size_t>(k)];
   static const std::vector<std::uint32_t> kEmpty;
@@ -216,36 +238,143 @@ int FeatureContext::gpu_slot(int gpu) const noexcept {
 
 std::string FeatureContext::scope_label(int gpu) { return gpu < 0 ? "any GPU" : fmt::format("GPU {}", gpu); }
 
+std::size_t FeatureContext::cache_slot(int gpu, GpuMetric m) const noexcept {
+  int slot_of_gpu = gpu < 0 ? -1 : gpu_slot(gpu);
+  if (gpu < 0 && all_rows_are_gpu_ >= 0) slot_of_gpu = all_rows_are_gpu_;  // the same rows
+  return static_cast<std::size_t>(slot_of_gpu + 1) * kGpuMetricCount + static_cast<std::size_t>(m);
+}
+
+int FeatureContext::memo_scope(int gpu) const noexcept {
+  if (gpu < 0) return all_rows_are_gpu_ >= 0 ? all_rows_are_gpu_ + 1 : 0;
+  const int k = gpu_slot(gpu);
+  return k >= 0 ? k + 1 : -1 - gpu;  // a GPU without rows: its own key
+}
+
 const MetricStats& FeatureContext::stats(int gpu, GpuMetric m) const {
   static const MetricStats kNone;
-  const int slot_of_gpu = gpu < 0 ? -1 : gpu_slot(gpu);
-  if (gpu >= 0 && slot_of_gpu < 0) return kNone;
-  const std::size_t scope = static_cast<std::size_t>(slot_of_gpu + 1);
-  auto& slot = stats_cache_[scope * kGpuMetricCount + static_cast<std::size_t>(m)];
-  if (slot) return *slot;
-  MetricStats st;
-  const Column& c = metric(m);
-  const Column& ival = timeline.samples.column(sample_col::interval_ns);
+  if (gpu >= 0 && gpu_slot(gpu) < 0) return kNone;
+  const std::size_t slot = cache_slot(gpu, m);
+  std::call_once(stats_once_[slot], [&] {
+    MetricStats st;
+    const ColumnReader c(metric(m));
+    const ColumnReader ival(timeline.samples.column(sample_col::interval_ns));
+    for (auto r : rows(gpu)) {
+      if (!c.is_valid(r)) continue;
+      const double v = c.get_float(r);
+      if (st.n == 0) st.first_row = r;
+      ++st.n;
+      st.sum += v;
+      st.min = std::min(st.min, v);
+      st.max = std::max(st.max, v);
+      const double dt = seconds(ival.get_int(r));
+      st.weighted += v * dt;
+      st.covered_s += dt;
+    }
+    stats_cache_[slot] = st;
+  });
+  return *stats_cache_[slot];
+}
+
+namespace {
+
+// Counts of 64-bit keys in an open-addressing table; ~0 (a NaN's bits, never counted) marks
+// empty slots.
+class KeyCounts {
+ public:
+  KeyCounts() : keys_(64, kEmpty), counts_(64, 0) {}
+  void add(std::uint64_t key) {
+    std::size_t i = slot(key);
+    if (keys_[i] == kEmpty) {
+      if (2 * (size_ + 1) > keys_.size()) {
+        grow();
+        i = slot(key);
+      }
+      keys_[i] = key;
+      ++size_;
+    }
+    ++counts_[i];
+  }
+  std::size_t size() const noexcept { return size_; }
+  template <class F>
+  void each(F f) const {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kEmpty) f(keys_[i], counts_[i]);
+  }
+  bool contains(std::uint64_t key) const { return keys_[slot(key)] == key; }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  std::size_t slot(std::uint64_t key) const noexcept {
+    const std::size_t mask = keys_.size() - 1;
+    // Murmur's finalizer: doubles differ in their high bits, and every bit must reach the index.
+    std::uint64_t h = key;
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDull;
+    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ull;
+    std::size_t i = static_cast<std::size_t>(h ^ (h >> 33)) & mask;
+    while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<std::uint64_t> keys(keys_.size() * 2, kEmpty), counts(keys_.size() * 2, 0);
+    keys.swap(keys_);
+    counts.swap(counts_);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != kEmpty) {
+        const std::size_t j = slot(keys[i]);
+        keys_[j] = keys[i];
+        counts_[j] = counts[i];
+      }
+  }
+  std::vector<std::uint64_t> keys_, counts_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+FeatureContext::ValueCounts FeatureContext::count_values(int gpu, GpuMetric m) const {
+  // Measurements take few distinct values (whole watts, degrees, percent, MHz): counting them
+  // needs a few KB where a sorted copy of every value needs 8 bytes a row.
+  constexpr std::size_t kMaxDistinct = 1 << 14;
+  ValueCounts out;
+  KeyCounts counts;  // by bit pattern
+  const ColumnReader c(metric(m));
   for (auto r : rows(gpu)) {
     if (!c.is_valid(r)) continue;
     const double v = c.get_float(r);
-    if (st.n == 0) st.first_row = r;
-    ++st.n;
-    st.sum += v;
-    st.min = std::min(st.min, v);
-    st.max = std::max(st.max, v);
-    const double dt = seconds(ival.get_int(r));
-    st.weighted += v * dt;
-    st.covered_s += dt;
+    if (v != v) return out;  // NaN has no rank: sort a copy as before
+    counts.add(std::bit_cast<std::uint64_t>(v));
+    if (counts.size() > kMaxDistinct) return out;
   }
-  slot = st;
-  return *slot;
+  // Equal values with different bits (-0.0, 0.0): which one nth_element picks is its business.
+  if (counts.contains(std::bit_cast<std::uint64_t>(0.0)) && counts.contains(std::bit_cast<std::uint64_t>(-0.0)))
+    return out;
+  out.counts.reserve(counts.size());
+  counts.each([&](std::uint64_t bits, std::uint64_t n) { out.counts.emplace_back(std::bit_cast<double>(bits), n); });
+  std::sort(out.counts.begin(), out.counts.end());
+  out.usable = true;
+  return out;
 }
 
 double FeatureContext::percentile(int gpu, GpuMetric m, double p) const {
-  auto& buf = scratch_;
-  buf.clear();
-  const Column& c = metric(m);
+  const std::size_t slot = cache_slot(gpu, m);
+  if (gpu < 0 || gpu_slot(gpu) >= 0) {
+    std::call_once(counts_once_[slot], [&] { counts_cache_[slot] = count_values(gpu, m); });
+    const ValueCounts& vc = counts_cache_[slot];
+    if (vc.usable) {
+      std::uint64_t n = 0;
+      for (const auto& e : vc.counts) n += e.second;
+      if (n == 0) return std::nan("");
+      auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
+      rank = std::clamp<std::size_t>(rank, 1, n);
+      std::uint64_t seen = 0;
+      for (const auto& [v, k] : vc.counts) {
+        seen += k;
+        if (seen >= rank) return v;
+      }
+    }
+  }
+  std::vector<double> buf;
+  const ColumnReader c(metric(m));
   for (auto r : rows(gpu))
     if (c.is_valid(r)) buf.push_back(c.get_float(r));
   if (buf.empty()) return std::nan("");

@@ -5,6 +5,9 @@
 
 #include <array>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +49,27 @@ struct ProcessGroup {
   int gpu = -1;                      ///< pmon GPU index; -1 for ps
 };
 
+/// Row indexes in some order; the identity (0, 1, 2 ...) is held without a list.
+class RowOrder {
+ public:
+  std::uint32_t operator[](std::size_t i) const noexcept { return rows_.empty() ? static_cast<std::uint32_t>(i) : rows_[i]; }
+  std::size_t size() const noexcept { return size_; }
+  /// The identity order of n rows.
+  void identity(std::size_t n) {
+    rows_.clear();
+    size_ = n;
+  }
+  /// An explicit order.
+  void assign(std::vector<std::uint32_t> rows) {
+    rows_ = std::move(rows);
+    size_ = rows_.size();
+  }
+
+ private:
+  std::vector<std::uint32_t> rows_;
+  std::size_t size_ = 0;
+};
+
 /// The timeline and the indexes shared by all feature computations.
 struct FeatureContext {
   const Timeline& timeline;
@@ -71,7 +95,7 @@ struct FeatureContext {
   TimeNs window_begin = kNoTime, window_end = kNoTime;
   /// ps snapshots and pmon intervals: process_order holds row indexes grouped by
   /// (ps/pmon, file, snapshot, gpu); groups index ranges of it.
-  std::vector<std::uint32_t> process_order;
+  RowOrder process_order;
   std::vector<ProcessGroup> ps_groups, pmon_groups;
 
   FeatureContext(const Timeline& t, const FeatureOptions& o);
@@ -86,19 +110,31 @@ struct FeatureContext {
 
   /// Statistics of a metric in a scope (computed once, then cached).
   const MetricStats& stats(int gpu, GpuMetric m) const;
+  /// The result of a per-row helper for a scope, computed once per scope and helper: scopes
+  /// that are the same rows (the host of a one-GPU machine and its GPU) share it. `helper` names
+  /// the helper (and its arguments); compute() must read only the scope's rows and the options.
+  template <class T, class F>
+  const T& memo(int helper, int gpu, F compute) const {
+    const std::pair<int, int> key{helper, memo_scope(gpu)};
+    {
+      const std::lock_guard lock(memo_mutex_);
+      if (auto it = memo_.find(key); it != memo_.end()) return *static_cast<const T*>(it->second.get());
+    }
+    auto value = std::make_shared<const T>(compute());  // outside the lock: another thread may too
+    const std::lock_guard lock(memo_mutex_);
+    auto it = memo_.emplace(key, std::move(value)).first;  // the first one stored wins; they are equal
+    return *static_cast<const T*>(it->second.get());
+  }
+
   /// Nearest-rank percentile p (0 < p <= 100) of a metric in a scope: the value at rank
   /// ceil(p/100 × n) of the sorted values. Requires stats(gpu, m).n > 0.
   double percentile(int gpu, GpuMetric m, double p) const;
-  /// A reused buffer for percentile-like work (nth_element); callers clear it first.
-  std::vector<double>& scratch() const { return scratch_; }
 
   // Column shortcuts.
   const Column& sample_ts() const noexcept { return timeline.samples.ts(); }
   const Column& metric(GpuMetric m) const noexcept { return timeline.samples.column(sample_metric_col(m)); }
-  TimeNs sample_time(std::uint32_t r) const noexcept { return timeline.samples.ts().get_int(r); }
-  TimeNs sample_interval(std::uint32_t r) const noexcept {
-    return timeline.samples.column(sample_col::interval_ns).get_int(r);
-  }
+  TimeNs sample_time(std::uint32_t r) const noexcept { return ts_reader_.get_int(r); }
+  TimeNs sample_interval(std::uint32_t r) const noexcept { return interval_reader_.get_int(r); }
   bool event_placed(std::uint32_t r) const noexcept { return timeline.events.ts().is_valid(r); }
   TimeNs event_time(std::uint32_t r) const noexcept { return timeline.events.ts().get_int(r); }
   /// The event's code, or nullopt.
@@ -126,11 +162,27 @@ struct FeatureContext {
   static std::string scope_label(int gpu);
 
  private:
+  ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
   std::vector<std::uint32_t> all_rows_;
+  int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
   std::array<bool, kFormatCount + 1> format_present_{};
   double host_sampled_s_ = 0;
+  // The distinct values of a metric in a scope, ascending, with how many rows hold each; empty
+  // when there are too many distinct values to be worth it (percentile() then sorts a copy).
+  struct ValueCounts {
+    std::vector<std::pair<double, std::uint64_t>> counts;
+    bool usable = false;
+  };
+  // Cache slot of (scope, metric); scopes that are the same rows share a slot. Slots are filled
+  // once, also when features are computed on several threads.
+  std::size_t cache_slot(int gpu, GpuMetric m) const noexcept;
+  ValueCounts count_values(int gpu, GpuMetric m) const;
   mutable std::vector<std::optional<MetricStats>> stats_cache_;
-  mutable std::vector<double> scratch_;
+  mutable std::vector<ValueCounts> counts_cache_;
+  mutable std::unique_ptr<std::once_flag[]> stats_once_, counts_once_;
+  int memo_scope(int gpu) const noexcept;
+  mutable std::mutex memo_mutex_;
+  mutable std::map<std::pair<int, int>, std::shared_ptr<const void>> memo_;
 };
 
 /// A value.

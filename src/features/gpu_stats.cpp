@@ -115,7 +115,7 @@ FeatureValue metric_percentile(const FeatureContext& c, int gpu, GpuMetric m, in
 
 FeatureValue counter_increase(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, m)) return *n;
-  const Column& col = c.metric(m);
+  const ColumnReader col(c.metric(m));
   double inc = 0;
   std::size_t resets = 0;
   for (auto k : scope_slots(c, gpu)) {
@@ -233,7 +233,7 @@ FeatureValue gpu_count(const FeatureContext& c, int) {
 
 FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
-  const Column& sm = c.metric(GpuMetric::sm_pct);
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
   std::size_t idle = 0, total = 0;
   for (auto r : c.rows(gpu))
     if (sm.is_valid(r)) {
@@ -249,25 +249,33 @@ FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu) {
 namespace {
 FeatureValue busy_or_idle_s(const FeatureContext& c, int gpu, bool busy) {
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
-  const Column& sm = c.metric(GpuMetric::sm_pct);
-  TimeNs sum = 0;
-  std::size_t n = 0;
-  for (auto r : c.rows(gpu))
-    if (sm.is_valid(r) && (sm.get_float(r) > c.options.idle_threshold_pct) == busy) {
-      sum += c.sample_interval(r);
-      ++n;
-    }
+  struct Sum {
+    TimeNs sum = 0;
+    std::size_t n = 0;
+  };
+  const auto [sum, n] = c.memo<Sum>(busy ? kMemoBusyTime : kMemoIdleTime, gpu, [&] {
+    const ColumnReader sm(c.metric(GpuMetric::sm_pct));
+    Sum out;
+    for (auto r : c.rows(gpu))
+      if (sm.is_valid(r) && (sm.get_float(r) > c.options.idle_threshold_pct) == busy) {
+        out.sum += c.sample_interval(r);
+        ++out.n;
+      }
+    return out;
+  });
   const auto& st = c.stats(gpu, GpuMetric::sm_pct);
   return value(seconds(sum), fmt::format("{} {} rows (sm {} {:g} %); first sm row {}", n, busy ? "busy" : "idle",
                                          busy ? ">" : "<=", c.options.idle_threshold_pct, c.sample_where(st.first_row)));
 }
 
 RunSummary idle_runs(const FeatureContext& c, int gpu) {
-  RunSummary rs;
-  const double thr = c.options.idle_threshold_pct;
-  for (auto k : scope_slots(c, gpu))
-    scan_runs(c, k, GpuMetric::sm_pct, kIdleEpisodeMinS, [thr](double v) { return v <= thr; }, rs);
-  return rs;
+  return c.memo<RunSummary>(kMemoIdleRuns, gpu, [&] {
+    RunSummary rs;
+    const double thr = c.options.idle_threshold_pct;
+    for (auto k : scope_slots(c, gpu))
+      scan_runs(c, k, GpuMetric::sm_pct, kIdleEpisodeMinS, [thr](double v) { return v <= thr; }, rs);
+    return rs;
+  });
 }
 }  // namespace
 
@@ -305,16 +313,18 @@ struct IdlePower {
   std::uint32_t first = 0;
 };
 IdlePower power_where_idle(const FeatureContext& c, int gpu, bool idle) {
-  const Column& pw = c.metric(GpuMetric::power_w);
-  const Column& sm = c.metric(GpuMetric::sm_pct);
-  IdlePower out;
-  for (auto r : c.rows(gpu)) {
-    if (!pw.is_valid(r) || !sm.is_valid(r) || (sm.get_float(r) <= c.options.idle_threshold_pct) != idle) continue;
-    if (out.n++ == 0) out.first = r;
-    out.sum_w += pw.get_float(r);
-    out.joules += pw.get_float(r) * seconds(c.sample_interval(r));
-  }
-  return out;
+  return c.memo<IdlePower>(idle ? kMemoIdlePower : kMemoBusyPower, gpu, [&] {
+    const ColumnReader pw(c.metric(GpuMetric::power_w));
+    const ColumnReader sm(c.metric(GpuMetric::sm_pct));
+    IdlePower out;
+    for (auto r : c.rows(gpu)) {
+      if (!pw.is_valid(r) || !sm.is_valid(r) || (sm.get_float(r) <= c.options.idle_threshold_pct) != idle) continue;
+      if (out.n++ == 0) out.first = r;
+      out.sum_w += pw.get_float(r);
+      out.joules += pw.get_float(r) * seconds(c.sample_interval(r));
+    }
+    return out;
+  });
 }
 std::optional<FeatureValue> need_power_and_sm(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::power_w)) return n;
@@ -345,8 +355,8 @@ FeatureValue gpu_busy_power_mean_w(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_power_limit_share(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::power_w)) return *n;
-  const Column& pw = c.metric(GpuMetric::power_w);
-  const Column& lim = c.metric(GpuMetric::power_limit_w);
+  const ColumnReader pw(c.metric(GpuMetric::power_w));
+  const ColumnReader lim(c.metric(GpuMetric::power_limit_w));
   double sum = 0;
   std::size_t n = 0;
   std::uint32_t first = 0;
@@ -369,8 +379,8 @@ FeatureValue gpu_power_limit_share(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_fb_max_fraction(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::fb_mb)) return *n;
-  const Column& fb = c.metric(GpuMetric::fb_mb);
-  const Column& tot = c.metric(GpuMetric::mem_total_mb);
+  const ColumnReader fb(c.metric(GpuMetric::fb_mb));
+  const ColumnReader tot(c.metric(GpuMetric::mem_total_mb));
   double best = -1;
   std::size_t n = 0;
   std::uint32_t at = 0;
@@ -394,8 +404,8 @@ FeatureValue gpu_fb_max_fraction(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_pcie_traffic_gb(const FeatureContext& c, int gpu) {
   if (auto n = need_samples(c, gpu)) return *n;
-  const Column& rx = c.metric(GpuMetric::rxpci_mbs);
-  const Column& tx = c.metric(GpuMetric::txpci_mbs);
+  const ColumnReader rx(c.metric(GpuMetric::rxpci_mbs));
+  const ColumnReader tx(c.metric(GpuMetric::txpci_mbs));
   double mb = 0;
   std::size_t n = 0;
   std::uint32_t first = 0;

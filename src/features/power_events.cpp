@@ -27,7 +27,7 @@ bool boot_within_before(const FeatureContext& c, TimeNs ts, TimeNs window) {
 const std::vector<std::uint32_t>& host_rows(const FeatureContext& c) { return c.rows(-1); }
 
 bool row_busy(const FeatureContext& c, std::uint32_t r) {
-  const Column& sm = c.metric(GpuMetric::sm_pct);
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
   return sm.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct;
 }
 

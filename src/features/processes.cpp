@@ -61,16 +61,10 @@ FeatureValue snapshot_mean(const FeatureContext& c, double (*f)(const FeatureCon
   return value(s.sum / static_cast<double>(s.snapshots), ps_evidence(c));
 }
 
-FeatureValue snapshot_max(const FeatureContext& c, double (*f)(const FeatureContext&, const ProcessGroup&)) {
-  if (auto n = need_ps(c)) return *n;
-  const auto s = over_snapshots(c, [&](const ProcessGroup& g) { return f(c, g); });
-  return value(s.max, ps_evidence(c));
-}
-
 double rows_in(const FeatureContext&, const ProcessGroup& g) { return g.end - g.begin; }
 
 double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double s = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i])) s += cpu.get_float(c.process_order[i]);
@@ -78,7 +72,7 @@ double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double cpu_competing(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double s = 0, top = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i])) {
@@ -90,7 +84,7 @@ double cpu_competing(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double busy_processes(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cpu = pcol(c, process_col::cpu_pct);
+  const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double n = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (cpu.is_valid(c.process_order[i]) && cpu.get_float(c.process_order[i]) >= kBusyProcessCpuPct) ++n;
@@ -98,31 +92,37 @@ double busy_processes(const FeatureContext& c, const ProcessGroup& g) {
 }
 
 double mem_sum(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& mem = pcol(c, process_col::mem_pct);
+  const ColumnReader mem(pcol(c, process_col::mem_pct));
   double s = 0;
   for (auto i = g.begin; i < g.end; ++i)
     if (mem.is_valid(c.process_order[i])) s += mem.get_float(c.process_order[i]);
   return s;
 }
 
-double desktop_clients(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& cmd = pcol(c, process_col::command);
-  double n = 0;
-  for (auto i = g.begin; i < g.end; ++i)
-    if (cmd.is_valid(c.process_order[i]) && is_desktop_gpu_client(cmd.get_string(c.process_order[i]))) ++n;
-  return n;
+// Rows of a snapshot whose dictionary string passes a test; the test runs once per distinct
+// string (commands and states repeat in every snapshot), not once per row.
+template <class Test>
+SnapshotFigures count_per_snapshot(const FeatureContext& c, std::size_t col, Test test) {
+  const Column& column = pcol(c, col);
+  const StringDictionary& dict = column.dictionary();
+  std::vector<bool> pass(dict.size());
+  for (std::uint32_t code = 0; code < dict.size(); ++code) pass[code] = test(dict.at(code));
+  return over_snapshots(c, [&](const ProcessGroup& g) {
+    double n = 0;
+    for (auto i = g.begin; i < g.end; ++i) {
+      const auto r = c.process_order[i];
+      if (column.is_valid(r) && pass[column.get_code(r)]) ++n;
+    }
+    return n;
+  });
 }
 
-double uninterruptible(const FeatureContext& c, const ProcessGroup& g) {
-  const Column& st = pcol(c, process_col::stat);
-  double n = 0;
-  for (auto i = g.begin; i < g.end; ++i)
-    if (st.is_valid(c.process_order[i])) {
-      const auto s = st.get_string(c.process_order[i]);
-      if (!s.empty() && s.front() == 'D') ++n;
-    }
-  return n;
+FeatureValue snapshot_count_max(const FeatureContext& c, std::size_t col, bool (*test)(std::string_view)) {
+  if (auto n = need_ps(c)) return *n;
+  return value(count_per_snapshot(c, col, test).max, ps_evidence(c));
 }
+
+bool is_uninterruptible(std::string_view state) { return !state.empty() && state.front() == 'D'; }
 
 }  // namespace
 
@@ -135,8 +135,12 @@ FeatureValue cpu_load_pct_mean(const FeatureContext& c, int) { return snapshot_m
 FeatureValue cpu_competing_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_competing); }
 FeatureValue ps_busy_processes_mean(const FeatureContext& c, int) { return snapshot_mean(c, busy_processes); }
 FeatureValue mem_used_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, mem_sum); }
-FeatureValue desktop_gpu_clients_max(const FeatureContext& c, int) { return snapshot_max(c, desktop_clients); }
-FeatureValue ps_uninterruptible_max(const FeatureContext& c, int) { return snapshot_max(c, uninterruptible); }
+FeatureValue desktop_gpu_clients_max(const FeatureContext& c, int) {
+  return snapshot_count_max(c, process_col::command, is_desktop_gpu_client);
+}
+FeatureValue ps_uninterruptible_max(const FeatureContext& c, int) {
+  return snapshot_count_max(c, process_col::stat, is_uninterruptible);
+}
 
 FeatureValue wsl2_host(const FeatureContext& c, int) {
   const bool kernel = c.has(LogSource::kernel), ps = !c.ps_groups.empty();
@@ -171,7 +175,7 @@ struct PmonFigures {
 
 PmonFigures pmon_figures(const FeatureContext& c, int gpu) {
   const Column& pid = pcol(c, process_col::pid);
-  const Column& sm = pcol(c, process_col::gpu_sm_pct);
+  const ColumnReader sm(pcol(c, process_col::gpu_sm_pct));
   PmonFigures f;
   for (const auto& g : c.pmon_groups) {
     if (gpu >= 0 && g.gpu != gpu) continue;

@@ -17,22 +17,29 @@ bool hot(const FeatureContext& c, double temp) { return temp > c.options.temp_th
 FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, m)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
-  const Column& v = c.metric(m);
-  const Column& t = c.metric(GpuMetric::gpu_temp_c);
-  double hot_sum = 0, cool_sum = 0;
-  std::size_t hot_n = 0, cool_n = 0;
-  std::uint32_t first = 0;
-  for (auto r : c.rows(gpu)) {
-    if (!v.is_valid(r) || !t.is_valid(r)) continue;
-    if (hot_n + cool_n == 0) first = r;
-    if (hot(c, t.get_float(r))) {
-      hot_sum += v.get_float(r);
-      ++hot_n;
-    } else {
-      cool_sum += v.get_float(r);
-      ++cool_n;
-    }
-  }
+  struct Sums {
+    double hot_sum = 0, cool_sum = 0;
+    std::size_t hot_n = 0, cool_n = 0;
+    std::uint32_t first = 0;
+  };
+  const auto [hot_sum, cool_sum, hot_n, cool_n, first] =
+      c.memo<Sums>(kMemoHeatDrop + static_cast<int>(m), gpu, [&] {
+        const ColumnReader v(c.metric(m));
+        const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
+        Sums o;
+        for (auto r : c.rows(gpu)) {
+          if (!v.is_valid(r) || !t.is_valid(r)) continue;
+          if (o.hot_n + o.cool_n == 0) o.first = r;
+          if (hot(c, t.get_float(r))) {
+            o.hot_sum += v.get_float(r);
+            ++o.hot_n;
+          } else {
+            o.cool_sum += v.get_float(r);
+            ++o.cool_n;
+          }
+        }
+        return o;
+      });
   const auto name = gpu_metric_name(m);
   if (hot_n + cool_n == 0)
     return null_because(fmt::format("no GPU samples report both {} and gpu_temp_c", name));
@@ -49,11 +56,13 @@ FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
 }
 
 RunSummary hot_runs(const FeatureContext& c, int gpu) {
-  RunSummary rs;
-  const double thr = c.options.temp_threshold_c;
-  for (auto k : scope_slots(c, gpu))
-    scan_runs(c, k, GpuMetric::gpu_temp_c, 0.0, [thr](double v) { return v > thr; }, rs);
-  return rs;
+  return c.memo<RunSummary>(kMemoHotRuns, gpu, [&] {
+    RunSummary rs;
+    const double thr = c.options.temp_threshold_c;
+    for (auto k : scope_slots(c, gpu))
+      scan_runs(c, k, GpuMetric::gpu_temp_c, 0.0, [thr](double v) { return v > thr; }, rs);
+    return rs;
+  });
 }
 
 // Last row of a time-ordered row list with ts <= t, or nullptr.
@@ -70,7 +79,7 @@ FeatureValue gpu_pclk_heat_drop_pct(const FeatureContext& c, int gpu) { return h
 
 FeatureValue gpu_time_above_temp_s(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
-  const Column& t = c.metric(GpuMetric::gpu_temp_c);
+  const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
   TimeNs sum = 0;
   std::size_t n = 0;
   std::uint32_t first = 0;
@@ -84,7 +93,7 @@ FeatureValue gpu_time_above_temp_s(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_hot_fraction(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
-  const Column& t = c.metric(GpuMetric::gpu_temp_c);
+  const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
   std::size_t n = 0;
   for (auto r : c.rows(gpu))
     if (t.is_valid(r) && hot(c, t.get_float(r))) ++n;
@@ -112,7 +121,7 @@ FeatureValue gpu_thermal_episode_mean_s(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_time_to_hot_s(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
-  const Column& t = c.metric(GpuMetric::gpu_temp_c);
+  const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
   double best = -1;
   std::uint32_t at = 0;
   for (auto k : scope_slots(c, gpu)) {
@@ -135,7 +144,7 @@ FeatureValue gpu_time_to_hot_s(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_thermal_violation_fraction(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::tviol)) return *n;
-  const Column& tv = c.metric(GpuMetric::tviol);
+  const ColumnReader tv(c.metric(GpuMetric::tviol));
   std::size_t n = 0;
   for (auto r : c.rows(gpu))
     if (tv.is_valid(r) && tv.get_float(r) > 0) ++n;
@@ -146,8 +155,8 @@ FeatureValue gpu_thermal_violation_fraction(const FeatureContext& c, int gpu) {
 
 FeatureValue gpu_throttled_fraction(const FeatureContext& c, int gpu) {
   if (auto n = need_samples(c, gpu)) return *n;
-  const Column& pv = c.metric(GpuMetric::pviol_pct);
-  const Column& tv = c.metric(GpuMetric::tviol);
+  const ColumnReader pv(c.metric(GpuMetric::pviol_pct));
+  const ColumnReader tv(c.metric(GpuMetric::tviol));
   std::size_t n = 0, throttled = 0;
   std::uint32_t first = 0;
   for (auto r : c.rows(gpu)) {
@@ -202,7 +211,7 @@ FeatureValue hw_error_events(const FeatureContext& c, int) {
 FeatureValue gpu_util_drop_after_error_pct(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
-  const Column& sm = c.metric(GpuMetric::sm_pct);
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
   const auto& rows = c.rows(gpu);
   const TimeNs w = c.options.after_error_window_ns;
   double before = 0, after = 0;
@@ -261,7 +270,7 @@ FeatureValue thermal_events_per_hour(const FeatureContext& c, int gpu) {
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   if (auto n = need_metric(c, -1, GpuMetric::gpu_temp_c)) return *n;
-  const Column& t = c.metric(GpuMetric::gpu_temp_c);
+  const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
   std::size_t n = 0, total = 0;
   std::uint32_t first = 0;
   for (auto e : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {

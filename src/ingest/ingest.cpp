@@ -95,9 +95,10 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
 
 void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink) {
   IngestResult& r = sink.output();
-  out.samples.append(r.samples);
-  out.events.append(r.events);
-  out.processes.append(r.processes);
+  // Moved, not copied, into an empty table (the common case: one file of each kind).
+  out.samples.append(std::move(r.samples));
+  out.events.append(std::move(r.events));
+  out.processes.append(std::move(r.processes));
   for (auto& a : r.anchors) out.anchors.push_back(std::move(a));
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
@@ -248,7 +249,10 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
     for (auto& t : pool) t.join();
   }
 
-  for (auto& job : jobs) merge(out, diag, std::move(job.file), *job.sink);
+  for (auto& job : jobs) {
+    merge(out, diag, std::move(job.file), *job.sink);
+    job.sink.reset();  // its tables are merged: free what is left now, not after the loop
+  }
   for (auto& d : skipped) diag.files.push_back(std::move(d));
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "gpucost/report/csv_writer.hpp"
@@ -61,6 +63,7 @@ void write_file(JsonWriter& w, const FileDiagnostics& f) {
 }
 
 std::string render_json(const Report& rep) {
+  const auto started = std::chrono::steady_clock::now();
   const PipelineResult& r = *rep.result;
   const Timeline& tl = r.timeline;
   const Diagnostics& dg = r.diagnostics;
@@ -160,12 +163,21 @@ std::string render_json(const Report& rep) {
   write_marks_json(w, tl, rep.max_marks);
 
   if (!r.timings.empty()) {
+    // The report's own stage: everything rendered so far (the timings are the last key).
+    StageTiming report_stage{"report", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                             0, 0, peak_rss_bytes()};
     w.key("timings").begin_array();
-    for (const auto& t : r.timings) {
+    auto stage = [&](const StageTiming& t) {
       w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
       w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
+      w.kv("rows_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
+      if (t.stage == "ingest") w.kv("lines_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
+      if (t.peak_rss_bytes) w.kv("peak_rss_bytes", t.peak_rss_bytes);
       w.end_object();
-    }
+    };
+    for (const auto& t : r.timings) stage(t);
+    if (std::none_of(r.timings.begin(), r.timings.end(), [](const StageTiming& t) { return t.stage == "report"; }))
+      stage(report_stage);
     w.end_array();
   }
   w.end_object();

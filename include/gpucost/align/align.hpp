@@ -30,8 +30,12 @@ class AlignStage {
   explicit AlignStage(AlignOptions options);
   /// Reads `in`, fills `out` (which the caller owns); notes assumptions in diag.
   void run(const IngestResult& in, Timeline& out, Diagnostics& diag) const;
+  /// Like run(), but moves in's samples, events and processes into `out` instead of copying them
+  /// (in's tables are left empty): the tables are held once, not twice.
+  void run_consuming(IngestResult& in, Timeline& out, Diagnostics& diag) const;
 
  private:
+  void run_impl(const IngestResult& in, IngestResult* take, Timeline& out, Diagnostics& diag) const;
   AlignOptions options_;
 };
 

@@ -82,11 +82,14 @@ std::string render_feature_catalog(std::string_view format);
 /// Computes every feature of the catalog from the timeline.
 class FeatureStage {
  public:
-  explicit FeatureStage(FeatureOptions options) : options_(options) {}
+  /// `threads`: how many features are computed at once (0 = all cores); the values do not
+  /// depend on it.
+  explicit FeatureStage(FeatureOptions options, unsigned threads = 1) : options_(options), threads_(threads) {}
   void run(const Timeline& timeline, FeatureSet& out) const;
 
  private:
   FeatureOptions options_;
+  unsigned threads_ = 1;
 };
 
 }  // namespace gpucost

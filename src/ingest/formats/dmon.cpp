@@ -2,6 +2,7 @@
 // Columns are bound by header name (any -s selection, any order, old single `temp`), every
 // repeated header rebinds, and the binding is computed once per header, not per row.
 #include <array>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
@@ -83,18 +84,33 @@ class DmonParser {
   }
 
   void finish() {
+    flush();
     const TimeNs fallback = sink_.options().default_interval_ns;
     nvsmi::fill_intervals(sink_.samples(), first_row_, clock_.interval(fallback), fallback);
   }
 
  private:
   void header(const Line& line, std::string_view t) {
-    switch (nvsmi::classify_monitor_header(t)) {
+    // dmon repeats its two header lines every 20 intervals: classify and bind each text once.
+    for (const auto& h : seen_headers_)
+      if (h.text == t) {
+        if (h.kind == MonitorHeader::dmon_names && bound_ != &h - seen_headers_.data()) {
+          bind(t);
+          bound_ = &h - seen_headers_.data();
+        }
+        sink_.accept();
+        return;
+      }
+    const MonitorHeader kind = nvsmi::classify_monitor_header(t);
+    if ((kind == MonitorHeader::dmon_units || kind == MonitorHeader::dmon_names) && seen_headers_.size() < 8)
+      seen_headers_.push_back({std::string(t), kind});
+    switch (kind) {
       case MonitorHeader::dmon_units:
         sink_.accept();
         return;
       case MonitorHeader::dmon_names:
         bind(t);
+        bound_ = seen_headers_.back().text == t ? static_cast<std::ptrdiff_t>(seen_headers_.size()) - 1 : -1;
         sink_.accept();
         return;
       default:
@@ -165,22 +181,54 @@ class DmonParser {
     append(line, gpu, kind, raw);
   }
 
+  // Rows are staged and appended to the columns a batch at a time (Column::append_*): one tight
+  // loop per column instead of 32 pushes per row.
   void append(const Line& line, std::int64_t gpu, WallKind kind, TimeNs raw) {
-    Table& s = sink_.samples();
-    s.ts().push_null();
-    s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
-    s.column(sample_col::wall_raw_ns).push_int(raw);
-    s.column(sample_col::file).push_int(sink_.file_index());
-    s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
-    s.column(sample_col::gpu).push_int(gpu);
-    s.column(sample_col::interval_ns).push_null();  // set in finish(), once the interval is known
-    for (std::size_t m = 0; m < kGpuMetricCount; ++m)
-      s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
+    Batch& b = *batch_;
+    const std::size_t i = b.n++;
+    b.kind[i] = static_cast<std::int64_t>(kind);
+    b.raw[i] = raw;
+    b.line[i] = static_cast<std::int64_t>(line.number);
+    b.gpu[i] = gpu;
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m) b.metric[m][i] = values_[m];
+    if (b.n == Batch::kRows) flush();
     sink_.record();
   }
 
+  void flush() {
+    Batch& b = *batch_;
+    if (b.n == 0) return;
+    const std::size_t n = b.n;
+    Table& s = sink_.samples();
+    for (std::size_t i = 0; i < n; ++i) b.file[i] = sink_.file_index();
+    s.ts().append_nulls(n);
+    s.column(sample_col::wall_kind).append_ints(b.kind, nullptr, n);
+    s.column(sample_col::wall_raw_ns).append_ints(b.raw, nullptr, n);
+    s.column(sample_col::file).append_ints(b.file, nullptr, n);
+    s.column(sample_col::line).append_ints(b.line, nullptr, n);
+    s.column(sample_col::gpu).append_ints(b.gpu, nullptr, n);
+    s.column(sample_col::interval_ns).append_nulls(n);  // set in finish(), once the interval is known
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m) s.column(sample_col::first_metric + m).append_floats(b.metric[m], n);
+    b.n = 0;
+  }
+
+  struct Batch {
+    static constexpr std::size_t kRows = 256;
+    std::size_t n = 0;
+    std::int64_t kind[kRows], raw[kRows], file[kRows], line[kRows], gpu[kRows];
+    double metric[kGpuMetricCount][kRows];
+  };
+
+  struct SeenHeader {
+    std::string text;
+    MonitorHeader kind;
+  };
+
   FileSink& sink_;
   const std::size_t first_row_;
+  std::unique_ptr<Batch> batch_ = std::make_unique<Batch>();  // ~70 KB: not on the stack
+  std::vector<SeenHeader> seen_headers_;  // header lines met so far (a few), with their kind
+  std::ptrdiff_t bound_ = -1;              // the one in seen_headers_ that roles_ was bound from
   std::vector<int> roles_;                 // per header column
   std::vector<std::string> names_;         // header names, for reasons
   std::vector<std::string_view> fields_;   // the current row's fields

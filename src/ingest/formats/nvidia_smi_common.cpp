@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "gpucost/text.hpp"
+#include "ingest/formats/blank_tokens.hpp"
 
 namespace gpucost::formats::nvsmi {
 
@@ -18,39 +19,6 @@ constexpr std::array<bool, 256> kBlank = [] {
   return t;
 }();
 inline bool blank(char c) noexcept { return kBlank[static_cast<unsigned char>(c)]; }
-}  // namespace
-
-namespace {
-constexpr std::uint64_t kSpaces = 0x2020202020202020ULL, kOnes = 0x0101010101010101ULL,
-                        kHighs = 0x8080808080808080ULL;
-
-// The first byte at or after p that is not a space (8 bytes at a time: runs of padding have
-// varying lengths, which a byte loop mispredicts). Little-endian only.
-const char* skip_spaces(const char* p, const char* end) noexcept {
-  while (end - p >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    w ^= kSpaces;  // spaces become zero bytes
-    if (w != 0) return p + __builtin_ctzll(w) / 8;
-    p += 8;
-  }
-  while (p < end && *p == ' ') ++p;
-  return p;
-}
-
-// The first space at or after p, or end.
-const char* find_space(const char* p, const char* end) noexcept {
-  while (end - p >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    w ^= kSpaces;
-    const std::uint64_t zero = (w - kOnes) & ~w & kHighs;  // the lowest flagged byte is exact
-    if (zero != 0) return p + __builtin_ctzll(zero) / 8;
-    p += 8;
-  }
-  while (p < end && *p != ' ') ++p;
-  return p;
-}
 }  // namespace
 
 void split_blanks(std::string_view s, std::vector<std::string_view>& out) {
@@ -67,13 +35,10 @@ void split_blanks(std::string_view s, std::vector<std::string_view>& out) {
       out.emplace_back(b, static_cast<std::size_t>(p - b));
     }
   }
-  for (;;) {
-    p = skip_spaces(p, end);
-    if (p == end) return;
-    const char* b = p;
-    p = find_space(p, end);
-    out.emplace_back(b, static_cast<std::size_t>(p - b));
-  }
+  // Only spaces separate here: the bit-mask cutter, a token per two count-trailing-zeros.
+  BlankTokens cut(s, true);
+  std::string_view tok;
+  while (cut.next(tok)) out.push_back(tok);
 }
 
 bool parse_number_slow(std::string_view s, double& v) noexcept {

@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <memory>
 #include <cmath>
 #include <vector>
 
 #include "gpucost/text.hpp"
+#include "ingest/formats/blank_tokens.hpp"
 #include "ingest/formats/formats.hpp"
 #include "ingest/formats/rfc3339_stamp.hpp"
 
@@ -75,6 +77,10 @@ bool is_one_decimal(std::string_view s) noexcept {
          text::is_digit(s[dot + 1]);
 }
 
+bool header_char(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') || text::is_digit(c) || c == '%' || c == '_' || c == '+' || c == '-' || c == ':';
+}
+
 // A header: the blank-separated names ps prints, PID among them and at least one other known one.
 bool is_header(std::string_view line) noexcept {
   std::string_view rest = line;
@@ -84,8 +90,7 @@ bool is_header(std::string_view line) noexcept {
     const std::string_view tok = text::next_token(rest);
     ++tokens;
     for (const char c : tok)
-      if (!((c >= 'A' && c <= 'Z') || text::is_digit(c) || c == '%' || c == '_' || c == '+' || c == '-' || c == ':'))
-        return false;
+      if (!header_char(c)) return false;
     if (tok == "PID") pid = true;
     if (header_field(tok)) ++known;
   }
@@ -122,10 +127,22 @@ bool is_weekday(std::string_view s) noexcept {
 // How many blank-separated words a start-time value spans, from its first word.
 std::size_t start_width(const std::vector<std::string_view>& t, std::size_t i) noexcept {
   if (is_weekday(t[i]) && i + 4 < t.size()) return 5;  // lstart: `Sat Nov 29 19:50:45 2026`
-  if (i + 1 < t.size() && parse_month_name(t[i]) != 0 && t[i].find_first_of("0123456789") == std::string_view::npos &&
-      t[i + 1].size() <= 2 && all_digits(t[i + 1]))
+  // The cheap tests first: most start times are one word with digits (`09:00`).
+  if (i + 1 < t.size() && t[i + 1].size() <= 2 && t[i].find_first_of("0123456789") == std::string_view::npos &&
+      all_digits(t[i + 1]) && parse_month_name(t[i]) != 0)
     return 2;  // bsdstart / start: `Nov 29`
   return 1;
+}
+
+// text::to_int<std::int64_t>, with plain runs of up to 18 digits read in line.
+std::optional<std::int64_t> to_int64(std::string_view s) noexcept {
+  if (!s.empty() && s.size() <= 18) {
+    std::int64_t v = 0;
+    std::size_t i = 0;
+    for (; i < s.size() && text::is_digit(s[i]); ++i) v = v * 10 + (s[i] - '0');
+    if (i == s.size()) return v;
+  }
+  return text::to_int<std::int64_t>(s);
 }
 
 // A size in KiB; BusyBox prints large ones with a suffix (`123m`).
@@ -135,12 +152,24 @@ std::optional<std::int64_t> parse_kib(std::string_view s) noexcept {
     mult = s.back() == 'k' ? 1 : s.back() == 'm' ? 1024 : 1024 * 1024;
     s.remove_suffix(1);
   }
-  const auto v = text::to_int<std::int64_t>(s);
+  const auto v = to_int64(s);
   if (!v || *v < 0) return std::nullopt;
   return *v * mult;
 }
 
 std::optional<double> parse_pct(std::string_view s) noexcept {
+  // ps prints `12.3`: integer tenths divided by ten round exactly as from_chars rounds `12.3`
+  // (both are the double nearest to the same decimal).
+  if (s.size() >= 3 && s.size() <= 16 && (s[s.size() - 2] == '.' || s[s.size() - 2] == ',') &&
+      text::is_digit(s.back())) {
+    std::int64_t n = 0;
+    bool ok = true;
+    for (std::size_t i = 0; i + 2 < s.size(); ++i) {
+      ok = ok && text::is_digit(s[i]);
+      n = n * 10 + (s[i] - '0');
+    }
+    if (ok) return static_cast<double>(n * 10 + (s.back() - '0')) / 10.0;
+  }
   char buf[32];
   if (s.empty() || s.size() >= sizeof buf) return std::nullopt;
   for (std::size_t i = 0; i < s.size(); ++i) buf[i] = s[i] == ',' ? '.' : s[i];
@@ -170,7 +199,7 @@ class PsParser {
       marker(line, t, false);
       return;
     }
-    if (is_header(t)) {
+    if (header_char(t[0]) && is_header(t)) {  // rows start with a user name or a number
       bind(t);
       sink_.accept();
       return;
@@ -183,12 +212,14 @@ class PsParser {
       }
       binding_.assign(std::begin(kAuxLayout), std::end(kAuxLayout));
       command_ = std::size(kAuxLayout) - 1;
+      row_ = Row{};
     }
     row(line, t);
   }
 
  private:
   void marker(const Line& line, std::string_view stamp_text, bool explicit_marker) {
+    flush();  // staged rows keep the wall kind they were read under
     Rfc3339Stamp stamp;
     if (snapshot_ < 0 || rows_ > 0 || marked_) ++snapshot_;
     marked_ = true;
@@ -215,6 +246,7 @@ class PsParser {
   }
 
   void bind(std::string_view header) {
+    row_ = Row{};
     binding_.clear();
     command_ = SIZE_MAX;
     bool have_user = false;
@@ -252,26 +284,47 @@ class PsParser {
   }
 
   void row(const Line& line, std::string_view t) {
+    // Tokens are cut on demand: when the command is the last column (`ps aux`, `-eo ...,args`)
+    // it is the rest of the line, and its words need not be split at all.
     tokens_.clear();
-    for (std::string_view rest = t; !rest.empty();) tokens_.push_back(text::next_token(rest));
-    const std::size_t n = tokens_.size(), cols = binding_.size();
+    cutter_ = BlankTokens(t);
+    const std::size_t cols = binding_.size();
     const std::size_t left_cols = command_ == SIZE_MAX ? cols : command_;
-    Row r;
+    const bool command_last = command_ != SIZE_MAX && command_ + 1 == cols;
+    if (!command_last) have(SIZE_MAX - 1);  // columns right of the command count from the end
+    Row& r = row_;  // every bound field is overwritten below; unbound ones stay empty (bind())
     std::size_t i = 0;
     for (std::size_t c = 0; c < left_cols; ++c) {
-      if (i >= n) {
-        mismatch(line, n);
+      if (!have(i)) {
+        mismatch(line, count_all());
         return;
       }
       take(binding_[c], tokens_[i], r);
-      i += binding_[c] == PsField::kStart ? start_width(tokens_, i) : 1;
+      if (binding_[c] == PsField::kStart) {
+        have(i + 1);  // start_width looks one token ahead, four after a weekday (lstart)
+        if (is_weekday(tokens_[i])) have(i + 4);
+        i += start_width(tokens_, i);
+      } else {
+        ++i;
+      }
     }
     if (command_ == SIZE_MAX) {
-      if (i != n) {
-        mismatch(line, n);
+      if (i != count_all()) {
+        mismatch(line, count_all());
         return;
       }
+    } else if (command_last) {
+      // The command is the rest of the line from its first word (t is trimmed): its words are
+      // not cut.
+      const std::size_t start = tokens_.size() > i ? static_cast<std::size_t>(tokens_[i].data() - t.data())
+                                : tokens_.size() == i ? cutter_.next_start() : t.size();
+      if (start >= t.size()) {
+        mismatch(line, count_all());
+        return;
+      }
+      r.command = t.substr(start);
     } else {
+      const std::size_t n = tokens_.size();
       const std::size_t right = cols - command_ - 1;
       if (i > n || n - i < right + 1) {
         mismatch(line, n);
@@ -282,6 +335,18 @@ class PsParser {
       r.command = std::string_view(first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
     }
     emit(line, r);
+  }
+
+  // Cuts tokens until token k exists; false when the line has no token k.
+  bool have(std::size_t k) { return tokens_.size() > k || cut_until(k); }
+  bool cut_until(std::size_t k) {
+    std::string_view tok;
+    while (tokens_.size() <= k && cutter_.next(tok)) tokens_.push_back(tok);
+    return tokens_.size() > k;
+  }
+  std::size_t count_all() {
+    have(SIZE_MAX - 1);
+    return tokens_.size();
   }
 
   void mismatch(const Line& line, std::size_t n) {
@@ -308,7 +373,7 @@ class PsParser {
     std::int64_t pid = INT64_MIN, vsz = INT64_MIN, rss = INT64_MIN;
     double cpu = NAN, mem = NAN;
     const auto parse_pid = [](std::string_view v) -> std::optional<std::int64_t> {
-      const auto p = text::to_int<std::int64_t>(v);
+      const auto p = to_int64(v);
       return p && *p >= 0 ? p : std::nullopt;
     };
     if (!cell(line, "PID", r.pid, parse_pid, pid) || !cell(line, "%CPU", r.cpu, parse_pct, cpu) ||
@@ -322,36 +387,87 @@ class PsParser {
     sink_.accept();
     if (snapshot_ < 0) snapshot_ = 0;
     ++rows_;
+    // Rows are staged and appended to the columns a batch at a time (Column::append_*).
     Table& p = sink_.processes();
-    p.ts().push_null();
-    p.column(process_col::wall_kind).push_int(static_cast<std::int64_t>(wall_kind_));
-    p.column(process_col::wall_raw_ns).push_int_or_null(wall_raw_);
-    p.column(process_col::file).push_int(sink_.file_index());
-    p.column(process_col::line).push_int(static_cast<std::int64_t>(line.number));
-    p.column(process_col::snapshot).push_int(snapshot_);
-    push_text(p.column(process_col::user), r.user);
-    p.column(process_col::pid).push_int(pid);
-    p.column(process_col::cpu_pct).push_float_or_null(cpu);
-    p.column(process_col::mem_pct).push_float_or_null(mem);
-    p.column(process_col::vsz_kib).push_int_or_null(vsz);
-    p.column(process_col::rss_kib).push_int_or_null(rss);
-    push_text(p.column(process_col::stat), r.stat);
-    push_text(p.column(process_col::command), r.command);
-    p.column(process_col::gpu).push_null();
-    p.column(process_col::gpu_sm_pct).push_null();
-    p.column(process_col::gpu_mem_pct).push_null();
+    Batch& b = *batch_;
+    const std::size_t i = b.n++;
+    b.wall_raw_ok[i] = wall_raw_ != kNoTime;
+    b.wall_raw[i] = wall_raw_;
+    b.line[i] = static_cast<std::int64_t>(line.number);
+    b.snapshot[i] = snapshot_;
+    b.pid[i] = pid;
+    b.cpu[i] = cpu;
+    b.mem[i] = mem;
+    b.vsz_ok[i] = vsz != INT64_MIN;
+    b.vsz[i] = vsz;
+    b.rss_ok[i] = rss != INT64_MIN;
+    b.rss[i] = rss;
+    auto code = [&](std::size_t col, std::string_view v, std::uint32_t* codes, bool* ok) {
+      ok[i] = !v.empty();
+      codes[i] = v.empty() ? 0 : p.column(col).intern(v);
+    };
+    code(process_col::user, r.user, b.user, b.user_ok);
+    code(process_col::stat, r.stat, b.stat, b.stat_ok);
+    code(process_col::command, r.command, b.command, b.command_ok);
+    if (b.n == Batch::kRows) flush();
     sink_.record();
   }
 
-  static void push_text(Column& c, std::string_view v) {
-    if (v.empty()) c.push_null();
-    else c.push_string(v);
+ public:
+  /// Appends the staged rows to the table (at the end of the file, and whenever the batch is full).
+  void flush() {
+    if (batch_->n != 0) flush_batch();
   }
 
+ private:
+  // Out of line: GCC 12 warns of a dangling pointer where this is inlined into marker().
+  [[gnu::noinline]] void flush_batch() {
+    Batch& b = *batch_;
+    Table& p = sink_.processes();
+    const std::size_t n = b.n;
+    const std::int64_t kind = static_cast<std::int64_t>(wall_kind_), file = sink_.file_index();
+    for (std::size_t i = 0; i < n; ++i) {
+      b.kind[i] = kind;  // constant within a batch: wall_kind_ changes only at markers, which flush
+      b.file[i] = file;
+    }
+    p.ts().append_nulls(n);
+    p.column(process_col::wall_kind).append_ints(b.kind, nullptr, n);
+    p.column(process_col::wall_raw_ns).append_ints(b.wall_raw, b.wall_raw_ok, n);
+    p.column(process_col::file).append_ints(b.file, nullptr, n);
+    p.column(process_col::line).append_ints(b.line, nullptr, n);
+    p.column(process_col::snapshot).append_ints(b.snapshot, nullptr, n);
+    p.column(process_col::user).append_codes(b.user, b.user_ok, n);
+    p.column(process_col::pid).append_ints(b.pid, nullptr, n);
+    p.column(process_col::cpu_pct).append_floats(b.cpu, n);
+    p.column(process_col::mem_pct).append_floats(b.mem, n);
+    p.column(process_col::vsz_kib).append_ints(b.vsz, b.vsz_ok, n);
+    p.column(process_col::rss_kib).append_ints(b.rss, b.rss_ok, n);
+    p.column(process_col::stat).append_codes(b.stat, b.stat_ok, n);
+    p.column(process_col::command).append_codes(b.command, b.command_ok, n);
+    p.column(process_col::gpu).append_nulls(n);
+    p.column(process_col::gpu_sm_pct).append_nulls(n);
+    p.column(process_col::gpu_mem_pct).append_nulls(n);
+    b.n = 0;
+  }
+
+ private:
+  struct Batch {
+    static constexpr std::size_t kRows = 512;
+    std::size_t n = 0;
+    std::int64_t kind[kRows], file[kRows], wall_raw[kRows], line[kRows], snapshot[kRows], pid[kRows], vsz[kRows],
+        rss[kRows];
+    double cpu[kRows], mem[kRows];
+    std::uint32_t user[kRows], stat[kRows], command[kRows];
+    bool wall_raw_ok[kRows], vsz_ok[kRows], rss_ok[kRows], user_ok[kRows], stat_ok[kRows], command_ok[kRows];
+  };
+
   FileSink& sink_;
+  std::unique_ptr<Batch> batch_ = std::make_unique<Batch>();  // ~40 KB: not on the stack
   std::vector<PsField> binding_;
   std::size_t command_ = SIZE_MAX;  // index of the free-text command column, SIZE_MAX when none
   std::vector<std::string_view> tokens_;
+  BlankTokens cutter_{std::string_view()};  // cuts the current row into tokens_
+  Row row_;                // the current row's fields (kept: clearing 8 views per row shows)
   std::int64_t snapshot_ = -1;
   std::uint64_t rows_ = 0;  // rows in the current snapshot
   bool marked_ = false;     // the current snapshot began at a marker
@@ -383,6 +499,7 @@ class Format final : public LogFormat {
       if (line.truncated) continue;  // already reported; a cut command is not worth a guess
       parser.line(line);
     }
+    parser.flush();
   }
 };
 

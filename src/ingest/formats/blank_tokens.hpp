@@ -1,0 +1,121 @@
+#pragma once
+// Blank-separated tokens of a line, cut from a bit mask of its blanks computed 64 bytes at a
+// time (SSE2 where available): a token is two count-trailing-zeros, not a byte loop whose exit
+// the CPU mispredicts on every column of varying width. Tokens are exactly those of repeated
+// text::next_token (blanks are text::is_space: space, tab, CR, vertical tab, form feed).
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "gpucost/text.hpp"
+
+namespace gpucost::formats {
+
+class BlankTokens {
+ public:
+  /// `only_spaces`: only ' ' separates tokens (tabs and other blanks are token bytes).
+  explicit BlankTokens(std::string_view s, bool only_spaces = false) noexcept
+      : p_(s.data()), n_(s.size()), only_spaces_(only_spaces) {
+    load(0);
+  }
+
+  /// Where the next token starts (the line's length when none is left): for a last column
+  /// that is the rest of the line, whose words need not be cut.
+  std::size_t next_start() noexcept { return skip_blanks() ? pos_ : n_; }
+
+  /// The next token; false at the end of the line.
+  bool next(std::string_view& tok) noexcept {
+    if (!skip_blanks()) return false;
+    const std::size_t start = pos_;
+    for (;;) {  // to the next blank; bits past the end are blanks, so this stops there
+      const std::uint64_t blank = mask_ >> (pos_ - win_);
+      if (blank) {
+        pos_ += static_cast<std::size_t>(__builtin_ctzll(blank));
+        break;
+      }
+      load(win_ + 64);
+    }
+    tok = std::string_view(p_ + start, pos_ - start);
+    return true;
+  }
+
+ private:
+  // Moves to the next non-blank byte; false when there is none.
+  bool skip_blanks() noexcept {
+    for (;;) {
+      const std::uint64_t nonblank = ~mask_ >> (pos_ - win_);
+      if (nonblank) {
+        pos_ += static_cast<std::size_t>(__builtin_ctzll(nonblank));
+        return true;
+      }
+      if (win_ + 64 >= n_) return false;
+      load(win_ + 64);
+    }
+  }
+
+  // The mask of the 64 bytes from w on (bits past the end set); pos_ moves to w.
+  void load(std::size_t w) noexcept {
+    win_ = pos_ = w;
+    const std::size_t avail = n_ > w ? n_ - w : 0;
+    if (avail >= 64) {
+      mask_ = blanks64(p_ + w, only_spaces_);
+      return;
+    }
+    if (avail > 0 && n_ >= 64) {
+      // The last 64 bytes of the line instead, overlapping what was read: no copy.
+      win_ = n_ - 64;
+      mask_ = blanks64(p_ + win_, only_spaces_);
+      return;
+    }
+    if (avail == 0) {
+      mask_ = ~std::uint64_t{0};
+      return;
+    }
+    char buf[64];
+    std::memset(buf, 'x', sizeof buf);
+    std::memcpy(buf, p_ + w, avail);  // a line shorter than 64 bytes
+    mask_ = blanks64(buf, only_spaces_) | ~std::uint64_t{0} << avail;
+  }
+
+  static std::uint64_t blanks64(const char* p, bool only_spaces) noexcept {
+#if defined(__SSE2__)
+    if (only_spaces) {
+      const __m128i space = _mm_set1_epi8(' ');
+      std::uint64_t m = 0;
+      for (int k = 0; k < 4; ++k) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)))) << (16 * k);
+      }
+      return m;
+    }
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4),
+                  nl = _mm_set1_epi8('\n');
+    std::uint64_t m = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      const __m128i d = _mm_sub_epi8(v, tab);  // '\t'..'\r' become 0..4
+      const __m128i ctl = _mm_andnot_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(_mm_min_epu8(d, four), d));
+      const __m128i b = _mm_or_si128(_mm_cmpeq_epi8(v, space), ctl);
+      m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(b))) << (16 * k);
+    }
+    return m;
+#else
+    std::uint64_t m = 0;
+    for (int i = 0; i < 64; ++i) m |= static_cast<std::uint64_t>(only_spaces ? p[i] == ' ' : text::is_space(p[i])) << i;
+    return m;
+#endif
+  }
+
+  const char* p_;
+  std::size_t n_;
+  bool only_spaces_;
+  std::size_t win_ = 0, pos_ = 0;  // window start; position (win_ <= pos_ < win_ + 64)
+  // A window holds the 64 bytes from win_, or the line's last 64 (then it ends at n_ exactly).
+  std::uint64_t mask_ = 0;         // bit i: byte win_ + i is a blank
+};
+
+}  // namespace gpucost::formats

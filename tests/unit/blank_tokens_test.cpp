@@ -1,0 +1,112 @@
+// BlankTokens cuts exactly the tokens that repeated text::next_token cuts, at every length and
+// window boundary, with every blank the parsers know and control bytes that are no blanks.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpucost/text.hpp"
+#include "ingest/formats/blank_tokens.hpp"
+
+namespace gpucost::formats {
+namespace {
+
+std::vector<std::string_view> by_next_token(std::string_view s) {
+  std::vector<std::string_view> out;
+  s = text::ltrim(s);
+  while (!s.empty()) out.push_back(text::next_token(s));
+  return out;
+}
+
+std::vector<std::string_view> by_mask(std::string_view s) {
+  std::vector<std::string_view> out;
+  BlankTokens cut(s);
+  std::string_view tok;
+  while (cut.next(tok)) out.push_back(tok);
+  return out;
+}
+
+TEST(BlankTokens, RealPsRow) {
+  const std::string_view row =
+      "root         1  0.0  0.1 167744 11904 ?        Ss   Nov20   0:05 /sbin/init splash";
+  const auto t = by_mask(row);
+  ASSERT_EQ(t.size(), 12u);
+  EXPECT_EQ(t[0], "root");
+  EXPECT_EQ(t[1], "1");
+  EXPECT_EQ(t[7], "Ss");
+  EXPECT_EQ(t[10], "/sbin/init");
+  EXPECT_EQ(t[11], "splash");
+  EXPECT_EQ(t[11].data() + t[11].size(), row.data() + row.size());  // views into the line
+}
+
+TEST(BlankTokens, SameTokensAsNextTokenOnRandomLines) {
+  std::mt19937 rng(7);
+  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\x1f', '\n', 'a', 'b', '0', '/', '\xc3', '\xa9'};
+  for (int round = 0; round < 4000; ++round) {
+    std::string line(rng() % 200, ' ');
+    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
+    // Text that is only blanks for long stretches crosses windows inside a blank run.
+    if (round % 7 == 0) line.insert(rng() % (line.size() + 1), std::string(70 + rng() % 70, ' '));
+    if (round % 11 == 0) line.insert(rng() % (line.size() + 1), std::string(64 + rng() % 80, 'x'));
+    const auto want = by_next_token(line), got = by_mask(line);
+    ASSERT_EQ(got.size(), want.size()) << round;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(got[i].data(), want[i].data()) << round << " token " << i;
+      ASSERT_EQ(got[i].size(), want[i].size()) << round << " token " << i;
+    }
+  }
+}
+
+std::vector<std::string_view> by_spaces(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    const std::size_t b = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+TEST(BlankTokens, OnlySpacesModeKeepsOtherBlanksInTokens) {
+  std::mt19937 rng(11);
+  const char alphabet[] = {' ', ' ', '\t', '\r', '\v', 'a', '7', '-'};
+  for (int round = 0; round < 2000; ++round) {
+    std::string line(rng() % 300, ' ');
+    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
+    std::vector<std::string_view> got;
+    BlankTokens cut(line, true);
+    std::string_view tok;
+    while (cut.next(tok)) got.push_back(tok);
+    const auto want = by_spaces(line);
+    ASSERT_EQ(got.size(), want.size()) << round;
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i].data(), want[i].data()) << round;
+  }
+}
+
+TEST(BlankTokens, NextStartIsWhereTheNextTokenBegins) {
+  const std::string line = std::string(70, ' ') + "a  b  /usr/bin/python3 train.py";
+  BlankTokens cut(line);
+  std::string_view tok;
+  ASSERT_TRUE(cut.next(tok));
+  ASSERT_TRUE(cut.next(tok));
+  EXPECT_EQ(line.substr(cut.next_start()), "/usr/bin/python3 train.py");
+  EXPECT_EQ(line.substr(cut.next_start()), "/usr/bin/python3 train.py");  // does not consume
+  ASSERT_TRUE(cut.next(tok));
+  EXPECT_EQ(tok, "/usr/bin/python3");
+  ASSERT_TRUE(cut.next(tok));
+  EXPECT_EQ(cut.next_start(), line.size());
+  EXPECT_FALSE(cut.next(tok));
+}
+
+TEST(BlankTokens, EmptyAndBlankLines) {
+  EXPECT_TRUE(by_mask("").empty());
+  EXPECT_TRUE(by_mask(std::string(130, ' ')).empty());
+  EXPECT_EQ(by_mask(std::string(64, ' ') + "x").size(), 1u);
+  EXPECT_EQ(by_mask(std::string(63, ' ') + "xy").front(), "xy");
+}
+
+}  // namespace
+}  // namespace gpucost::formats

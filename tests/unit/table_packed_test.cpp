@@ -1,0 +1,170 @@
+// The packed column storage reads back exactly what was stored, whatever the values do to the
+// encoding (widening, rebasing, scale changes, raw doubles), and stays narrow when it can.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gpucost/table.hpp"
+
+namespace gpucost {
+namespace {
+
+void expect_same(const PackedInts& p, const std::vector<std::int64_t>& want, const char* what) {
+  ASSERT_EQ(p.size(), want.size()) << what;
+  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(p.get(i), want[i]) << what << " at " << i;
+}
+
+TEST(PackedInts, WidthFollowsTheRangeOfTheValues) {
+  PackedInts p;
+  for (int i = 0; i < 100; ++i) p.push(7);
+  EXPECT_EQ(p.width(), 0u);  // all equal: nothing stored per value
+  p.push(200);
+  EXPECT_EQ(p.width(), 1u);  // 7..200 fits one unsigned byte above the base
+  p.push(7 + 65535);
+  EXPECT_EQ(p.width(), 2u);
+  p.push(7 + 16'777'215);
+  EXPECT_EQ(p.width(), 3u);
+  p.push(std::int64_t{1} << 40);
+  EXPECT_EQ(p.width(), 8u);
+  std::vector<std::int64_t> want(100, 7);
+  want.insert(want.end(), {200, 7 + 65535, 7 + 16'777'215, std::int64_t{1} << 40});
+  expect_same(p, want, "widened");
+}
+
+TEST(PackedInts, WholeSecondStampsTakeFourBytesAtMost) {
+  PackedInts p;
+  const std::int64_t t0 = 1'795'000'000'000'000'000;  // 2026, ns
+  std::vector<std::int64_t> want;
+  for (std::int64_t s = 0; s < 86400 * 30; s += 3600) {
+    p.push(t0 + s * 1'000'000'000);
+    want.push_back(t0 + s * 1'000'000'000);
+  }
+  EXPECT_LE(p.width(), 4u);
+  expect_same(p, want, "seconds");
+  p.push(t0 + 1);  // one stamp with nanoseconds: the scale drops, everything still reads back
+  want.push_back(t0 + 1);
+  expect_same(p, want, "ns");
+}
+
+TEST(PackedInts, RandomValuesRoundTripThroughEveryOperation) {
+  std::mt19937_64 rng(12345);
+  for (int round = 0; round < 60; ++round) {
+    PackedInts p;
+    std::vector<std::int64_t> want;
+    const int kind = round % 6;
+    for (int i = 0; i < 2000; ++i) {
+      std::int64_t v;
+      switch (kind) {
+        case 0: v = static_cast<std::int64_t>(rng() % 300); break;                       // small
+        case 1: v = 5000 - i * 3; break;                                                  // descending
+        case 2: v = static_cast<std::int64_t>(rng());  break;                             // anything
+        case 3: v = (i % 7 == 0) ? INT64_MIN : (i % 11 == 0 ? INT64_MAX : i); break;      // extremes
+        case 4: v = static_cast<std::int64_t>(rng() % 1000) * 1'000'000'000 - 500'000'000'000; break;
+        default: v = (i < 1000 ? 1'000'000 : -3) * static_cast<std::int64_t>(rng() % 50); break;
+      }
+      if (rng() % 5 == 0 && !want.empty()) {  // overwrite an earlier value
+        const std::size_t at = rng() % want.size();
+        p.set(at, v);
+        want[at] = v;
+      } else {
+        p.push(v);
+        want.push_back(v);
+      }
+    }
+    expect_same(p, want, "pushed");
+    PackedInts copy = p;
+    expect_same(copy, want, "copied");
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t i = 0; i < want.size(); i += 3) order.push_back(static_cast<std::uint32_t>(want.size() - 1 - i));
+    p.permute(order);
+    std::vector<std::int64_t> permuted;
+    for (auto r : order) permuted.push_back(want[r]);
+    expect_same(p, permuted, "permuted");
+    PackedInts joined = copy;
+    joined.append(p);
+    std::vector<std::int64_t> both = want;
+    both.insert(both.end(), permuted.begin(), permuted.end());
+    expect_same(joined, both, "appended");
+    PackedInts moved = std::move(joined);
+    expect_same(moved, both, "moved");
+    EXPECT_EQ(joined.size(), 0u);
+  }
+}
+
+TEST(PackedInts, SlotsThatDoNotMatterNeverWidenTheEncoding) {
+  PackedInts p;
+  for (int i = 0; i < 1000; ++i) {
+    if (i % 2) p.push_any();
+    else p.push(100 + i % 50);
+  }
+  EXPECT_EQ(p.width(), 1u);
+  for (int i = 0; i < 1000; i += 2) EXPECT_EQ(p.get(static_cast<std::size_t>(i)), 100 + i % 50);
+}
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+TEST(PackedFloats, ValuesReadBackBitForBit) {
+  std::mt19937_64 rng(99);
+  const std::vector<double> special = {0.0, -0.0, 1e-300, 4.5e15, -4.5e15, 12.3, 0.1, 63.25, 1.0 / 3.0,
+                                       std::numeric_limits<double>::infinity(), 1e308, -7.0, 45.23};
+  for (int round = 0; round < 40; ++round) {
+    PackedFloats p;
+    std::vector<double> want;
+    for (int i = 0; i < 1500; ++i) {
+      double v;
+      switch (round % 4) {
+        case 0: v = static_cast<double>(rng() % 120); break;                         // dmon integers
+        case 1: v = static_cast<double>(rng() % 10000) / 10.0; break;                // ps %CPU
+        case 2: v = static_cast<double>(rng() % 100000) / 100.0 - 20; break;         // 45.23 W
+        default: v = special[rng() % special.size()]; break;
+      }
+      if (i == 700 && round % 4 != 3) v = special[rng() % special.size()];  // one surprise midway
+      if (rng() % 6 == 0 && !want.empty()) {
+        const std::size_t at = rng() % want.size();
+        p.set(at, v);
+        want[at] = v;
+      } else {
+        p.push(v);
+        want.push_back(v);
+      }
+    }
+    ASSERT_EQ(p.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(bits(p.get(i)), bits(want[i])) << round << " at " << i;
+    PackedFloats q;
+    q.push(1.5);
+    q.append(p);
+    ASSERT_EQ(bits(q.get(0)), bits(1.5));
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(bits(q.get(i + 1)), bits(want[i])) << "appended " << i;
+  }
+}
+
+TEST(PackedColumn, NullsReadZeroAndDoNotCostWidth) {
+  Column c("x", ColumnType::kInt64);
+  c.push_null();
+  for (int i = 0; i < 300; ++i) {
+    if (i % 3 == 0) c.push_null();
+    else c.push_int(1'795'000'000'000'000'000 + i);
+  }
+  EXPECT_FALSE(c.is_valid(0));
+  EXPECT_EQ(c.get_int(0), 0);
+  EXPECT_EQ(c.get_int(1), 0);
+  EXPECT_EQ(c.get_int(2), 1'795'000'000'000'000'001);
+  // 300 consecutive values above the base: one byte each, although nulls read as 0.
+  EXPECT_LE(c.memory_bytes(), 2 * 301u + 64);
+  Column f("w", ColumnType::kFloat64);
+  f.push_float(12.5);
+  f.push_null();
+  f.set_float(1, 3.0);
+  EXPECT_TRUE(f.is_valid(1));
+  EXPECT_EQ(f.get_float(1), 3.0);
+  f.set_null(0);
+  EXPECT_EQ(f.get_float(0), 0.0);
+}
+
+}  // namespace
+}  // namespace gpucost
