@@ -131,6 +131,8 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   const Column& kinds = sa.column(sample_col::wall_kind);
   const Column& raws = sa.column(sample_col::wall_raw_ns);
   const Column& files = sa.column(sample_col::file);
+  const Column& lines = sa.column(sample_col::line);
+  for (auto& t : tally) t.series_prev = kNoTime;
   std::vector<std::uint32_t> keep;
   keep.reserve(sa.rows());
   for (std::size_t r = 0; r < sa.rows(); ++r) {
@@ -138,6 +140,7 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
     FileTally* t = tally_of(tally, file);
     const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
                                     raws.get_int(r), file, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
       ts.set_null(r);
@@ -170,6 +173,8 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
   const Column& kinds = pr.column(process_col::wall_kind);
   const Column& raws = pr.column(process_col::wall_raw_ns);
   const Column& files = pr.column(process_col::file);
+  const Column& lines = pr.column(process_col::line);
+  for (auto& t : tally) t.series_prev = kNoTime;
   std::vector<std::uint32_t> keep;
   keep.reserve(pr.rows());
   for (std::size_t r = 0; r < pr.rows(); ++r) {
@@ -177,6 +182,7 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
     FileTally* t = tally_of(tally, file);
     const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
                                     raws.get_int(r), file, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
     if (w == kNoTime) {
       ts.set_null(r);
       if (t) ++t->unplaced;

@@ -119,7 +119,7 @@ bool parse_timestamp(std::string_view s, TimeNs& raw) {
       !text::digits(s, 0, 4, y) || !text::digits(s, 5, 2, mo) || !text::digits(s, 8, 2, d) ||
       !text::digits(s, 11, 2, h) || !text::digits(s, 14, 2, mi) || !text::digits(s, 17, 2, se))
     return false;
-  if (!valid_date(y, mo, d) || h > 23 || mi > 59 || se > 60) return false;
+  if (!valid_stamp_date(y, mo, d) || h > 23 || mi > 59 || se > 60) return false;
   std::int64_t nanos = 0;
   if (s.size() > 19) {
     if (s[19] != '.' || s.size() == 20 || s.size() > 29) return false;
