@@ -15,7 +15,7 @@ namespace {
 using namespace gpucost;
 
 const TimeNs kBase = civil_to_ns(CivilTime{2026, 11, 29, 19, 50, 45, 0});
-const TimeNs kMinNs = civil_to_ns(CivilTime{1900, 1, 1, 0, 0, 0, 0});
+const TimeNs kMinNs = civil_to_ns(CivilTime{1970, 1, 1, 0, 0, 0, 0});
 const TimeNs kMaxNs = civil_to_ns(CivilTime{2200, 12, 31, 23, 59, 59, 999'999'999});
 constexpr TimeNs kMaxMono = 1'000'000'000 * kNsPerSec;  // 9-digit seconds, as parse_mono_stamp reads
 
@@ -46,14 +46,14 @@ struct Builder {
       case WallKind::kLocal: return instant();
       case WallKind::kLocalNoYear: {
         CivilTime c = ns_to_civil(instant());
-        c.year = 2000 + (fdp.ConsumeIntegralInRange(0, 15) == 0 ? fdp.ConsumeIntegralInRange(0, 50)
+        c.year = 2000 + (fdp.ConsumeIntegralInRange(0, 15) == 0 ? fdp.ConsumeIntegralInRange(0, 20)
                                                                   : fdp.ConsumeIntegralInRange(0, 2));
         if (!valid_date(c.year, c.month, c.day)) c.day = 28;
         return civil_to_ns(c);
       }
-      // dmon -o T and relative rows: at most fifty years of days (nvsmi::DayCounter, place_row).
-      case WallKind::kLocalNoDate: return fdp.ConsumeIntegralInRange<TimeNs>(0, 18'251 * kNsPerDay);
-      case WallKind::kRelative: return fdp.ConsumeIntegralInRange<TimeNs>(0, 18'250 * kNsPerDay);
+      // dmon -o T and relative rows: at most twenty years of days (nvsmi::DayCounter, place_row).
+      case WallKind::kLocalNoDate: return fdp.ConsumeIntegralInRange<TimeNs>(0, 7'301 * kNsPerDay);
+      case WallKind::kRelative: return fdp.ConsumeIntegralInRange<TimeNs>(0, 7'300 * kNsPerDay);
     }
     return kNoTime;
   }

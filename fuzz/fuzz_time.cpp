@@ -18,8 +18,8 @@
 namespace {
 using namespace gpucost;
 
-// The range of instants the parsers produce (years 1900..2200) with a day to spare.
-const TimeNs kMinNs = civil_to_ns(CivilTime{1899, 12, 31, 0, 0, 0, 0});
+// The range of instants the parsers produce (years 1970..2200) with a day to spare.
+const TimeNs kMinNs = civil_to_ns(CivilTime{1969, 12, 31, 0, 0, 0, 0});
 const TimeNs kMaxNs = civil_to_ns(CivilTime{2201, 1, 2, 0, 0, 0, 0});
 constexpr TimeNs kMaxOffsetNs = 26 * kNsPerHour;
 // Monotonic stamps: up to 31 years of uptime, so that boot wall time + mono still fits in int64.

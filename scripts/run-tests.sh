@@ -15,4 +15,4 @@ if [ "${GPUCOST_EXTRA_CHECKS:-1}" = 0 ]; then
   exit 0
 fi
 scripts/sanitize-tests.sh
-GPUCOST_FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh "${GPUCOST_FUZZ_SECONDS:-10}"
+GPUCOST_FUZZ_BUILD_DIR=build-asan GPUCOST_FUZZ_JOBS=${GPUCOST_FUZZ_JOBS:-$jobs} scripts/fuzz.sh "${GPUCOST_FUZZ_SECONDS:-10}"

@@ -68,10 +68,12 @@ CivilTime ns_to_civil(TimeNs t) noexcept;
 /// True when y-m-d is a real date.
 bool valid_date(std::int64_t y, unsigned m, unsigned d) noexcept;
 
-/// Years a log stamp may carry. int64 nanoseconds since 1970 reach from 1677 to 2262; a stamp
-/// outside 1900..2200 is damage, not a date, and parsers reject it (bad_timestamp) instead of
-/// overflowing.
-inline constexpr std::int64_t kMinStampYear = 1900;
+/// Years a log stamp may carry; a stamp outside 1970..2200 is damage, not a date, and parsers
+/// reject it (bad_timestamp). int64 nanoseconds since 1970 reach from 1677 to 2262, and any two
+/// instants must differ by less than they can hold (292 years): with at most 20 years added to
+/// the last stamp year (year rollovers, midnights of time-only rows) and 31 years of monotonic
+/// time to a boot, every instant, sum and difference of instants the stages form stays inside.
+inline constexpr std::int64_t kMinStampYear = 1970;
 inline constexpr std::int64_t kMaxStampYear = 2200;
 /// Longest uptime a monotonic stamp may say (about 31 years): more is damage, and boot time plus
 /// monotonic time must stay inside int64 nanoseconds.

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "align_fixtures.hpp"
 #include "gpucost/ingest/ingest.hpp"
 #include "gpucost/ingest/line_source.hpp"
 #include "gpucost/text.hpp"
@@ -58,6 +59,8 @@ TEST(RobustRegress, StampLayoutsRejectYearsOutsideTheStampYears) {
   EXPECT_FALSE(formats::parse_rfc3339("2201-01-01T00:00:00Z", p));
   EXPECT_FALSE(formats::parse_rfc3339("9999-12-31T23:59:59Z", p));
   EXPECT_FALSE(formats::parse_rfc3339("0001-01-01T00:00:00Z", p));
+  EXPECT_FALSE(formats::parse_rfc3339("1969-12-31T23:59:59Z", p));
+  EXPECT_TRUE(formats::parse_rfc3339("1970-01-01T00:00:00Z", p));  // machines without a clock say so
   EXPECT_TRUE(formats::parse_ctime("Sun Nov 29 19:50:45 2026", p));
   EXPECT_FALSE(formats::parse_ctime("Sun Nov 29 19:50:45 9999", p));
   TimeNs utc = 0;
@@ -78,8 +81,8 @@ TEST(RobustRegress, MonotonicStampsLongerThanThirtyYearsAreNoStamps) {
 }
 
 // Finding 3: every line alternating December and January is a year rollover; 263 of them
-// overflowed. The count stops at 50.
-TEST(RobustRegress, YearRolloversStopAtFifty) {
+// overflowed. The count stops at 20.
+TEST(RobustRegress, YearRolloversStopAtTwenty) {
   formats::NoYearClock clock;
   TimeNs last = 0;
   for (int i = 0; i < 400; ++i) {
@@ -93,15 +96,15 @@ TEST(RobustRegress, YearRolloversStopAtFifty) {
 }
 
 // The same for dmon -o T rows alternating 23:59 and 00:00: a midnight every other row; the days
-// stop at fifty years.
-TEST(RobustRegress, MidnightsOfTimeOnlyDmonStopAtFiftyYears) {
+// stop at twenty years.
+TEST(RobustRegress, MidnightsOfTimeOnlyDmonStopAtTwentyYears) {
   std::string file = "#Time        gpu    sm\n#HH:MM:SS    Idx     %\n";
   for (int i = 0; i < 40'000; ++i) file += i % 2 ? " 00:00:01      0     5\n" : " 23:59:59      0     5\n";
   auto run = run_format(FormatId::dmon, file);
   ASSERT_EQ(run->sink->samples().rows(), 40'000u);
   const Column& raw = run->sink->samples().column(sample_col::wall_raw_ns);
   EXPECT_EQ(raw.get_int(1999), 1000 * kNsPerDay + kNsPerSec);     // 1000 midnights: counted
-  EXPECT_EQ(raw.get_int(39'999), 18'250 * kNsPerDay + kNsPerSec);  // 20 000: stopped at 18 250
+  EXPECT_EQ(raw.get_int(39'999), 7'300 * kNsPerDay + kNsPerSec);  // 20 000: stopped at 7 300
 }
 
 // Finding 4: __REALTIME_TIMESTAMP up to 2^63 ns was accepted, and a monotonic stamp that large
@@ -184,6 +187,103 @@ TEST(RobustRegress, FilesAreReadUpToTheirSizeWhenOpened) {
   while (src->next(l)) lines.emplace_back(l.text);
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two"}));
   EXPECT_TRUE(src->error().empty());
+}
+
+
+// Finding 5 (fuzz_pmon): a GPU index or pid beyond 32 bits overflowed the snapshot key. Both are
+// bad numbers now; the other rows are read.
+TEST(RobustRegress, PmonGpuAndPidOutOfRangeAreBadNumbers) {
+  const std::string file =
+      "# gpu        pid  type    sm   mem   enc   dec   command\n"
+      "# Idx          #   C/G     %     %     %     %   name\n"
+      "    0      21433     C    97    54     -     -   python3\n"
+      "    3709551615 2410087     C    97    54     -     -   python3\n"
+      "    0  99999999999999     C    97    54     -     -   python3\n"
+      "    0      21433     C    98    55     -     -   python3\n";
+  auto run = run_format(FormatId::pmon, file);
+  EXPECT_EQ(count(run->diag(), Problem::bad_number), 2u) << sample_reasons(run->diag(), Problem::bad_number);
+  EXPECT_EQ(run->sink->processes().rows(), 2u);
+}
+
+// Finding 6 (fuzz_nvidia_smi_q, fuzz_query_gpu): a PCIe generation or width of 3.2e11 (or
+// 5.6e114) was converted to int: undefined behaviour. Out of range, it is no value.
+TEST(RobustRegress, PcieGenerationAndWidthOutOfRangeAreNoValues) {
+  const std::string q =
+      "==============NVSMI LOG==============\n\n"
+      "Timestamp                           : Mon Nov  5 14:50:59 2018\n"
+      "Driver Version                      : 410.48\n\n"
+      "Attached GPUs                       : 1\n"
+      "GPU 00000000:18:00.0\n"
+      "    Product Name                    : Tesla V100-PCIE-32GB\n"
+      "    PCI\n"
+      "        Bus Id                      : 00000000:18:00.0\n"
+      "        GPU Link Info\n"
+      "            PCIe Generation\n"
+      "                Max                 : 321618000000\n"
+      "                Current             : 3\n"
+      "            Link Width\n"
+      "                Max                 : 16x\n"
+      "                Current             : 5e114x\n";
+  auto run = run_format(FormatId::nvidia_smi_q, q);
+  ASSERT_EQ(run->sink->devices().size(), 1u);
+  const GpuDevice& d = run->sink->devices()[0];
+  EXPECT_FALSE(d.pcie_gen_max.has_value());
+  EXPECT_EQ(d.pcie_gen_current, 3);
+  EXPECT_EQ(d.pcie_width_max, 16);
+  EXPECT_FALSE(d.pcie_width_current.has_value());
+
+  const std::string csv =
+      "index, name, pcie.link.width.current, pcie.link.width.max\n"
+      "0, NVIDIA A100, 16, 16\n"
+      "1, NVIDIA A100, 5.55556e+114, 16\n"
+      "70000, NVIDIA A100, 16, 16\n";
+  auto run2 = run_format(FormatId::query_gpu_csv, csv);
+  EXPECT_EQ(count(run2->diag(), Problem::bad_number), 2u) << sample_reasons(run2->diag(), Problem::bad_number);
+  ASSERT_EQ(run2->sink->devices().size(), 1u);
+  EXPECT_EQ(run2->sink->devices()[0].pcie_width_current, 16);
+}
+
+
+// --since/--until took any year 0000..9999 and overflowed; outside the stamp years they are a
+// usage error.
+TEST(RobustRegress, SinceAndUntilOutsideTheStampYearsAreUsageErrors) {
+  Scratch d("since");
+  put_good_data(d.path());
+  for (const char* bad : {"9999-01-01", "1600-01-01T00:00:00Z"}) {
+    const Child c = run({"analyze", d.path().string(), "--since", bad});
+    EXPECT_EQ(c.exit_code, 2) << bad;
+    EXPECT_NE(c.err.find("years 1970..2200"), std::string::npos) << c.err;
+    EXPECT_TRUE(c.out.empty());
+  }
+  EXPECT_EQ(run({"analyze", d.path().string(), "--since", "2026-11-29", "--until", "2200-12-31"}).exit_code, 0);
+}
+
+
+// Finding 7 (fuzz_align): stamps 1900 and 2219 apart in one directory overflowed the distance
+// between them in year inference (`lo - d.hi`): instants of 1900..2250 can lie further apart
+// than int64 nanoseconds hold. The stamp years are 1970..2200 now, with at most 20 years added,
+// so every difference fits. The extremes together must align (the sanitizer build checks that
+// nothing overflows on the way).
+TEST(RobustRegress, StampsAtBothEndsOfTheStampYearsAlign) {
+  test::Input b;
+  const auto sys = b.file("kern.log", FormatId::syslog, test::at(2200, 12, 31));
+  const auto dmon = b.file("dmon.txt", FormatId::dmon, kNoTime);
+  const auto dm = b.file("dmesg.txt", FormatId::dmesg, test::at(2200, 12, 31, 23, 59, 59));
+  b.event({.file = sys, .line = 1, .wall_kind = WallKind::kUtc, .wall = test::at(1970, 1, 1), .text = "a"});
+  b.event({.file = sys, .line = 2, .wall_kind = WallKind::kUtc, .wall = test::at(2200, 12, 31, 23, 59, 59), .text = "b"});
+  b.event({.file = sys, .line = 3, .wall_kind = WallKind::kLocalNoYear, .wall = test::at(2020, 12, 31), .text = "c"});
+  b.sample(dmon, 1, 0, WallKind::kLocalNoDate, 0);
+  b.sample(dmon, 2, 0, WallKind::kLocalNoDate, 7'300 * kNsPerDay + kNsPerSec);
+  b.event({.file = dm, .line = 1, .mono = kMaxMonotonicNs, .text = "d"});
+  for (const std::string tz : {"", "+14:00", "-12:00", "Pacific/Kiritimati"}) {
+    AlignOptions o;
+    o.tz = tz;
+    Diagnostics diag;
+    const Timeline t = test::align(b.in, o, &diag);
+    EXPECT_EQ(t.events.rows(), 4u) << tz;
+    EXPECT_EQ(t.samples.rows(), 2u) << tz;
+    EXPECT_LE(t.first_ns, t.last_ns) << tz;
+  }
 }
 
 }  // namespace

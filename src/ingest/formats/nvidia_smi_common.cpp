@@ -118,9 +118,9 @@ bool parse_hms(std::string_view s, TimeNs& tod) noexcept {
 }
 
 TimeNs DayCounter::place(TimeNs tod) noexcept {
-  // Fifty years of midnights are damage (rows alternating 23:59 and 00:00); stop counting there so
-  // that day 0 plus the days stays inside int64 nanoseconds.
-  if (prev_ != kNoTime && tod + 12 * kNsPerHour < prev_ && days_ < 18'250) ++days_;
+  // Twenty years of midnights are damage (rows alternating 23:59 and 00:00); stop counting there
+  // so that day 0 plus the days stays in range (time.hpp).
+  if (prev_ != kNoTime && tod + 12 * kNsPerHour < prev_ && days_ < 7'300) ++days_;
   prev_ = tod;
   return days_ * kNsPerDay + tod;
 }
@@ -241,7 +241,7 @@ void place_row(const RowStamp& s, std::int64_t round, TimeNs interval, DayCounte
     raw = days.place(s.tod);
   } else {
     kind = WallKind::kRelative;
-    constexpr TimeNs kMaxRelative = 18'250 * kNsPerDay;  // fifty years of rows: saturate, never overflow
+    constexpr TimeNs kMaxRelative = 7'300 * kNsPerDay;  // twenty years of rows: saturate (time.hpp)
     raw = interval > 0 && round > kMaxRelative / interval ? kMaxRelative : round * interval;
   }
 }

@@ -306,7 +306,8 @@ class QueryParser {
           break;
         case Role::index: {
           const auto g = text::to_int(v);
-          if (!g || *g < 0) return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
+          if (!g || *g < 0 || *g > 0xffff)
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
           index = *g;
           break;
         }
@@ -318,7 +319,8 @@ class QueryParser {
         case Role::gen_max:
         case Role::width_current:
         case Role::width_max: {
-          if (!nvsmi::parse_number_with_unit(v, num))
+          // A PCIe generation or lane count; beyond 1024 it is no such thing (and no int).
+          if (!nvsmi::parse_number_with_unit(v, num) || !(num >= 0 && num <= 1024))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
           int& out = fd.role == Role::gen_current ? gen_cur : fd.role == Role::gen_max ? gen_max
                      : fd.role == Role::width_current ? width_cur : width_max;
