@@ -2,6 +2,7 @@
 # Installs what is missing (Debian 12, as root or with sudo) and builds gpucost (Release) in build/.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Usage: scripts/setup.sh [extra packages...]
+# GPUCOST_SETUP_BUILD=0 installs packages only (scripts/fuzz.sh builds its own tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq || $SUDO apt-get update
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+if [ "${GPUCOST_SETUP_BUILD:-1}" = 0 ]; then exit 0; fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 build_dir=${GPUCOST_BUILD_DIR:-build}

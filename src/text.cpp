@@ -32,6 +32,16 @@ std::optional<double> to_double(std::string_view s) noexcept {
   return v;
 }
 
+bool looks_binary(std::string_view s) noexcept {
+  if (s.find('\0') != std::string_view::npos) return true;
+  std::size_t control = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b) || c == 0x7f) ++control;
+  }
+  return control * 16 > s.size();
+}
+
 std::string excerpt(std::string_view line, std::size_t max) {
   std::string out;
   out.reserve(std::min(line.size(), max) + 8);

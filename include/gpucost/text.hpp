@@ -104,6 +104,11 @@ constexpr bool digits(std::string_view s, std::size_t pos, std::size_t n, unsign
   return true;
 }
 
+/// True for binary data rather than a line of text: a NUL byte, or more than one byte in 16 a
+/// control character other than tab, CR, FF, VT and ESC (colour codes). Bytes that are not UTF-8
+/// are text (Latin-1 logs).
+bool looks_binary(std::string_view s) noexcept;
+
 /// A printable excerpt of at most max bytes for diagnostics (control bytes shown as `\xNN`).
 std::string excerpt(std::string_view line, std::size_t max = 120);
 

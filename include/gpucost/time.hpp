@@ -68,6 +68,24 @@ CivilTime ns_to_civil(TimeNs t) noexcept;
 /// True when y-m-d is a real date.
 bool valid_date(std::int64_t y, unsigned m, unsigned d) noexcept;
 
+/// Years a log stamp may carry; a stamp outside 1970..2200 is damage, not a date, and parsers
+/// reject it (bad_timestamp). int64 nanoseconds since 1970 reach from 1677 to 2262, and any two
+/// instants must differ by less than they can hold (292 years): with at most 20 years added to
+/// the last stamp year (year rollovers, midnights of time-only rows) and 31 years of monotonic
+/// time to a boot, every instant, sum and difference of instants the stages form stays inside.
+inline constexpr std::int64_t kMinStampYear = 1970;
+inline constexpr std::int64_t kMaxStampYear = 2200;
+/// Longest uptime a monotonic stamp may say (about 31 years): more is damage, and boot time plus
+/// monotonic time must stay inside int64 nanoseconds.
+inline constexpr TimeNs kMaxMonotonicNs = 1'000'000'000 * kNsPerSec;
+/// The first instant after the last day of kMaxStampYear, in ns since the epoch.
+inline constexpr TimeNs kEndOfStampYearsNs = days_from_civil(kMaxStampYear + 1, 1, 1) * kNsPerDay;
+/// valid_date() and kMinStampYear <= y <= kMaxStampYear.
+constexpr bool valid_stamp_year(std::int64_t y) noexcept { return y >= kMinStampYear && y <= kMaxStampYear; }
+inline bool valid_stamp_date(std::int64_t y, unsigned m, unsigned d) noexcept {
+  return valid_stamp_year(y) && valid_date(y, m, d);
+}
+
 /// RFC 3339 in UTC with `digits` fractional digits (0, 3, 6 or 9) and a `Z`:
 /// `2026-11-29T19:50:45.123456Z`.
 std::string format_rfc3339(TimeNs t, int digits = 6);

@@ -67,6 +67,13 @@ void describe_boots(const BootTable& boots, Timeline& out, Diagnostics& diag) {
   }
 }
 
+// `3.5 s`, `2 h 5 min`: how far time stepped back.
+std::string describe_step(TimeNs d) {
+  if (d < kNsPerMin) return fmt::format("{:.3g} s", static_cast<double>(d) / kNsPerSec);
+  if (d < kNsPerDay) return fmt::format("{} h {} min", d / kNsPerHour, d % kNsPerHour / kNsPerMin);
+  return fmt::format("{} days", d / kNsPerDay);
+}
+
 void extend_span(const Table& t, Timeline& out) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (!t.ts().is_valid(r)) continue;
@@ -119,6 +126,12 @@ void write_file_notes(const IngestResult& in, const Timeline& out, const std::ve
     part(t.unplaced, "not placed (time unknown)");
     part(t.dropped, "sample rows dropped (time unknown)");
     if (!placed.empty()) d.notes.push_back("rows placed: " + placed);
+    for (const auto& s : t.first_steps)
+      Diagnostics::record(d, Problem::time_backwards, s.line, 0, {},
+                          fmt::format("{} is {} before line {}'s {}; kept in time order", format_rfc3339(s.ts, 3),
+                                      describe_step(s.prev - s.ts), s.prev_line, format_rfc3339(s.prev, 3)));
+    if (t.backwards > t.first_steps.size())
+      d.problems[static_cast<std::size_t>(Problem::time_backwards)] += t.backwards - t.first_steps.size();
   }
 }
 

@@ -212,6 +212,24 @@ struct FileTally {
     if (first == kNoTime || t < first) first = t;
     if (last == kNoTime || t > last) last = t;
   }
+  /// A row of a sampled series (GPU samples, process snapshots), in line order: counts steps back
+  /// in time (a clock set back, files pasted together out of order). Events are not checked:
+  /// syslog lines placed by monotonic time legitimately precede neighbours stamped on arrival.
+  struct Step {
+    std::uint64_t line = 0, prev_line = 0;
+    TimeNs ts = kNoTime, prev = kNoTime;
+  };
+  std::uint64_t backwards = 0;
+  std::vector<Step> first_steps;  ///< the first few, for the report's samples
+  TimeNs series_prev = kNoTime;
+  std::uint64_t series_prev_line = 0;
+  void series(TimeNs t, std::uint64_t line) {
+    if (t == kNoTime) return;
+    if (series_prev != kNoTime && t < series_prev && ++backwards <= 3)
+      first_steps.push_back({line, series_prev_line, t, series_prev});
+    series_prev = t;
+    series_prev_line = line;
+  }
 };
 
 /// --since (inclusive) / --until (exclusive); a null time is outside any given window.

@@ -172,6 +172,8 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   const Column& kinds = sa.column(sample_col::wall_kind);
   const Column& raws = sa.column(sample_col::wall_raw_ns);
   const Column& files = sa.column(sample_col::file);
+  const Column& lines = sa.column(sample_col::line);
+  for (auto& t : tally) t.series_prev = kNoTime;
   // ts_ns is built afresh in row order (every row is set): the packed encoding then widens
   // while the column is short, instead of re-encoding millions of null slots.
   Column placed(ts.name(), ts.type(), ts.unit());
@@ -181,6 +183,7 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
     FileTally* t = tally_of(tally, file);
     const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
                                     raws.get_int(r), file, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
       placed.push_null();
@@ -218,6 +221,8 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
   const Column& kinds = pr.column(process_col::wall_kind);
   const Column& raws = pr.column(process_col::wall_raw_ns);
   const Column& files = pr.column(process_col::file);
+  const Column& lines = pr.column(process_col::line);
+  for (auto& t : tally) t.series_prev = kNoTime;
   Column placed(ts.name(), ts.type(), ts.unit());  // as in place_samples
   KeptRows keep;
   for (std::size_t r = 0; r < pr.rows(); ++r) {
@@ -225,6 +230,7 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
     FileTally* t = tally_of(tally, file);
     const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
                                     raws.get_int(r), file, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
     if (w == kNoTime) {
       placed.push_null();
       if (t) ++t->unplaced;

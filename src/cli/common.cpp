@@ -55,9 +55,11 @@ void add_feature_options(CLI::App& app, FeatureOptions& o) {
 TimeNs parse_time_option(const std::string& s, const char* what) {
   std::string_view v = text::trim(s);
   unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-  auto bad = [&] { return CLI::ValidationError(what, "expected a date like 2026-11-29 or 2026-11-29T19:50:45+08:00, got '" + s + "'"); };
+  auto bad = [&] {
+    return CLI::ValidationError(what, "expected a date like 2026-11-29 or 2026-11-29T19:50:45+08:00 (years 1970..2200), got '" + s + "'");
+  };
   if (v.size() < 10 || !text::digits(v, 0, 4, y) || v[4] != '-' || !text::digits(v, 5, 2, mo) || v[7] != '-' ||
-      !text::digits(v, 8, 2, d) || !valid_date(y, mo, d))
+      !text::digits(v, 8, 2, d) || !valid_stamp_date(y, mo, d))
     throw bad();
   std::size_t pos = 10;
   TimeNs frac = 0, offset = 0;

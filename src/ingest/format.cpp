@@ -25,6 +25,16 @@ void FileSink::line_read(const Line& line) {
 }
 
 void FileSink::problem(const Line& line, Problem p, std::string_view reason) {
+  // A line no layout matched because it is binary says so: the report then tells garbage from
+  // a log line in an unexpected layout.
+  if (p == Problem::unparsable_line && text::looks_binary(line.text)) {
+    if (Diagnostics::wants_sample(diag_, Problem::binary_data))
+      Diagnostics::record(diag_, Problem::binary_data, line.number, line.offset, line.text,
+                          fmt::format("{} (the line holds NUL or control bytes)", reason));
+    else
+      ++diag_.problems[static_cast<std::size_t>(Problem::binary_data)];
+    return;
+  }
   Diagnostics::record(diag_, p, line.number, line.offset, line.text, reason);
 }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -37,6 +38,11 @@ void rotation_parts(std::string_view name, std::string_view& stem, long& rotatio
 }
 
 TimeNs mtime_of(const struct stat& st) {
+  // A modification time outside the years of log stamps (a broken clock, an odd archive) is no
+  // time at all; in nanoseconds it could not even be held.
+  constexpr std::int64_t kMin = days_from_civil(kMinStampYear, 1, 1) * 86400;
+  constexpr std::int64_t kMax = days_from_civil(kMaxStampYear + 1, 1, 1) * 86400;
+  if (st.st_mtim.tv_sec < kMin || st.st_mtim.tv_sec >= kMax) return kNoTime;
   return static_cast<TimeNs>(st.st_mtim.tv_sec) * kNsPerSec + st.st_mtim.tv_nsec;
 }
 
@@ -87,6 +93,9 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
   }
   f->parse(src, sink);
   d.bytes = src.bytes_read();
+  if (const auto nul = src.nul_bytes_skipped())
+    d.notes.push_back(std::to_string(nul) +
+                      " NUL bytes skipped at line starts (zero padding that a crash or power loss left in the file)");
   if (!src.error().empty()) {
     const bool gz = d.gzip;
     sink.file_problem(gz ? Problem::truncated_gzip : Problem::unreadable_file, src.error());
@@ -175,11 +184,9 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
     fs::recursive_directory_iterator it(input, fs::directory_options::skip_permission_denied, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
       const fs::path& p = it->path();
-      std::string rel = fs::relative(p, input, ec).generic_string();
-      if (ec) {
-        rel = p.generic_string();
-        ec.clear();
-      }
+      // Lexically: fs::relative() would follow a link and name `zero -> /dev/zero` `../../dev/zero`.
+      std::string rel = p.lexically_relative(input).generic_string();
+      if (rel.empty()) rel = p.generic_string();
       std::error_code sec;
       const auto lst = it->symlink_status(sec);
       if (fs::is_symlink(lst)) {
@@ -189,6 +196,14 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
           continue;
         }
       } else if (fs::is_directory(lst)) {
+        // skip_permission_denied steps over a directory it cannot open: say so, not in silence.
+        if (::access(p.c_str(), R_OK | X_OK) != 0) {
+          FileDiagnostics d;
+          d.path = rel + "/";
+          Diagnostics::record(d, Problem::unreadable_file, 0, 0, {},
+                              std::string("directory cannot be read: ") + std::strerror(errno));
+          skipped.push_back(std::move(d));
+        }
         continue;
       }
       consider(p, rel);

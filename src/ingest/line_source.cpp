@@ -24,6 +24,8 @@ class ChunkedLineSource : public LineSource {
 
   bool next(Line& line) override {
     for (;;) {
+      if (!skipping_)  // zero padding in front of a line, however long (see nul_bytes_skipped)
+        while (pos_ < end_ && buf_[pos_] == '\0') ++pos_, ++nul_skipped_;
       const char* begin = buf_.data() + pos_;
       const std::size_t avail = end_ - pos_;
       const void* nl = avail ? std::memchr(begin, '\n', avail) : nullptr;
@@ -92,11 +94,13 @@ class ChunkedLineSource : public LineSource {
     base_ = 0;
     lineno_ = 0;
     eof_ = skipping_ = false;
+    nul_skipped_ = 0;
     return true;
   }
 
   const std::string& error() const noexcept override { return error_; }
   std::uint64_t bytes_read() const noexcept override { return base_ + pos_; }
+  std::uint64_t nul_bytes_skipped() const noexcept override { return nul_skipped_; }
 
  protected:
   /// Reads up to cap bytes into dst; 0 at the end (set error_ on failure).
@@ -127,6 +131,7 @@ class ChunkedLineSource : public LineSource {
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   std::uint64_t lineno_ = 0;
+  std::uint64_t nul_skipped_ = 0;
   bool eof_ = false, skipping_ = false;
 };
 
@@ -151,31 +156,44 @@ class BufferLineSource final : public ChunkedLineSource {
   std::size_t at_ = 0;
 };
 
+// Files are read up to the size they had when opened: a log that another process keeps appending
+// to (faster than it can be parsed) must not keep the run going forever. A file that shrinks
+// just ends early.
 class FdLineSource final : public ChunkedLineSource {
  public:
-  FdLineSource(int fd, std::size_t max_line) : ChunkedLineSource(max_line), fd_(fd) {}
+  FdLineSource(int fd, std::size_t max_line, std::uint64_t size)
+      : ChunkedLineSource(max_line), fd_(fd), size_(size), left_(size) {}
   ~FdLineSource() override { ::close(fd_); }
 
  protected:
   std::size_t fill(char* dst, std::size_t cap) override {
     for (;;) {
-      const ssize_t n = ::read(fd_, dst, std::min(cap, kBlock));
-      if (n >= 0) return static_cast<std::size_t>(n);
+      if (left_ == 0) return 0;
+      const ssize_t n = ::read(fd_, dst, static_cast<std::size_t>(std::min<std::uint64_t>(std::min(cap, kBlock), left_)));
+      if (n >= 0) {
+        left_ -= static_cast<std::uint64_t>(n);
+        return static_cast<std::size_t>(n);
+      }
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return 0;
       error_ = std::string("read error: ") + std::strerror(errno);
       return 0;
     }
   }
-  bool reset() override { return ::lseek(fd_, 0, SEEK_SET) == 0; }
+  bool reset() override {
+    left_ = size_;
+    return ::lseek(fd_, 0, SEEK_SET) == 0;
+  }
 
  private:
   int fd_;
+  std::uint64_t size_, left_;
 };
 
 class GzipLineSource final : public ChunkedLineSource {
  public:
-  GzipLineSource(int fd, std::size_t max_line) : ChunkedLineSource(max_line), fd_(fd), in_(kBlock) {
+  GzipLineSource(int fd, std::size_t max_line, std::uint64_t size)
+      : ChunkedLineSource(max_line), fd_(fd), in_(kBlock), size_(size), left_(size) {
     init();
   }
   ~GzipLineSource() override {
@@ -191,8 +209,11 @@ class GzipLineSource final : public ChunkedLineSource {
     const uInt start_out = zs_.avail_out;
     while (zs_.avail_out == start_out) {
       if (zs_.avail_in == 0) {
-        ssize_t n;
-        do n = ::read(fd_, in_.data(), in_.size()); while (n < 0 && errno == EINTR);
+        ssize_t n = 0;  // compressed bytes, up to the size at open (see FdLineSource)
+        if (left_ > 0)
+          do n = ::read(fd_, in_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(in_.size(), left_)));
+          while (n < 0 && errno == EINTR);
+        if (n > 0) left_ -= static_cast<std::uint64_t>(n);
         if (n < 0) {
           error_ = std::string("read error: ") + std::strerror(errno);
           done_ = true;
@@ -240,6 +261,7 @@ class GzipLineSource final : public ChunkedLineSource {
   bool reset() override {
     inflateEnd(&zs_);
     if (::lseek(fd_, 0, SEEK_SET) != 0) return false;
+    left_ = size_;
     error_.clear();
     init();
     return true;
@@ -254,6 +276,7 @@ class GzipLineSource final : public ChunkedLineSource {
   int fd_;
   std::vector<char> in_;
   z_stream zs_{};
+  std::uint64_t size_, left_;
   bool done_ = false, stream_ended_ = false;
 };
 
@@ -288,8 +311,9 @@ std::unique_ptr<LineSource> open_line_source(const std::string& path, std::strin
   }
   unsigned char magic[2] = {0, 0};
   const bool gz = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  if (gz) return std::make_unique<GzipLineSource>(fd, max_line);
-  return std::make_unique<FdLineSource>(fd, max_line);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (gz) return std::make_unique<GzipLineSource>(fd, max_line, size);
+  return std::make_unique<FdLineSource>(fd, max_line, size);
 }
 
 }  // namespace gpucost

@@ -152,7 +152,7 @@ TEST(AlignBoots, TwoBoots) {
   const auto k = b.file("kern.log", FormatId::syslog, at(2026, 11, 30));
   std::uint64_t jl = 1, kl = 1;
   for (auto [boot, id, seq] : {std::tuple{boot1, kBootA, 0}, std::tuple{boot2, kBootB, 1}}) {
-    auto wall = [&](TimeNs m) { return boot + m; };
+    auto wall = [start = boot](TimeNs m) { return start + m; };  // clang 14 cannot capture a binding
     for (int i = 0; i < 30; ++i) {
       const TimeNs m = secs(3 + 97.3 * i);
       b.anchor(journal_anchor(j, jl++, m, wall, id));

@@ -35,6 +35,9 @@ class LineSource {
   virtual const std::string& error() const noexcept = 0;
   /// Bytes consumed so far (decompressed).
   virtual std::uint64_t bytes_read() const noexcept = 0;
+  /// NUL bytes dropped from the start of lines so far: the zero padding that a crash or a power
+  /// loss leaves in a log file, in front of the first line written after it.
+  virtual std::uint64_t nul_bytes_skipped() const noexcept { return 0; }
 };
 
 /// Default longest line kept: longer lines are cut here and flagged truncated.

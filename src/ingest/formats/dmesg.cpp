@@ -186,6 +186,11 @@ class Format final : public LogFormat {
       MessageRecord m;
       m.line = line.number;
       m.ident = "kernel";
+      if (d.form == Form::kNone && text::looks_binary(d.text)) {  // garbage: no message, no continuation
+        pending.flush(sink);
+        sink.problem(line, Problem::binary_data, "binary bytes where a kernel message should be");
+        continue;
+      }
       if (d.form == Form::kNone) {
         // Continuation lines are indented under the message (NVRM tables, multi-line printks).
         const std::size_t ind = text::is_space(d.text.empty() ? 'x' : d.text[0]) ? indentation(d.text) : 0;

@@ -156,7 +156,8 @@ class DmonParser {
                                names_[i], f);
       } else if (role == kGpuIndex) {
         const auto g = text::to_int(f);
-        if (!g) return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
+        if (!g || *g < 0 || *g > 0xffff)
+          return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
         gpu = *g;
       } else if (role == kDate) {
         if (!nvsmi::parse_date8(f, stamp.date))

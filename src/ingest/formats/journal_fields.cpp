@@ -33,7 +33,8 @@ std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_vi
 std::optional<TimeNs> journal_usec_to_ns(std::string_view digits) noexcept {
   if (digits.empty() || digits.size() > 19 || !text::is_digit(digits[0])) return std::nullopt;
   const auto us = text::to_int<std::int64_t>(digits);
-  if (!us || *us > INT64_MAX / kNsPerUs) return std::nullopt;
+  // Beyond 2200 is damage (and a monotonic stamp that large could not be added to a boot time).
+  if (!us || *us >= kEndOfStampYearsNs / kNsPerUs) return std::nullopt;
   return *us * kNsPerUs;
 }
 
@@ -74,7 +75,7 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
   // journald takes both stamps when it receives the entry, so together they say when this boot
   // started, to the microsecond.
   if (e.monotonic)
-    if (const auto mono = journal_usec_to_ns(*e.monotonic)) {
+    if (const auto mono = journal_usec_to_ns(*e.monotonic); mono && *mono <= kMaxMonotonicNs) {
       BootAnchor a;
       if (e.boot_id) a.boot_id = std::string(*e.boot_id);
       a.boot_seq = m.boot_seq;
@@ -90,7 +91,7 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
     m.ident = "kernel";
     // The printk stamp, not journald's receipt time: the key that matches dmesg and kern.log.
     if (e.source_monotonic)
-      if (const auto mono = journal_usec_to_ns(*e.source_monotonic)) m.mono_ns = *mono;
+      if (const auto mono = journal_usec_to_ns(*e.source_monotonic); mono && *mono <= kMaxMonotonicNs) m.mono_ns = *mono;
   } else if (e.syslog_identifier) {
     m.ident = *e.syslog_identifier;
   } else if (e.comm) {

@@ -43,7 +43,9 @@ bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noe
   while (i < s.size() && s[i] == ' ') ++i;
   const std::size_t int_start = i;
   while (i < s.size() && is_digit(s[i])) ++i;
-  if (i == int_start || i - int_start > 12 || i >= s.size() || s[i] != '.') return false;
+  // At most 9 digits of seconds (31 years of uptime): more are damage, and boot time plus
+  // monotonic time must stay inside int64 nanoseconds.
+  if (i == int_start || i - int_start > 9 || i >= s.size() || s[i] != '.') return false;
   std::int64_t secs = 0;
   for (std::size_t k = int_start; k < i; ++k) secs = secs * 10 + (s[k] - '0');
   ++i;

@@ -66,7 +66,7 @@ bool parse_date8(std::string_view s, CivilTime& c) noexcept {
   unsigned y = 0, m = 0, d = 0;
   if (s.size() != 8 || !text::digits(s, 0, 4, y) || !text::digits(s, 4, 2, m) || !text::digits(s, 6, 2, d))
     return false;
-  if (!valid_date(y, m, d)) return false;
+  if (!valid_stamp_date(y, m, d)) return false;
   c.year = y;
   c.month = m;
   c.day = d;
@@ -83,7 +83,9 @@ bool parse_hms(std::string_view s, TimeNs& tod) noexcept {
 }
 
 TimeNs DayCounter::place(TimeNs tod) noexcept {
-  if (prev_ != kNoTime && tod + 12 * kNsPerHour < prev_) ++days_;
+  // Twenty years of midnights are damage (rows alternating 23:59 and 00:00); stop counting there
+  // so that day 0 plus the days stays in range (time.hpp).
+  if (prev_ != kNoTime && tod + 12 * kNsPerHour < prev_ && days_ < 7'300) ++days_;
   prev_ = tod;
   return days_ * kNsPerDay + tod;
 }
@@ -204,7 +206,8 @@ void place_row(const RowStamp& s, std::int64_t round, TimeNs interval, DayCounte
     raw = days.place(s.tod);
   } else {
     kind = WallKind::kRelative;
-    raw = round * interval;
+    constexpr TimeNs kMaxRelative = 7'300 * kNsPerDay;  // twenty years of rows: saturate (time.hpp)
+    raw = interval > 0 && round > kMaxRelative / interval ? kMaxRelative : round * interval;
   }
 }
 

@@ -200,7 +200,8 @@ class ReportParser {
     switch (section) {
       case Section::pcie_generation:
       case Section::link_width: {
-        if (null || !nvsmi::parse_number_with_unit(value, v)) return;
+        // A PCIe generation or lane count; beyond 1024 it is no such thing (and no int).
+        if (null || !nvsmi::parse_number_with_unit(value, v) || !(v >= 0 && v <= 1024)) return;
         const bool gen = section == Section::pcie_generation;
         if (key == "Max") (gen ? d.pcie_gen_max : d.pcie_width_max) = static_cast<int>(v);
         else if (key == "Current") (gen ? d.pcie_gen_current : d.pcie_width_current) = static_cast<int>(v);

@@ -149,14 +149,16 @@ class PmonParser {
       switch (roles_[i]) {
         case Role::gpu: {
           const auto g = text::to_int(f);
-          if (!g) return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
+          if (!g || *g < 0 || *g > 0xffff)  // a round key holds it in 16 bits below the pid's 32
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
           gpu = *g;
           break;
         }
         case Role::pid: {
           if (f == "-") break;
           const auto p = text::to_int(f);
-          if (!p) return nvsmi::report(sink_, line, Problem::bad_number, "column `pid` holds `{}`, not a process id", f);
+          if (!p || *p < 0 || *p >= 0xffffffffLL)  // pids are 32-bit; all ones marks "no process"
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `pid` holds `{}`, not a process id", f);
           pid = *p;
           break;
         }

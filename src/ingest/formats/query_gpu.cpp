@@ -119,7 +119,7 @@ bool parse_timestamp(std::string_view s, TimeNs& raw) {
       !text::digits(s, 0, 4, y) || !text::digits(s, 5, 2, mo) || !text::digits(s, 8, 2, d) ||
       !text::digits(s, 11, 2, h) || !text::digits(s, 14, 2, mi) || !text::digits(s, 17, 2, se))
     return false;
-  if (!valid_date(y, mo, d) || h > 23 || mi > 59 || se > 60) return false;
+  if (!valid_stamp_date(y, mo, d) || h > 23 || mi > 59 || se > 60) return false;
   std::int64_t nanos = 0;
   if (s.size() > 19) {
     if (s[19] != '.' || s.size() == 20 || s.size() > 29) return false;
@@ -306,7 +306,8 @@ class QueryParser {
           break;
         case Role::index: {
           const auto g = text::to_int(v);
-          if (!g || *g < 0) return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
+          if (!g || *g < 0 || *g > 0xffff)
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
           index = *g;
           break;
         }
@@ -318,7 +319,8 @@ class QueryParser {
         case Role::gen_max:
         case Role::width_current:
         case Role::width_max: {
-          if (!nvsmi::parse_number_with_unit(v, num))
+          // A PCIe generation or lane count; beyond 1024 it is no such thing (and no int).
+          if (!nvsmi::parse_number_with_unit(v, num) || !(num >= 0 && num <= 1024))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
           int& out = fd.role == Role::gen_current ? gen_cur : fd.role == Role::gen_max ? gen_max
                      : fd.role == Role::width_current ? width_cur : width_max;

@@ -11,8 +11,8 @@ bool parse_rfc3339(std::string_view s, Rfc3339Stamp& out) noexcept {
       !text::digits(s, 11, 2, h) || s[13] != ':' || !text::digits(s, 14, 2, mi) || s[16] != ':' ||
       !text::digits(s, 17, 2, sec))
     return false;
-  // int64 nanoseconds reach from 1677 to 2262; log stamps live well inside that.
-  if (y < 1900 || y > 2200 || !valid_date(y, mo, d) || h > 23 || mi > 59 || sec > 60) return false;
+  // int64 nanoseconds reach from 1677 to 2262; log stamps live well inside that (time.hpp).
+  if (!valid_stamp_date(y, mo, d) || h > 23 || mi > 59 || sec > 60) return false;
   std::size_t pos = 19;
   std::int64_t nanos = 0;
   if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {

@@ -20,7 +20,7 @@ struct Rfc3339Stamp {
 
 /// Parses a whole view as `YYYY-MM-DD[T| ]hh:mm:ss[.fraction][Z|±hh:mm|±hhmm]` (the date and the
 /// time separated by `T`, `t` or one space as `date --rfc-3339` prints). False when it is none or
-/// the date is not real (or outside 1900..2200, which int64 nanoseconds could not all hold).
+/// the date is not real (or outside kMinStampYear..kMaxStampYear, 1970..2200: see time.hpp).
 bool parse_rfc3339(std::string_view s, Rfc3339Stamp& out) noexcept;
 
 }  // namespace gpucost::formats

@@ -11,6 +11,9 @@ namespace {
 using text::digits;
 using text::is_digit;
 
+// 2200-12-31T23:59:59Z in seconds since the epoch.
+constexpr std::int64_t kMaxUnixSeconds = (days_from_civil(kMaxStampYear, 12, 31) + 1) * 86400 - 1;
+
 bool at_end_or_blank(std::string_view s, std::size_t pos) noexcept {
   return pos == s.size() || text::is_space(s[pos]);
 }
@@ -87,7 +90,7 @@ bool parse_rfc3339(std::string_view s, ParsedStamp& out) noexcept {
   if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T') return false;
   unsigned y, mo, d;
   if (!digits(s, 0, 4, y) || !digits(s, 5, 2, mo) || !digits(s, 8, 2, d)) return false;
-  if (!valid_date(y, mo, d)) return false;
+  if (!valid_stamp_date(y, mo, d)) return false;
   out.civil.year = y;
   out.civil.month = mo;
   out.civil.day = d;
@@ -141,7 +144,7 @@ bool parse_ctime(std::string_view inside, ParsedStamp& out) noexcept {
   const int month = parse_month_name(tok[k]);
   const auto day = text::to_int<unsigned>(tok[k + 1]);
   const auto year = text::to_int<unsigned>(tok[k + 3]);
-  if (month == 0 || !day || !year || *year < 1970 || *year > 9999 || tok[k + 2].size() != 8) return false;
+  if (month == 0 || !day || !year || *year < 1970 || !valid_stamp_year(*year) || tok[k + 2].size() != 8) return false;
   if (!valid_date(*year, static_cast<unsigned>(month), *day)) return false;
   out.civil.year = *year;
   out.civil.month = static_cast<unsigned>(month);
@@ -157,6 +160,7 @@ bool parse_unix_stamp(std::string_view s, TimeNs& utc_ns, ParsedStamp& out) noex
   const auto secs = text::to_int(s.substr(0, i));
   const std::size_t pos = parse_fraction(s, i, out);
   if (!secs || pos == i || !at_end_or_blank(s, pos)) return false;
+  if (*secs > kMaxUnixSeconds) return false;  // after 2200: damage, and ns would overflow
   utc_ns = *secs * kNsPerSec + out.civil.nanos;
   out.length = pos;
   return true;
@@ -169,7 +173,7 @@ bool parse_short_full(std::string_view s, ParsedStamp& out, std::string_view& zo
   const std::string_view d = s.substr(sp + 1);
   if (d.size() < 20 || d[4] != '-' || d[7] != '-' || d[10] != ' ') return false;
   unsigned y, mo, day;
-  if (!digits(d, 0, 4, y) || !digits(d, 5, 2, mo) || !digits(d, 8, 2, day) || !valid_date(y, mo, day))
+  if (!digits(d, 0, 4, y) || !digits(d, 5, 2, mo) || !digits(d, 8, 2, day) || !valid_stamp_date(y, mo, day))
     return false;
   out.civil.year = y;
   out.civil.month = mo;
@@ -189,7 +193,7 @@ bool parse_short_full(std::string_view s, ParsedStamp& out, std::string_view& zo
 TimeNs NoYearClock::place(CivilTime c) noexcept {
   c.year = 2000 + rollovers_;
   if (prev_month_ != 0) {
-    if (c.month + 6 < prev_month_) {
+    if (c.month + 6 < prev_month_ && rollovers_ < kMaxRollovers) {
       ++rollovers_;
       ++c.year;
     } else if (c.month > prev_month_ + 6 && rollovers_ > 0) {

@@ -417,6 +417,11 @@ class FamilyParser {
 
   void unstamped(const Line& line) {
     const std::string_view t = line.text;
+    if (text::looks_binary(t)) {  // garbage ends the message before it; never joined to it
+      pending_.flush(sink_);
+      sink_.problem(line, Problem::binary_data, "binary bytes where a syslog line should be");
+      return;
+    }
     const std::size_t ind = indentation(t);
     const std::string_view s = text::ltrim(t);
     SyslogLine parts;
@@ -440,12 +445,14 @@ class FamilyParser {
       // lines start a new one: a wrapped tail may begin with an ordinary word.
       ident = "kernel";
       body = s;
-    } else if (pending_.active()) {  // hard-wrapped by a terminal
+    } else if (pending_.active() && !line.truncated) {  // hard-wrapped by a terminal (never this long)
       pending_.append(t);
       sink_.continuation();
       return;
     } else {
-      sink_.problem(line, Problem::unparsable_line, "no syslog/journal stamp, and nothing to continue");
+      sink_.problem(line, Problem::unparsable_line,
+                    line.truncated ? "no syslog/journal stamp, and too long to be a wrapped continuation"
+                                   : "no syslog/journal stamp, and nothing to continue");
       return;
     }
     pending_.flush(sink_);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang-14, AddressSanitizer + UndefinedBehaviorSanitizer; installs
+# clang-14 and libclang-rt-14-dev when missing) and runs each target for a while.
+#
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#   SECONDS_PER_TARGET  default 60; CI's smoke run uses 10 (scripts/run-tests.sh)
+#   TARGET              dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json
+#                       journal_export ps torch_trace manifest detect time align pipeline (default all)
+# Environment:
+#   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
+#   GPUCOST_FUZZ_JOBS       targets run at the same time (default 1)
+#   GPUCOST_FUZZ_MAX_LEN    -max_len in bytes (default 8192)
+# Seeds come from fuzz/corpus/<target> (read only); new inputs go to <build>/fuzz-corpus/<target>,
+# logs to <build>/fuzz-logs, reproducers to <build>/fuzz-findings/<target>/.
+# Exit status: 0 when every target ran its time without a finding; 1 after a crash, leak,
+# sanitizer report, broken invariant or timeout, with the reproducer's path printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
+             torch_trace manifest detect time align pipeline)
+seconds=${1:-60}
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=("${all_targets[@]}")
+for t in "${targets[@]}"; do
+  [[ " ${all_targets[*]} " == *" $t "* ]] || { echo "fuzz: unknown target '$t' (one of: ${all_targets[*]})" >&2; exit 2; }
+done
+build=${GPUCOST_FUZZ_BUILD_DIR:-build-asan}
+jobs=${GPUCOST_FUZZ_JOBS:-1}
+max_len=${GPUCOST_FUZZ_MAX_LEN:-8192}
+
+GPUCOST_SETUP_BUILD=0 scripts/setup.sh clang-14 libclang-rt-14-dev
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DGPUCOST_SANITIZE=ON -DGPUCOST_FUZZ=ON >/dev/null
+else
+  cmake -S . -B "$build" -DGPUCOST_SANITIZE=ON -DGPUCOST_FUZZ=ON >/dev/null
+fi
+mkdir -p "$build/fuzz-logs"
+echo "fuzz: building ${#targets[@]} targets in $build (log: $build/fuzz-logs/build.log)" >&2
+if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]/#/fuzz_}" \
+     >"$build/fuzz-logs/build.log" 2>&1; then
+  grep -E 'error' -A3 "$build/fuzz-logs/build.log" | head -n 40 >&2
+  echo "fuzz: build failed; see $build/fuzz-logs/build.log" >&2
+  exit 1
+fi
+
+dict_of() {
+  case $1 in
+    dmesg|syslog|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
+    journal_json|journal_export) echo fuzz/dict/journal.dict ;;
+    dmon|pmon|query_gpu|nvidia_smi_q) echo fuzz/dict/nvidia.dict ;;
+  esac
+}
+
+run_one() {
+  local t=$1 work="$build/fuzz-corpus/$1" found="$build/fuzz-findings/$1" log="$build/fuzz-logs/$1.log"
+  mkdir -p "$work" "$found"
+  local dict=() d
+  d=$(dict_of "$t")
+  [ -n "$d" ] && dict=("-dict=$d")
+  # -timeout: one input may take at most 10 s (a hang); -rss_limit_mb: no input may eat the machine.
+  # UBSan findings abort (-fno-sanitize-recover); leaks are reported at exit of each input's run.
+  if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+     "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+       -print_final_stats=1 -artifact_prefix="$found/" "${dict[@]}" "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
+    local execs
+    execs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    echo "fuzz: $t: ok (${seconds} s, $execs runs, corpus $(ls "$work" | wc -l) new + $(ls "fuzz/corpus/$t" | wc -l) seeds)"
+    return 0
+  fi
+  echo "fuzz: $t: FAILED; log $log" >&2
+  grep -E 'ERROR|runtime error|invariant broken|SUMMARY|Test unit written' "$log" | head -n 8 >&2
+  for f in "$found"/*; do
+    [ -e "$f" ] && echo "fuzz: $t: reproducer $f (replay: $build/fuzz/fuzz_$t $f)" >&2
+  done
+  return 1
+}
+
+failed=0
+pids=()
+for t in "${targets[@]}"; do
+  if ((jobs > 1)); then
+    run_one "$t" &
+    pids+=($!)
+    if ((${#pids[@]} >= jobs)); then
+      wait "${pids[0]}" || failed=1
+      pids=("${pids[@]:1}")
+    fi
+  else
+    run_one "$t" || failed=1
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+if ((failed)); then
+  echo "fuzz: findings above; add each reproducer to fuzz/corpus/<target>/regress-<what> and a test" >&2
+  exit 1
+fi
+echo "fuzz: all ${#targets[@]} targets ran ${seconds} s each without a finding"
