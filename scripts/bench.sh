@@ -68,7 +68,7 @@ kernel_bytes=$(text_bytes_of "${kernel_logs[@]}")
 run() {
   local label=$1
   shift
-  local times=() rss=0 i out
+  local times=() rss=0 i
   for ((i = 0; i < reps; i++)); do
     # Wall time to the nanosecond around GNU time, whose own %e has only 10 ms resolution.
     local t0 t1 kib

@@ -67,7 +67,7 @@ run_one() {
        -print_final_stats=1 -artifact_prefix="$found/" "${dict[@]}" "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
     local execs
     execs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    echo "fuzz: $t: ok (${seconds} s, $execs runs, corpus $(ls "$work" | wc -l) new + $(ls "fuzz/corpus/$t" | wc -l) seeds)"
+    echo "fuzz: $t: ok (${seconds} s, $execs runs, corpus $(find "$work" -type f | wc -l) new + $(find "fuzz/corpus/$t" -type f | wc -l) seeds)"
     return 0
   fi
   echo "fuzz: $t: FAILED; log $log" >&2
