@@ -17,6 +17,7 @@ struct SimulateOptions {
   std::string out;
   double hours = 0;
   std::string size;
+  double noise = 1;
 };
 
 int run_simulate(const SimulateOptions& o) {
@@ -25,6 +26,7 @@ int run_simulate(const SimulateOptions& o) {
   so.seed = o.seed;
   so.out_dir = o.out;
   so.hours = o.hours;
+  so.noise = o.noise;
   try {
     if (!o.size.empty()) so.size_bytes = sim::parse_size(o.size);
   } catch (const std::invalid_argument& e) {
@@ -41,8 +43,9 @@ int run_simulate(const SimulateOptions& o) {
     print_error(e.what());
     return kExitOutput;
   }
-  std::string out = fmt::format("{}: {} scenario, seed {}, {:.2f} h simulated, {} files, {} bytes\n", o.out, o.scenario,
-                                o.seed, r.hours, r.files.size(), r.total_bytes);
+  const std::string noise = r.noise != 1 ? fmt::format(", noise x{:.2f}", r.noise) : std::string();
+  std::string out = fmt::format("{}: {} scenario, seed {}, {:.2f} h simulated{}, {} files, {} bytes\n", o.out,
+                                o.scenario, o.seed, r.hours, noise, r.files.size(), r.total_bytes);
   for (const auto& [name, bytes] : r.files) out += fmt::format("  {:<18} {:>12}\n", name, bytes);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
@@ -66,8 +69,13 @@ void add_simulate(CLI::App& root, RunState& state) {
   app->add_option("--hours", o->hours, "Simulated span after boot (default: laptop 4-6 h by seed, server 6 h)")
       ->check(CLI::Range(0.25, 24.0 * 366));
   app->add_option("--size", o->size,
-                  "Aim for about this many bytes in all (k/M/G = powers of 1024); sets the span.\n"
-                  "Example: --size 1G (a benchmark corpus)");
+                  "Aim for about this many bytes in all (k/M/G = powers of 1024): sets the span, or with --hours\n"
+                  "the noise. Example: --size 1G (a benchmark corpus); --hours 48 --size 1G (two days of a job\n"
+                  "in a gigabyte of mostly noise, as scripts/bench.sh makes)");
+  app->add_option("--noise", o->noise,
+                  "Background chatter (cron, network, desktop, firewall, audit lines) as a multiple of the\n"
+                  "scenario's rate (default 1). Example: --noise 50")
+      ->check(CLI::Range(1.0, 1e6));
   app->footer("\nExample:\n  gpucost simulate --scenario laptop --seed 42 --hours 2 --out examples/laptop-training\n");
   app->callback([o, &state] { state.exit_code = run_simulate(*o); });
 }

@@ -17,7 +17,7 @@ Noise::Noise(const World& w) : w_(w), rng_(w.options.seed, 40) {
   const TimeNs minute0 = (t0 / kNsPerMin + 1) * kNsPerMin;
   auto periodic = [&](Kind k, TimeNs first, double every_s) { sources_.push_back({k, first, every_s, true}); };
   auto random = [&](Kind k, double per_hour) {
-    const double mean = 3600.0 / per_hour;
+    const double mean = 3600.0 / (per_hour * w.options.noise);
     sources_.push_back({k, t0 + seconds(20 + mean * rng_.uniform(0.05, 1.0)), mean, false});
   };
   periodic(Kind::cron_minute, minute0, 60);

@@ -95,6 +95,7 @@ SimResult generate(const World& w, const std::string& dir) {
 
   SimResult result;
   result.hours = static_cast<double>(w.span_end - begin) / static_cast<double>(kNsPerHour);
+  result.noise = w.options.noise;
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [name, f] : files) {
     f->close();
@@ -108,6 +109,21 @@ SimResult generate(const World& w, const std::string& dir) {
   result.files.emplace_back("truth.json", t->bytes());
   result.total_bytes += t->bytes();
   return result;
+}
+
+/// The noise factor whose corpus, over the span asked for, has about `target` bytes: bytes grow
+/// linearly with the noise, so two measurements fix the line.
+double noise_for_size(const SimOptions& o, std::uint64_t target) {
+  auto bytes = [&](double noise) {
+    SimOptions m = o;
+    m.noise = noise;
+    m.size_bytes = 0;
+    return static_cast<double>(measure(m).total_bytes);
+  };
+  const double n1 = 1, n2 = 11;
+  const double b1 = bytes(n1), b2 = bytes(n2);
+  const double slope = std::max(1.0, (b2 - b1) / (n2 - n1));
+  return std::max(1.0, std::round((n1 + (static_cast<double>(target) - b1) / slope) * 100.0) / 100.0);
 }
 
 /// The span (hours, to the second) whose corpus has about `target` bytes.
@@ -142,7 +158,11 @@ SimResult simulate(const SimOptions& options) {
   if (options.out_dir.empty()) throw std::invalid_argument("--out: an output directory is required");
   if (options.hours < 0 || !std::isfinite(options.hours)) throw std::invalid_argument("--hours must be positive");
   SimOptions o = options;
-  if (o.size_bytes > 0) o.hours = hours_for_size(o, o.size_bytes);
+  if (!(o.noise >= 1) || !std::isfinite(o.noise)) throw std::invalid_argument("--noise must be at least 1");
+  if (o.size_bytes > 0) {
+    if (o.hours > 0) o.noise = noise_for_size(o, o.size_bytes);
+    else o.hours = hours_for_size(o, o.size_bytes);
+  }
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw std::runtime_error("cannot create " + o.out_dir + ": " + ec.message());

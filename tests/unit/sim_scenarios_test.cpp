@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "unit/sim_test_util.hpp"
 
@@ -187,6 +188,35 @@ TEST(SimSize, HitsItsTargetWithinAFewPercent) {
         << scenario_name(kind);
     fs::remove_all(o.out_dir);
   }
+}
+
+// With --hours, --size fills the rest with noise: the job's files keep their bytes (the same
+// samples, snapshots and events), the noise files grow, and the total hits the target.
+TEST(SimSize, WithHoursTheNoiseGrowsAndTheJobStaysTheSame) {
+  auto sizes = [](const SimResult& r) {
+    std::map<std::string, std::uint64_t> m(r.files.begin(), r.files.end());
+    return m;
+  };
+  SimOptions o;
+  o.seed = 5;
+  o.hours = 3;
+  o.out_dir = temp_dir("noise-quiet").string();
+  const SimResult quiet = simulate(o);
+  EXPECT_EQ(quiet.noise, 1.0);
+  o.size_bytes = 40ull << 20;
+  o.out_dir = temp_dir("noise-loud").string();
+  const SimResult loud = simulate(o);
+  EXPECT_GT(loud.noise, 10.0);
+  EXPECT_NEAR(loud.hours, 3.0, 1e-9);
+  EXPECT_NEAR(static_cast<double>(loud.total_bytes), static_cast<double>(o.size_bytes), 0.05 * static_cast<double>(o.size_bytes));
+  const auto q = sizes(quiet), l = sizes(loud);
+  for (const char* same : {"dmon.log", "ps.txt", "nvidia-smi-q.txt"}) EXPECT_EQ(q.at(same), l.at(same)) << same;
+  for (const char* more : {"syslog", "kern.log", "dmesg.txt", "journal.json"}) EXPECT_GT(l.at(more), 5 * q.at(more)) << more;
+  o.noise = 0.5;
+  o.size_bytes = 0;
+  EXPECT_THROW(simulate(o), std::invalid_argument);
+  fs::remove_all(temp_dir("noise-quiet"));
+  fs::remove_all(temp_dir("noise-loud"));
 }
 
 }  // namespace

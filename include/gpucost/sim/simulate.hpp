@@ -20,6 +20,7 @@ struct SimResult {
   std::vector<std::pair<std::string, std::uint64_t>> files;  ///< name and size, truth.json last
   std::uint64_t total_bytes = 0;
   double hours = 0;  ///< the simulated span (computed from --size when given)
+  double noise = 1;  ///< the noise factor (computed from --size when --hours is given too)
 };
 
 /// Writes the directory options.out_dir (created when missing; files of earlier runs that this

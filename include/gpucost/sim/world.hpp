@@ -34,6 +34,9 @@ struct SimOptions {
   std::string out_dir;
   double hours = 0;              ///< simulated span after boot; 0 = the scenario's default
   std::uint64_t size_bytes = 0;  ///< aim for about this many bytes in all files (0 = no aim)
+  /// Background chatter (cron, network, desktop, firewall lines) as a multiple of the
+  /// scenario's own rate of its random sources; periodic ones (cron) keep their period.
+  double noise = 1;
 };
 
 /// How a user-space message reaches the journal (its `_TRANSPORT`).
