@@ -26,7 +26,7 @@ dir=${GPUCOST_BENCH_DIR:-bench-corpus}
 threads=${GPUCOST_BENCH_THREADS:-0}
 hours=${GPUCOST_BENCH_HOURS:-48}
 
-scripts/setup.sh time >/dev/null  # builds gpucost; GNU time gives the peak RSS
+scripts/setup.sh time libbenchmark-dev >/dev/null  # builds gpucost (and build/bench/gpucost_bench); GNU time gives the peak RSS
 bin=build/gpucost
 gnutime=/usr/bin/time
 [ -x "$gnutime" ] || { echo "bench: $gnutime missing (apt-get install time)" >&2; exit 1; }
