@@ -67,10 +67,14 @@ void container_start(World& w, Emitter& e, const ContainerRun& c, Rng& rng) {
   e.kernel(c.running + seconds(0.21), "eth0: renamed from veth" + random_hex(rng, 7));
   e.kernel(c.running + seconds(0.23), "docker0: port 1(" + veth + ") entered blocking state");
   e.kernel(c.running + seconds(0.23) + 4000, "docker0: port 1(" + veth + ") entered forwarding state");
+  // Draws in sequence (from the right, as the committed example was written): operands of one
+  // expression are unsequenced, and compilers order them differently.
+  const auto key_us = rng.range(100, 999);
+  const auto key_ms = rng.range(18, 60);
   e.user(c.running + seconds(0.24), dk,
          logfmt(w, c.running + seconds(0.24), rng,
-                "level=debug msg=\"sandbox set key processing took " + std::to_string(rng.range(18, 60)) + "." +
-                    std::to_string(rng.range(100, 999)) + "ms for container " + c.id + "\""));
+                "level=debug msg=\"sandbox set key processing took " + std::to_string(key_ms) + "." +
+                    std::to_string(key_us) + "ms for container " + c.id + "\""));
 }
 
 void container_exit(World& w, Emitter& e, const ContainerRun& c, Rng& rng) {
@@ -107,22 +111,33 @@ std::string xid_text(const World& w, const XidPlan& x, Rng& rng) {
   const std::string who = pid ? "pid=" + std::to_string(pid) + ", name=python" : "pid='<unknown>', name=<unknown>";
   std::string s = "NVRM: Xid (PCI:" + g.pci + "): " + std::to_string(x.code) + ", ";
   switch (x.code) {
-    case 13:
-      return s + who + ", Graphics SM Warp Exception on (GPC " + std::to_string(rng.range(0, 2)) + ", TPC " +
-             std::to_string(rng.range(0, 5)) + ", SM " + std::to_string(rng.range(0, 1)) + "): Out Of Range Address";
-    case 31:
-      return s + who + ", channel 0x000000" + random_hex(rng, 2) + ", intr 00000000. MMU Fault: ENGINE GRAPHICS GPC" +
-             std::to_string(rng.range(0, 2)) + " GPCCLIENT_T1_" + std::to_string(rng.range(0, 7)) + " faulted @ 0x7f" +
-             random_hex(rng, 2) + "_" + random_hex(rng, 5) + "000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ";
+    // Random parts are drawn in sequence, from the right (see container_start_messages).
+    case 13: {
+      const auto sm = rng.range(0, 1), tpc = rng.range(0, 5), gpc = rng.range(0, 2);
+      return s + who + ", Graphics SM Warp Exception on (GPC " + std::to_string(gpc) + ", TPC " + std::to_string(tpc) +
+             ", SM " + std::to_string(sm) + "): Out Of Range Address";
+    }
+    case 31: {
+      const std::string page = random_hex(rng, 5), high = random_hex(rng, 2);
+      const auto client = rng.range(0, 7), gpc = rng.range(0, 2);
+      const std::string channel = random_hex(rng, 2);
+      return s + who + ", channel 0x000000" + channel + ", intr 00000000. MMU Fault: ENGINE GRAPHICS GPC" +
+             std::to_string(gpc) + " GPCCLIENT_T1_" + std::to_string(client) + " faulted @ 0x7f" + high + "_" + page +
+             "000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ";
+    }
     case 43: return s + who + ", Ch 000000" + random_hex(rng, 2);
-    case 62: return s + "pid='<unknown>', name=<unknown>, " + random_hex(rng, 4) + "(" + random_hex(rng, 4) + ") 00000000 00000000";
+    case 62: {
+      const std::string second = random_hex(rng, 4), first = random_hex(rng, 4);
+      return s + "pid='<unknown>', name=<unknown>, " + first + "(" + second + ") 00000000 00000000";
+    }
     case 119:
       return s + who + ", Timeout after 6s of waiting for RPC response from GPU" + std::to_string(x.gpu) +
              " GSP! Expected function 76 (GSP_RM_CONTROL) (0x2080" + random_hex(rng, 4) + " 0x4).";
-    case 48:
+    case 48: {
+      const auto sub = rng.range(0, 1), partition = rng.range(0, 5);
       return s + "pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in "
-                 "the framebuffer at partition " + std::to_string(rng.range(0, 5)) + ", subpartition " +
-             std::to_string(rng.range(0, 1)) + ".";
+                 "the framebuffer at partition " + std::to_string(partition) + ", subpartition " + std::to_string(sub) + ".";
+    }
     case 63:
       return s + "pid='<unknown>', name=<unknown>, Row Remapper: New row (0x0000000" + random_hex(rng, 9) +
              ") is marked for remapping, reset gpu to activate.";

@@ -126,11 +126,14 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.user(t, w_.daemon("wpa_supplicant"), m);
       break;
     }
-    case Kind::rtkit:
+    case Kind::rtkit: {
+      // Random parts are drawn in sequence, from the right: operands of one expression are
+      // unsequenced, and compilers order them differently.
+      const auto processes = rng_.range(2, 5), threads = rng_.range(4, 9);
       e.user(t, w_.daemon("rtkit-daemon"),
-             "Supervising " + std::to_string(rng_.range(4, 9)) + " threads of " + std::to_string(rng_.range(2, 5)) +
-                 " processes of 1 users.");
+             "Supervising " + std::to_string(threads) + " threads of " + std::to_string(processes) + " processes of 1 users.");
       break;
+    }
     case Kind::gnome_shell:
       if (rng_.chance(0.6))
         e.user(t, w_.daemon("gnome-shell"),
@@ -164,9 +167,11 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       if (rng_.chance(0.7)) {
         m += "01:00:5e:00:00:01:9c:53:22:4f:a1:07:08:00 SRC=192.168.1.1 DST=224.0.0.1 LEN=36 TOS=0x00 PREC=0x00 TTL=1 ID=0 DF PROTO=2 ";
       } else {
-        m += "ff:ff:ff:ff:ff:ff:3c:7c:3f:1e:0b:52:08:00 SRC=192.168.1." + std::to_string(rng_.range(20, 90)) +
-             " DST=192.168.1.255 LEN=" + std::to_string(rng_.range(72, 240)) + " TOS=0x00 PREC=0x00 TTL=64 ID=" +
-             std::to_string(rng_.range(1000, 65000)) + " DF PROTO=UDP SPT=57621 DPT=57621 LEN=" + std::to_string(rng_.range(52, 220)) + " ";
+        const auto udp_len = rng_.range(52, 220), id = rng_.range(1000, 65000), len = rng_.range(72, 240),
+                   src = rng_.range(20, 90);
+        m += "ff:ff:ff:ff:ff:ff:3c:7c:3f:1e:0b:52:08:00 SRC=192.168.1." + std::to_string(src) + " DST=192.168.1.255 LEN=" +
+             std::to_string(len) + " TOS=0x00 PREC=0x00 TTL=64 ID=" + std::to_string(id) +
+             " DF PROTO=UDP SPT=57621 DPT=57621 LEN=" + std::to_string(udp_len) + " ";
       }
       e.kernel(t, std::move(m), 4);
       break;
@@ -176,9 +181,10 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       append_int(m, t / kNsPerSec);
       m += '.';
       append_zero_padded(m, t % kNsPerSec / kNsPerMs, 3);
-      m += ':' + std::to_string(rng_.range(120, 4000)) +
+      const auto pid = rng_.range(2900, 3300), serial = rng_.range(120, 4000);
+      m += ':' + std::to_string(serial) +
            "): apparmor=\"DENIED\" operation=\"open\" class=\"file\" profile=\"snap.firefox.firefox\" "
-           "name=\"/proc/pressure/memory\" pid=" + std::to_string(rng_.range(2900, 3300)) +
+           "name=\"/proc/pressure/memory\" pid=" + std::to_string(pid) +
            " comm=\"firefox\" requested_mask=\"r\" denied_mask=\"r\" fsuid=1000 ouid=0";
       e.kernel(t, std::move(m), 5);
       break;
@@ -204,8 +210,10 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
     }
     case Kind::martian:
       e.kernel(t, "IPv4: martian source 10.20.0.255 from 10.20.0." + std::to_string(rng_.range(10, 60)) + ", on dev enp65s0f0np0", 4);
-      e.kernel(t + seconds(0.000004), "ll header: 00000000: ff ff ff ff ff ff 0c 42 a1 " + random_hex(rng_, 2) + " " +
-                                          random_hex(rng_, 2) + " 7e 08 00", 4);
+      {
+        const std::string b2 = random_hex(rng_, 2), b1 = random_hex(rng_, 2);
+        e.kernel(t + seconds(0.000004), "ll header: 00000000: ff ff ff ff ff ff 0c 42 a1 " + b1 + " " + b2 + " 7e 08 00", 4);
+      }
       break;
     case Kind::syn_flood:
       e.kernel(t, "TCP: request_sock_TCP: Possible SYN flooding on port 9100. Sending cookies.  Check SNMP counters.", 4);

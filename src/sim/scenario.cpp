@@ -271,7 +271,8 @@ ContainerRun make_run(World& w, TimeNs create, Rng& rng) {
   static constexpr const char* kName[] = {"turing", "hopper", "lovelace", "noether", "shannon", "curie", "babbage", "ritchie"};
   ContainerRun r;
   r.id = random_hex(rng, 64);
-  r.name = std::string(rng.pick(kAdj)) + "_" + rng.pick(kName);
+  const std::string name = rng.pick(kName);  // drawn before the adjective, as the example was written
+  r.name = std::string(rng.pick(kAdj)) + "_" + name;
   r.create = whole_us(create);
   r.start_api = r.create + seconds(rng.uniform(0.15, 0.6));
   r.running = r.start_api + (w.laptop ? seconds(rng.uniform(0.6, 2.4)) : seconds(rng.uniform(0.4, 1.5)));
