@@ -45,11 +45,10 @@ struct Builder {
       case WallKind::kUtc:
       case WallKind::kLocal: return instant();
       case WallKind::kLocalNoYear: {
-        CivilTime c = ns_to_civil(instant());
-        c.year = 2000 + (fdp.ConsumeIntegralInRange(0, 15) == 0 ? fdp.ConsumeIntegralInRange(0, 20)
-                                                                  : fdp.ConsumeIntegralInRange(0, 2));
-        if (!valid_date(c.year, c.month, c.day)) c.day = 28;
-        return civil_to_ns(c);
+        const CivilTime c = ns_to_civil(instant());
+        const int k = fdp.ConsumeIntegralInRange(0, 15) == 0 ? fdp.ConsumeIntegralInRange(0, 20)
+                                                             : fdp.ConsumeIntegralInRange(0, 2);
+        return no_year_raw({k, c.month, c.day, ((c.hour * 60 + c.minute) * 60 + c.second) * kNsPerSec + c.nanos});
       }
       // dmon -o T and relative rows: at most twenty years of days (nvsmi::DayCounter, place_row).
       case WallKind::kLocalNoDate: return fdp.ConsumeIntegralInRange<TimeNs>(0, 7'301 * kNsPerDay);

@@ -7,6 +7,30 @@
 
 namespace gpucost {
 
+namespace {
+constexpr std::int64_t kNoYearDay0 = days_from_civil(2000, 1, 1);
+std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+}  // namespace
+
+TimeNs no_year_raw(const NoYearStamp& s) noexcept {
+  // The day of the year in 2000, a leap year: Feb 29 is day 59 in every provisional year.
+  const std::int64_t doy = days_from_civil(2000, s.month, s.day) - kNoYearDay0;
+  return (kNoYearDay0 + s.rollovers * 366 + doy) * kNsPerDay + s.time_of_day;
+}
+
+NoYearStamp no_year_stamp(TimeNs raw) noexcept {
+  NoYearStamp s;
+  const std::int64_t days = floor_div(raw, kNsPerDay);
+  s.time_of_day = raw - days * kNsPerDay;
+  s.rollovers = floor_div(days - kNoYearDay0, 366);
+  std::int64_t y;
+  civil_from_days(kNoYearDay0 + (days - kNoYearDay0 - s.rollovers * 366), y, s.month, s.day);
+  return s;
+}
+
 CivilTime ns_to_civil(TimeNs t) noexcept {
   std::int64_t secs = t / kNsPerSec;
   std::int64_t nanos = t % kNsPerSec;

@@ -100,7 +100,7 @@ enum class WallKind : std::uint8_t {
   kNone = 0,     ///< no wall-clock stamp (monotonic only, or nothing)
   kUtc,          ///< raw is UTC ns already
   kLocal,        ///< raw is a local civil time read as if UTC; needs the zone
-  kLocalNoYear,  ///< like kLocal, but the year is provisional: 2000 + rollovers seen in the file
+  kLocalNoYear,  ///< like kLocal, but the year is provisional: see no_year_raw() (time.hpp)
   kLocalNoDate,  ///< raw is ns since local midnight of day 0 (+1 day per midnight rollover)
   kRelative,     ///< raw is ns since the start of the file (rows placed by sampling interval)
 };

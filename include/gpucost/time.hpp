@@ -86,6 +86,22 @@ inline bool valid_stamp_date(std::int64_t y, unsigned m, unsigned d) noexcept {
   return valid_stamp_year(y) && valid_date(y, m, d);
 }
 
+/// A stamp without a year (BSD syslog `Nov 29 19:50:45`), as raw nanoseconds (WallKind::
+/// kLocalNoYear): provisional year `k` (the year rollovers seen in the file before it) in a
+/// calendar whose every year has 366 days, counted from 2000-01-01. Feb 29 exists in every
+/// provisional year, so it survives until the real year is known (a leap year keeps it; in
+/// another it is Mar 1), and Dec 31 is still one day before Jan 1 of the next provisional year.
+/// For k = 0 the raw value is civil_to_ns() of the same stamp in 2000.
+struct NoYearStamp {
+  std::int64_t rollovers = 0;  ///< k
+  unsigned month = 1, day = 1;
+  TimeNs time_of_day = 0;
+};
+/// The raw value of a stamp without a year.
+TimeNs no_year_raw(const NoYearStamp& s) noexcept;
+/// Inverse of no_year_raw.
+NoYearStamp no_year_stamp(TimeNs raw) noexcept;
+
 /// RFC 3339 in UTC with `digits` fractional digits (0, 3, 6 or 9) and a `Z`:
 /// `2026-11-29T19:50:45.123456Z`.
 std::string format_rfc3339(TimeNs t, int digits = 6);

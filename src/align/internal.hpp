@@ -40,7 +40,7 @@ enum class Placement : std::uint8_t {
 
 /// What a file's stamps lack and how it was filled in.
 struct FileDating {
-  std::optional<std::int64_t> year;  ///< kLocalNoYear: the year that provisional 2000 stands for
+  std::optional<std::int64_t> year;  ///< kLocalNoYear: the year that provisional year 0 stands for
   TimeNs day0_local = kNoTime;       ///< kLocalNoDate: local ns of day 0's midnight
   TimeNs relative_start = kNoTime;   ///< kRelative: UTC instant of raw 0
   bool relative_approximate = false; ///< relative_start came from the mtime
@@ -68,9 +68,9 @@ struct FileStamps {
 };
 std::vector<FileStamps> collect_file_stamps(const IngestResult& in);
 
-/// `raw` (a kLocalNoYear stamp with provisional year 2000 + k) with 2000 replaced by `year`.
+/// `raw` (a kLocalNoYear stamp of provisional year k, no_year_raw()) placed in `year` + k.
 TimeNs with_year(TimeNs raw, std::int64_t year) noexcept;
-/// The year of a provisional kLocalNoYear stamp minus 2000 (the rollovers before it).
+/// The provisional year k of a kLocalNoYear stamp (the rollovers before it).
 std::int64_t rollovers_of(TimeNs raw) noexcept;
 /// Local midnight (ns) of the civil day containing local time t.
 TimeNs local_midnight(TimeNs local) noexcept;

@@ -15,21 +15,12 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
 
 TimeNs local_midnight(TimeNs local) noexcept { return floor_div(local, kNsPerDay) * kNsPerDay; }
 
-std::int64_t rollovers_of(TimeNs raw) noexcept {
-  std::int64_t y;
-  unsigned m, d;
-  civil_from_days(floor_div(raw, kNsPerDay), y, m, d);
-  return y - 2000;
-}
+std::int64_t rollovers_of(TimeNs raw) noexcept { return no_year_stamp(raw).rollovers; }
 
 TimeNs with_year(TimeNs raw, std::int64_t year) noexcept {
-  const std::int64_t days = floor_div(raw, kNsPerDay);
-  const TimeNs time_of_day = raw - days * kNsPerDay;
-  std::int64_t y;
-  unsigned m, d;
-  civil_from_days(days, y, m, d);
+  const NoYearStamp s = no_year_stamp(raw);
   // Feb 29 in a year that has none becomes Mar 1 (days_from_civil counts on).
-  return days_from_civil(year + (y - 2000), m, d) * kNsPerDay + time_of_day;
+  return days_from_civil(year + s.rollovers, s.month, s.day) * kNsPerDay + s.time_of_day;
 }
 
 TimeNs WallClock::to_utc(WallKind kind, TimeNs raw, std::uint32_t file) {

@@ -24,13 +24,13 @@ inline TimeNs at(std::int64_t y, unsigned mo, unsigned d, unsigned h = 0, unsign
 }
 /// A kLocalNoYear raw stamp: provisional year 2000 + rollovers.
 inline TimeNs no_year(unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned s, int rollovers = 0) {
-  return at(2000 + rollovers, mo, d, h, mi, s);
+  return no_year_raw({rollovers, mo, d, ((h * 60 + mi) * 60 + s) * kNsPerSec});
 }
 /// A local time as a kLocalNoYear parser encodes it when the file's first year is `first_year`.
 inline TimeNs as_no_year(TimeNs local, std::int64_t first_year) {
-  CivilTime c = ns_to_civil(local);
-  c.year = 2000 + (c.year - first_year);
-  return civil_to_ns(c);
+  const CivilTime c = ns_to_civil(local);
+  return no_year_raw({c.year - first_year, c.month, c.day,
+                      ((c.hour * 60 + c.minute) * 60 + c.second) * kNsPerSec + c.nanos});
 }
 /// A kLocalNoDate raw stamp: ns since local midnight of day 0.
 inline TimeNs no_date(unsigned h, unsigned mi, unsigned s, int day = 0) {

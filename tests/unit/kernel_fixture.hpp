@@ -110,10 +110,10 @@ inline Parsed parse_data_file(const std::string& rel, std::string_view name = {}
 /// `[ s.micro]` as ns.
 constexpr TimeNs mono(std::int64_t s, std::int64_t us) { return s * kNsPerSec + us * kNsPerUs; }
 
-/// Raw stamp of a local time without year: provisional year 2000 (+ rollovers).
+/// Raw stamp of a local time without year: provisional year 2000 (+ rollovers), no_year_raw().
 inline TimeNs no_year(unsigned month, unsigned day, unsigned h, unsigned m, unsigned s, std::int64_t year = 2000,
                       std::int64_t nanos = 0) {
-  return civil_to_ns(CivilTime{year, month, day, h, m, s, nanos});
+  return no_year_raw({year - 2000, month, day, ((h * 60 + m) * 60 + s) * kNsPerSec + nanos});
 }
 
 }  // namespace gpucost::testing

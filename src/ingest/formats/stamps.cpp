@@ -191,21 +191,22 @@ bool parse_short_full(std::string_view s, ParsedStamp& out, std::string_view& zo
 }
 
 TimeNs NoYearClock::place(CivilTime c) noexcept {
-  c.year = 2000 + rollovers_;
+  NoYearStamp s{rollovers_, c.month, c.day,
+                ((c.hour * 60 + c.minute) * 60 + c.second) * kNsPerSec + c.nanos};
   if (prev_month_ != 0) {
     if (c.month + 6 < prev_month_ && rollovers_ < kMaxRollovers) {
       ++rollovers_;
-      ++c.year;
+      ++s.rollovers;
     } else if (c.month > prev_month_ + 6 && rollovers_ > 0) {
       // `Dec 31 23:59:58` just after `Jan  1 00:00:01`: a straggler from the year before.
-      CivilTime s = c;
-      --s.year;
-      const TimeNs raw = civil_to_ns(s);
+      NoYearStamp before = s;
+      --before.rollovers;
+      const TimeNs raw = no_year_raw(before);
       if (prev_raw_ - raw <= kNsPerDay) return raw;
     }
   }
   prev_month_ = c.month;
-  prev_raw_ = civil_to_ns(c);
+  prev_raw_ = no_year_raw(s);
   return prev_raw_;
 }
 

@@ -48,8 +48,8 @@ bool parse_unix_stamp(std::string_view s, TimeNs& utc_ns, ParsedStamp& out) noex
 /// offset like `+03`); zone receives it.
 bool parse_short_full(std::string_view s, ParsedStamp& out, std::string_view& zone) noexcept;
 
-/// Places BSD stamps (no year) in provisional year 2000 + the number of year rollovers seen so
-/// far in the file (2000 is a leap year, so Feb 29 parses). A rollover is the month going back
+/// Places BSD stamps (no year) in provisional year k, the number of year rollovers seen so far
+/// in the file (no_year_raw(): every provisional year has a Feb 29). A rollover is the month going back
 /// by more than six months (Dec -> Jan); smaller steps back are out-of-order lines, not a new
 /// year. A line that jumps forward by more than six months to within a day of the previous
 /// line (`Dec 31 23:59:58` after `Jan  1 00:00:01`) is a straggler of the previous year.
