@@ -10,8 +10,13 @@
 #   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
 #   GPUCOST_FUZZ_JOBS       targets run at the same time (default 1)
 #   GPUCOST_FUZZ_MAX_LEN    -max_len in bytes (default 8192)
-# Seeds come from fuzz/corpus/<target> (read only); new inputs go to <build>/fuzz-corpus/<target>,
-# logs to <build>/fuzz-logs, reproducers to <build>/fuzz-findings/<target>/.
+#   GPUCOST_FUZZ_SMOKE=1    CI's smoke run: the same inputs on every machine. A fixed -seed, a
+#                           fixed number of runs per target (what takes about 10 s on a 2-core
+#                           machine; SECONDS_PER_TARGET is then only a cap), and an empty working
+#                           corpus, so that it explores exactly what was explored before it landed.
+# Seeds come from fuzz/corpus/<target> (read only); new inputs go to <build>/fuzz-corpus/<target>
+# (<build>/fuzz-smoke/<target>, emptied first, in smoke runs), logs to <build>/fuzz-logs,
+# reproducers to <build>/fuzz-findings/<target>/.
 # Exit status: 0 when every target ran its time without a finding; 1 after a crash, leak,
 # sanitizer report, broken invariant or timeout, with the reproducer's path printed.
 set -euo pipefail
@@ -29,6 +34,17 @@ done
 build=${GPUCOST_FUZZ_BUILD_DIR:-build-asan}
 jobs=${GPUCOST_FUZZ_JOBS:-1}
 max_len=${GPUCOST_FUZZ_MAX_LEN:-8192}
+smoke=${GPUCOST_FUZZ_SMOKE:-0}
+
+# Runs of each target in a smoke run (about 10 s each on the development machine).
+smoke_runs() {
+  case $1 in
+    time) echo 300000 ;;
+    pipeline) echo 500 ;;
+    detect) echo 3000 ;;
+    *) echo 7000 ;;
+  esac
+}
 
 GPUCOST_SETUP_BUILD=0 scripts/setup.sh clang-14 libclang-rt-14-dev
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -56,6 +72,12 @@ dict_of() {
 
 run_one() {
   local t=$1 work="$build/fuzz-corpus/$1" found="$build/fuzz-findings/$1" log="$build/fuzz-logs/$1.log"
+  local mode=()
+  if [ "$smoke" = 1 ]; then
+    work="$build/fuzz-smoke/$1"
+    rm -rf "$work"
+    mode=(-seed=1 "-runs=$(smoke_runs "$t")")
+  fi
   mkdir -p "$work" "$found"
   local dict=() d
   d=$(dict_of "$t")
@@ -64,10 +86,12 @@ run_one() {
   # UBSan findings abort (-fno-sanitize-recover); leaks are reported at exit of each input's run.
   if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
      "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-       -print_final_stats=1 -artifact_prefix="$found/" "${dict[@]}" "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
+       -print_final_stats=1 -artifact_prefix="$found/" "${mode[@]}" "${dict[@]}" "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
     local execs
     execs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    echo "fuzz: $t: ok (${seconds} s, $execs runs, corpus $(find "$work" -type f | wc -l) new + $(find "fuzz/corpus/$t" -type f | wc -l) seeds)"
+    local how="${seconds} s"
+    [ "$smoke" = 1 ] && how="smoke, seed 1, at most ${seconds} s"
+    echo "fuzz: $t: ok ($how, $execs runs, corpus $(find "$work" -type f | wc -l) new + $(find "fuzz/corpus/$t" -type f | wc -l) seeds)"
     return 0
   fi
   echo "fuzz: $t: FAILED; log $log" >&2
@@ -97,4 +121,8 @@ if ((failed)); then
   echo "fuzz: findings above; add each reproducer to fuzz/corpus/<target>/regress-<what> and a test" >&2
   exit 1
 fi
-echo "fuzz: all ${#targets[@]} targets ran ${seconds} s each without a finding"
+if [ "$smoke" = 1 ]; then
+  echo "fuzz: all ${#targets[@]} targets ran their smoke runs without a finding"
+else
+  echo "fuzz: all ${#targets[@]} targets ran ${seconds} s each without a finding"
+fi

@@ -111,14 +111,19 @@ SimResult generate(const World& w, const std::string& dir) {
   return result;
 }
 
+/// Bytes the corpus of `o` would have (generated, not written).
+double measured_bytes(SimOptions o) {
+  o.size_bytes = 0;
+  return static_cast<double>(measure(o).total_bytes);
+}
+
 /// The noise factor whose corpus, over the span asked for, has about `target` bytes: bytes grow
 /// linearly with the noise, so two measurements fix the line.
 double noise_for_size(const SimOptions& o, std::uint64_t target) {
   auto bytes = [&](double noise) {
     SimOptions m = o;
     m.noise = noise;
-    m.size_bytes = 0;
-    return static_cast<double>(measure(m).total_bytes);
+    return measured_bytes(m);
   };
   const double n1 = 1, n2 = 11;
   const double b1 = bytes(n1), b2 = bytes(n2);
@@ -131,8 +136,7 @@ double hours_for_size(const SimOptions& o, std::uint64_t target) {
   auto bytes = [&](double h) {
     SimOptions m = o;
     m.hours = h;
-    m.size_bytes = 0;
-    return static_cast<double>(measure(m).total_bytes);
+    return measured_bytes(m);
   };
   const double h1 = 2, h2 = 6;
   const double b1 = bytes(h1), b2 = bytes(h2);

@@ -95,6 +95,18 @@ TEST(RobustRegress, YearRolloversStopAtTwenty) {
   EXPECT_EQ(no_year_stamp(last).rollovers, formats::NoYearClock::kMaxRollovers);
 }
 
+// Finding 9 (fuzz_time, CI smoke run): a BSD stamp `фев 29 16:12:25` parsed with the year left at
+// 1970, so its civil date (1970-02-29) was no date. The stand-in year is 2000, a leap year.
+TEST(RobustRegress, BsdStampOfFebruaryTwentyNinthIsAValidCivilDate) {
+  formats::ParsedStamp p;
+  formats::DayPadding pad;
+  ASSERT_TRUE(formats::parse_bsd_stamp("фев 29 16:12:25 box kernel: x", p, pad));
+  EXPECT_TRUE(valid_date(p.civil.year, p.civil.month, p.civil.day));
+  EXPECT_EQ(p.civil.month, 2u);
+  EXPECT_EQ(p.civil.day, 29u);
+  EXPECT_FALSE(formats::parse_bsd_stamp("Feb 30 16:12:25 box kernel: x", p, pad));
+}
+
 // Finding 8 (fuzz_time, 60 s campaign): `Feb 29` after a year rollover was placed in provisional
 // year 2001, which has no Feb 29: it became Mar 1 for good, even when the real year (a log from
 // Dec 2023 into 2024) has one. Every provisional year has a Feb 29 now (no_year_raw()).

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "report/report_doc.hpp"
+#include "run_binary.hpp"
 
 namespace gpucost::robust {
 
@@ -93,85 +94,12 @@ inline constexpr const char* kKernLogLines =
     "Nov 29 11:28:11 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=12890, Ch 0000003e, intr 00000000. MMU "
     "Fault: ENGINE GRAPHICS HUBCLIENT_SCC faulted @ 0x1_8c710000. Fault is of type FAULT_PTE ACCESS_TYPE_VIRT_READ\n";
 
-/// What a run of the binary gave.
-struct Child {
-  int exit_code = -1;       ///< exit status, or 128 + signal
-  std::string out, err;
-  bool hung = false;        ///< killed by the hang guard
-  bool stdout_closed = false;  ///< the reader closed stdout early (see run())
-};
-
-/// Options of run().
-struct RunOptions {
-  /// Runs in the child after fork(), before exec (only async-signal-safe calls: setuid, setrlimit).
-  std::function<void()> in_child;
-  /// Close the read end of stdout once this many bytes arrived (a reader like `head`).
-  std::size_t close_stdout_after = std::string::npos;
-  /// Hang guard: the child is killed after this long (not a timing assertion: minutes).
-  int timeout_s = 600;
-};
+/// What a run of the binary gave, and how to run it (run_binary.hpp).
+using Child = testing::RunResult;
+using RunOptions = testing::RunOptions;
 
 /// Runs GPUCOST_BINARY with args (TZ=UTC), capturing stdout and stderr.
-inline Child run(const std::vector<std::string>& args, const RunOptions& o = {}) {
-  Child r;
-  int out_pipe[2], err_pipe[2];
-  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return r;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    ::setenv("TZ", "UTC", 1);
-    if (o.in_child) o.in_child();
-    std::vector<char*> argv;
-    std::string bin = GPUCOST_BINARY;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open = 2;
-  char buf[65536];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
-  while (open > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.hung = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    if (::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000))) < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open;
-        continue;
-      }
-      (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(n));
-      if (i == 0 && r.out.size() >= o.close_stdout_after) {  // like `head`: stop reading, close
-        ::close(fds[0].fd);
-        fds[0].fd = -1;
-        --open;
-        r.stdout_closed = true;
-      }
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) ::close(f.fd);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+inline Child run(const std::vector<std::string>& args, const RunOptions& o = {}) { return testing::run_gpucost(args, o); }
 
 /// `{}`: what lookups in an absent file entry read.
 inline simdjson::dom::element empty_object() {

@@ -125,6 +125,7 @@ bool parse_bsd_stamp(std::string_view s, ParsedStamp& out, DayPadding& padding) 
   if (day_len == 1 && spaces == 2) padding = DayPadding::kSpace;
   else if (day_len == 2 && s[day_start] == '0') padding = DayPadding::kZero;
   else padding = DayPadding::kTwoDigits;
+  out.civil.year = 2000;  // stands in for the unknown year; a leap year, so Feb 29 is a date
   out.civil.month = static_cast<unsigned>(month);
   out.civil.day = day;
   if (!parse_hms(s, i + 1, out.civil)) return false;

@@ -33,8 +33,9 @@ TimeNs utc_of(const ParsedStamp& p) noexcept;
 enum class DayPadding : std::uint8_t { kTwoDigits, kSpace, kZero };
 
 /// `Nov 29 19:50:45` or `Nov 29 19:50:45.123456` (journalctl short-precise); the month in any
-/// locale parse_month_name knows (`jan.`, `фев`, `4月`). civil.year is left at 1970: the caller
-/// places it (see NoYearClock).
+/// locale parse_month_name knows (`jan.`, `фев`, `4月`). civil.year is 2000, a leap year that
+/// stands in for the unknown one (so that `Feb 29` is a valid civil date): the caller places the
+/// stamp in its year (see NoYearClock).
 bool parse_bsd_stamp(std::string_view s, ParsedStamp& out, DayPadding& padding) noexcept;
 
 /// The inside of a dmesg -T bracket: `Sun Nov 29 19:50:45 2026` (weekday and month localized,
