@@ -10,10 +10,10 @@
 #   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
 #   GPUCOST_FUZZ_JOBS       targets run at the same time (default 1)
 #   GPUCOST_FUZZ_MAX_LEN    -max_len in bytes (default 8192)
-#   GPUCOST_FUZZ_SMOKE=1    CI's smoke run: the same inputs on every machine. A fixed -seed, a
-#                           fixed number of runs per target (what takes about 10 s on a 2-core
-#                           machine; SECONDS_PER_TARGET is then only a cap), and an empty working
-#                           corpus, so that it explores exactly what was explored before it landed.
+#   GPUCOST_FUZZ_SMOKE=1    CI's smoke run: nearly the same inputs on every machine. A fixed
+#                           -seed, a fixed number of runs per target (what takes about 10 s on a
+#                           2-core machine; SECONDS_PER_TARGET is then only a cap), and an empty
+#                           working corpus, so that it explores what was explored before it landed.
 # Seeds come from fuzz/corpus/<target> (read only); new inputs go to <build>/fuzz-corpus/<target>
 # (<build>/fuzz-smoke/<target>, emptied first, in smoke runs), logs to <build>/fuzz-logs,
 # reproducers to <build>/fuzz-findings/<target>/.

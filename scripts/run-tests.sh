@@ -3,7 +3,7 @@
 # Then, unless GPUCOST_EXTRA_CHECKS=0 (quick local runs; on by default, as in CI), the same tests
 # once more built with AddressSanitizer + UndefinedBehaviorSanitizer (clang-14, in build-asan),
 # which also replays every fuzz corpus, and a smoke run of every fuzz target: a fixed seed and
-# number of runs (about 10 s each here), so that every machine explores the same inputs and CI
+# number of runs (about 10 s each here), so that every machine explores nearly the same inputs and CI
 # fails on a change, not on luck (GPUCOST_FUZZ_SECONDS caps each, default 60). See
 # docs/robustness.md.
 set -euo pipefail
