@@ -180,6 +180,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   const std::uint64_t events_cut = keep_events(clusters, placed, window, out.events, out.origin_begin, out.origins);
   table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
+  drop_overlapping_sample_sources(in, out.samples, diag);
   table(out.processes, &IngestResult::processes);
   const std::uint64_t processes_cut = place_processes(in, clock, window, out.processes, tally);
 

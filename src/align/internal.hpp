@@ -267,6 +267,10 @@ std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& cluster
 /// how many the window cut.
 std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window window, Table& samples,
                             std::vector<FileTally>& tally);
+/// Drops the sample rows of a GPU that a preferred source of the same GPU already covers (dmon,
+/// then --query-gpu, then the file with more rows), so that no time is counted twice; notes how
+/// many. Rows stay in order.
+void drop_overlapping_sample_sources(const IngestResult& in, Table& samples, Diagnostics& diag);
 /// Places, windows and sorts process rows; returns how many the window cut.
 std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window window, Table& processes,
                               std::vector<FileTally>& tally);

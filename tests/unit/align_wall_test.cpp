@@ -193,16 +193,50 @@ TEST(AlignWall, TablesAreSorted) {
   b.process(ps, 11, 1, 20, WallKind::kUtc, t0);
   b.process(ps, 3, 0, 999, WallKind::kUtc, t0 - kNsPerSec);
   const Timeline t = align(b.in);
-  ASSERT_EQ(t.samples.rows(), 4u);
-  // (ts, gpu, file, line)
+  // (ts, gpu, file, line); b.csv's GPU 1 row at t0 repeats a.csv's (the same GPU, the same
+  // second, two sources): it is not counted twice (OneSampleSourcePerGpuAtATime).
+  ASSERT_EQ(t.samples.rows(), 3u);
   EXPECT_EQ(t.samples.column(sample_col::line).get_int(0), 2);
   EXPECT_EQ(t.samples.column(sample_col::line).get_int(1), 8);
   EXPECT_EQ(t.samples.column(sample_col::line).get_int(2), 5);  // gpu 1, file a.csv
-  EXPECT_EQ(t.samples.column(sample_col::line).get_int(3), 9);  // gpu 1, file b.csv
   ASSERT_EQ(t.processes.rows(), 3u);
   EXPECT_EQ(t.processes.column(process_col::pid).get_int(0), 999);
   EXPECT_EQ(t.processes.column(process_col::pid).get_int(1), 20);
   EXPECT_EQ(t.processes.column(process_col::pid).get_int(2), 300);
+}
+
+// collect-logs.sh runs dmon and --query-gpu side by side: where both cover a GPU, dmon's rows
+// count and the --query-gpu rows inside dmon's span are dropped, with a note; outside it, and for
+// a GPU dmon does not report, they stay.
+TEST(AlignWall, OneSampleSourcePerGpuAtATime) {
+  Input b;
+  const auto q = b.file("query.csv", FormatId::query_gpu_csv);  // first file: the order is not the rank
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  const TimeNs t0 = at(2026, 11, 29, 12, 0, 0);
+  for (int i = 0; i < 5; ++i) b.sample(d, 3 + i, 0, WallKind::kUtc, t0 + i * kNsPerSec, kNsPerSec);
+  for (int i = 0; i < 6; ++i) b.sample(q, 2 + i, 0, WallKind::kUtc, t0 + (2 + i) * kNsPerSec, kNsPerSec);
+  for (int i = 0; i < 3; ++i) b.sample(q, 20 + i, 1, WallKind::kUtc, t0 + i * kNsPerSec, kNsPerSec);
+  Diagnostics diag;
+  const Timeline t = align(b.in, {}, &diag);
+  ASSERT_EQ(t.samples.rows(), 5u + 3u + 3u);
+  std::size_t from_query_gpu0 = 0;
+  for (std::size_t r = 0; r < t.samples.rows(); ++r) {
+    if (t.samples.column(sample_col::file).get_int(r) != q || t.samples.column(sample_col::gpu).get_int(r) != 0) continue;
+    ++from_query_gpu0;
+    EXPECT_GE(ts_of(t.samples, r), t0 + 5 * kNsPerSec);  // after dmon's last row's second
+  }
+  EXPECT_EQ(from_query_gpu0, 3u);
+  bool noted = false;
+  for (const auto& n : diag.notes) noted |= n.find("GPU 0: 3 of 6 sample rows of query.csv") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  // Two dmon files of different days overlap nowhere: both count.
+  Input c;
+  const auto d1 = c.file("dmon-1.txt", FormatId::dmon);
+  const auto d2 = c.file("dmon-2.txt", FormatId::dmon);
+  for (int i = 0; i < 3; ++i) c.sample(d1, 3 + i, 0, WallKind::kUtc, t0 + i * kNsPerSec, kNsPerSec);
+  for (int i = 0; i < 3; ++i) c.sample(d2, 3 + i, 0, WallKind::kUtc, t0 + kNsPerDay + i * kNsPerSec, kNsPerSec);
+  EXPECT_EQ(align(c.in).samples.rows(), 6u);
 }
 
 TEST(AlignWall, PsSnapshotWithoutMarkerAtModificationTime) {

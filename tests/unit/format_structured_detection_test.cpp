@@ -19,7 +19,7 @@ bool is_structured(FormatId f) {
 FormatId expected_for(const std::string& name) {
   if (name.rfind("json-", 0) == 0) return FormatId::journal_json;
   if (name.rfind("journal-export", 0) == 0) return FormatId::journal_export;
-  if (name.rfind("ps-", 0) == 0) return FormatId::ps;
+  if (name.rfind("ps-", 0) == 0 || name == "ps.log") return FormatId::ps;
   if (name.rfind("torch-trace", 0) == 0) return FormatId::torch_trace;
   if (name == "manifest.json") return FormatId::manifest;
   return FormatId::unknown;
