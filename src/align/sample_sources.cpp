@@ -1,7 +1,7 @@
 // One source of GPU samples per GPU at a time: collect-logs.sh runs nvidia-smi dmon and
 // --query-gpu side by side, and counting both would double every time and energy sum.
 #include <algorithm>
-#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,17 +30,34 @@ struct SourceSpan {
 }  // namespace
 
 void drop_overlapping_sample_sources(const IngestResult& in, Table& sa, Diagnostics& diag) {
+  // Most directories have one file of samples: nothing can overlap, and nothing is read.
+  std::size_t sample_files = 0;
+  for (const auto& f : in.files) sample_files += f.format == FormatId::dmon || f.format == FormatId::query_gpu_csv;
+  if (sample_files < 2) return;
   const Column& ts = sa.column(sample_col::ts_ns);
   const Column& files = sa.column(sample_col::file);
   const Column& gpus = sa.column(sample_col::gpu);
   const Column& interval = sa.column(sample_col::interval_ns);
-  // Each GPU's sources and the span each covers.
-  std::map<std::int64_t, std::vector<SourceSpan>> by_gpu;
+  // Each GPU's sources and the span each covers. Rows come in time order, GPUs interleaved: a
+  // short list found with the last hit first costs less per row than a map.
+  struct GpuSources {
+    std::int64_t gpu;
+    std::vector<SourceSpan> spans;
+  };
+  std::vector<GpuSources> by_gpu;
+  std::size_t last = 0;
+  auto sources_of = [&](std::int64_t gpu) -> std::vector<SourceSpan>& {
+    if (last < by_gpu.size() && by_gpu[last].gpu == gpu) return by_gpu[last].spans;
+    for (last = 0; last < by_gpu.size(); ++last)
+      if (by_gpu[last].gpu == gpu) return by_gpu[last].spans;
+    by_gpu.push_back({gpu, {}});
+    return by_gpu[last].spans;
+  };
   for (std::size_t r = 0; r < sa.rows(); ++r) {
     const auto file = static_cast<std::uint32_t>(files.get_int(r));
     const std::int64_t gpu = gpus.is_valid(r) ? gpus.get_int(r) : -1;
     const TimeNs t = ts.get_int(r), end = t + (interval.is_valid(r) ? interval.get_int(r) : 0);
-    auto& spans = by_gpu[gpu];
+    auto& spans = sources_of(gpu);
     auto it = std::find_if(spans.begin(), spans.end(), [&](const SourceSpan& s) { return s.file == file; });
     if (it == spans.end()) {
       spans.push_back({file, 1, 0, t, end, 0});
@@ -51,6 +68,8 @@ void drop_overlapping_sample_sources(const IngestResult& in, Table& sa, Diagnost
     }
   }
   bool any = false;
+  std::sort(by_gpu.begin(), by_gpu.end(), [](const GpuSources& a, const GpuSources& b) { return a.gpu < b.gpu; });
+  last = 0;
   for (auto& [gpu, spans] : by_gpu) {
     if (spans.size() < 2) continue;
     std::sort(spans.begin(), spans.end(), [&](const SourceSpan& a, const SourceSpan& b) {
@@ -69,7 +88,7 @@ void drop_overlapping_sample_sources(const IngestResult& in, Table& sa, Diagnost
   keep.reserve(sa.rows());
   for (std::size_t r = 0; r < sa.rows(); ++r) {
     const auto file = static_cast<std::uint32_t>(files.get_int(r));
-    auto& spans = by_gpu[gpus.is_valid(r) ? gpus.get_int(r) : -1];
+    auto& spans = sources_of(gpus.is_valid(r) ? gpus.get_int(r) : -1);
     const TimeNs t = ts.get_int(r);
     const SourceSpan* cover = nullptr;
     for (auto& s : spans) {
