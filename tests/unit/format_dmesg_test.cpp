@@ -274,15 +274,6 @@ struct SampleCase {
   std::uint64_t lines, accepted, continuations;
 };
 
-// `kern/xid31-mmu-fault-dmesg-proton.txt` -> `kern_xid31_mmu_fault_dmesg_proton`
-std::string sample_name(const ::testing::TestParamInfo<SampleCase>& info) {
-  std::string n = info.param.file;
-  if (const auto dot = n.rfind('.'); dot != std::string::npos) n.resize(dot);
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
 class DmesgSample : public ::testing::TestWithParam<SampleCase> {};
 
 TEST_P(DmesgSample, DetectedAndFullyUnderstood) {
@@ -310,7 +301,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SampleCase{"kern/xid31-xid13-xid32-dmesg-driver418.txt", 8, 8, 0},
                       SampleCase{"kern/xid32-xid31-old-format-dmesg.txt", 3, 3, 0},
                       SampleCase{"kern/xid79-fallen-off-bus-multiline-dmesg-570.txt", 5, 3, 2}),
-    sample_name);
+    sample_name<SampleCase>);
 
 TEST(DmesgReal, AcAdapterOnlineThenACallTrace) {
   const auto p = parse_data_file("real/kern/acpi-ac-adapter-online-dmesg-stack.txt");

@@ -215,15 +215,6 @@ struct SampleCase {
   std::uint64_t lines, blank, accepted;
 };
 
-// `kern/xid31-mmu-fault-dmesg-proton.txt` -> `kern_xid31_mmu_fault_dmesg_proton`
-std::string sample_name(const ::testing::TestParamInfo<SampleCase>& info) {
-  std::string n = info.param.file;
-  if (const auto dot = n.rfind('.'); dot != std::string::npos) n.resize(dot);
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
 class JournalSample : public ::testing::TestWithParam<SampleCase> {};
 
 TEST_P(JournalSample, DetectedAndFullyUnderstood) {
@@ -252,7 +243,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SampleCase{"journal/logind-buttons-lidswitch-nixos.txt", 8, 0, 8},
                       SampleCase{"journal/nvidia-persistenced-journal-signal15.txt", 11, 0, 11},
                       SampleCase{"journal/nvidia-powerd-systemctl-status-amd-laptop.txt", 11, 1, 10}),
-    sample_name);
+    sample_name<SampleCase>);
 
 TEST(JournalShortReal, XidWithPidNoName) {
   const auto p = parse_data_file("real/kern/xid31-journalctl-k-driver450.txt");

@@ -2,6 +2,9 @@
 // Helpers for the kernel/syslog/journal format tests: parse a buffer or a file under tests/data
 // through the ingest stage (detection included) and read back the events.
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -114,6 +117,17 @@ constexpr TimeNs mono(std::int64_t s, std::int64_t us) { return s * kNsPerSec + 
 inline TimeNs no_year(unsigned month, unsigned day, unsigned h, unsigned m, unsigned s, std::int64_t year = 2000,
                       std::int64_t nanos = 0) {
   return no_year_raw({year - 2000, month, day, ((h * 60 + m) * 60 + s) * kNsPerSec + nanos});
+}
+
+/// A parameterized test's name from its case's file: `kern/xid31-mmu-fault-dmesg-proton.txt` ->
+/// `kern_xid31_mmu_fault_dmesg_proton`.
+template <class Case>
+std::string sample_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string n = info.param.file;
+  if (const auto dot = n.rfind('.'); dot != std::string::npos) n.resize(dot);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
 }
 
 }  // namespace gpucost::testing
