@@ -5,7 +5,8 @@
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET  default 60; CI's smoke run uses 10 (scripts/run-tests.sh)
 #   TARGET              dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json
-#                       journal_export ps torch_trace manifest detect time align pipeline (default all)
+#                       journal_export ps torch_trace manifest detect time align pipeline journal_plain key_prefilter
+#                       (default all)
 # Environment:
 #   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
 #   GPUCOST_FUZZ_JOBS       targets run at the same time (default 1)
@@ -23,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
-             torch_trace manifest detect time align pipeline)
+             torch_trace manifest detect time align pipeline journal_plain key_prefilter)
 seconds=${1:-60}
 shift || true
 targets=("$@")
@@ -39,7 +40,8 @@ smoke=${GPUCOST_FUZZ_SMOKE:-0}
 # Runs of each target in a smoke run (about 10 s each on the development machine).
 smoke_runs() {
   case $1 in
-    time) echo 300000 ;;
+    time|key_prefilter) echo 300000 ;;
+    journal_plain) echo 100000 ;;
     pipeline) echo 500 ;;
     detect) echo 3000 ;;
     *) echo 7000 ;;
@@ -65,7 +67,8 @@ fi
 dict_of() {
   case $1 in
     dmesg|syslog|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
-    journal_json|journal_export) echo fuzz/dict/journal.dict ;;
+    journal_json|journal_export|journal_plain) echo fuzz/dict/journal.dict ;;
+    key_prefilter) echo fuzz/dict/kernel.dict ;;
     dmon|pmon|query_gpu|nvidia_smi_q) echo fuzz/dict/nvidia.dict ;;
   esac
 }

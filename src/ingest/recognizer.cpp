@@ -6,8 +6,10 @@
 #include <cstring>
 #include <fstream>
 #include <span>
+#include <vector>
 
 #include "gpucost/text.hpp"
+#include "ingest/key_prefilter.hpp"
 
 namespace gpucost {
 
@@ -179,84 +181,22 @@ const Family kFamilies[] = {
 
 // ---- prefilter -------------------------------------------------------------------------------
 
-std::uint32_t load4(const char* p) noexcept {
-  std::uint32_t w;
-  std::memcpy(&w, p, 4);
-  return w;
+// Most syslog lines are noise: they cost one KeyPrefilter pass and no pattern is tried.
+KeyPrefilter prefilter_of(std::span<const Builtin> table) {
+  std::vector<std::string_view> keys;
+  for (const Builtin& b : table) keys.push_back(b.prefilter_key());
+  return KeyPrefilter(keys);
 }
-
-/// Finds, in one pass over a message, which patterns of a table have their four-byte key in
-/// it. Two bitmaps (of the keys' first two and last two bytes) reject almost every position
-/// without a lookup; the rest go to a small hash table. Most syslog lines are noise: they cost
-/// this one pass and no pattern is tried.
-class Prefilter {
- public:
-  explicit Prefilter(std::span<const Builtin> table) {
-    for (std::size_t bit = 0; bit < table.size(); ++bit) add(table[bit].prefilter_key(), bit);
-  }
-
-  /// Bit i set: pattern i of the table may match.
-  std::uint64_t scan(std::string_view t) const noexcept {
-    std::uint64_t mask = 0;
-    if (t.size() < 4) return 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(t.data());
-    for (std::size_t i = 0; i + 4 <= t.size(); ++i) {
-      if (!test(head_, p[i], p[i + 1]) || !test(tail_, p[i + 2], p[i + 3])) continue;
-      const std::uint32_t w = load4(t.data() + i);
-      for (std::size_t s = hash(w);; s = (s + 1) % kSlots) {
-        if (slots_[s].mask == 0) break;
-        if (slots_[s].key == w) {
-          mask |= slots_[s].mask;
-          break;
-        }
-      }
-    }
-    return mask;
-  }
-
- private:
-  static constexpr std::size_t kSlots = 128;
-  struct Slot {
-    std::uint32_t key = 0;
-    std::uint64_t mask = 0;
-  };
-  using PairBits = std::array<std::uint64_t, 1024>;  // one bit per byte pair
-  static std::size_t hash(std::uint32_t w) noexcept { return (w * 2654435761u) >> 25; }
-  static bool test(const PairBits& b, unsigned char x, unsigned char y) noexcept {
-    const unsigned pair = x | (static_cast<unsigned>(y) << 8);
-    return (b[pair >> 6] >> (pair & 63)) & 1;
-  }
-  static void set(PairBits& b, char x, char y) noexcept {
-    const unsigned pair = static_cast<unsigned char>(x) | (static_cast<unsigned>(static_cast<unsigned char>(y)) << 8);
-    b[pair >> 6] |= std::uint64_t{1} << (pair & 63);
-  }
-
-  void add(std::string_view key, std::size_t bit) {
-    set(head_, key[0], key[1]);
-    set(tail_, key[2], key[3]);
-    const std::uint32_t w = load4(key.data());
-    for (std::size_t s = hash(w);; s = (s + 1) % kSlots) {
-      if (slots_[s].mask == 0 || slots_[s].key == w) {
-        slots_[s].key = w;
-        slots_[s].mask |= std::uint64_t{1} << bit;
-        return;
-      }
-    }
-  }
-
-  PairBits head_{}, tail_{};
-  std::array<Slot, kSlots> slots_{};
-};
 
 static_assert(std::size(kKernel) <= 64 && std::size(kAnyIdent) <= 64, "a prefilter mask holds 64 patterns");
 
-const Prefilter& kernel_prefilter() {
-  static const Prefilter p(kKernel);
+const KeyPrefilter& kernel_prefilter() {
+  static const KeyPrefilter p = prefilter_of(kKernel);
   return p;
 }
 
-const Prefilter& any_ident_prefilter() {
-  static const Prefilter p(kAnyIdent);
+const KeyPrefilter& any_ident_prefilter() {
+  static const KeyPrefilter p = prefilter_of(kAnyIdent);
   return p;
 }
 

@@ -7,35 +7,35 @@
 namespace gpucost::formats {
 
 std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_view name) noexcept {
-  struct Slot {
-    std::string_view name;
-    std::optional<std::string_view> JournalEntry::*member;
-  };
-  static constexpr Slot kSlots[] = {
-      {"__REALTIME_TIMESTAMP", &JournalEntry::realtime},
-      {"__MONOTONIC_TIMESTAMP", &JournalEntry::monotonic},
-      {"_SOURCE_MONOTONIC_TIMESTAMP", &JournalEntry::source_monotonic},
-      {"_BOOT_ID", &JournalEntry::boot_id},
-      {"_TRANSPORT", &JournalEntry::transport},
-      {"SYSLOG_IDENTIFIER", &JournalEntry::syslog_identifier},
-      {"_COMM", &JournalEntry::comm},
-      {"_PID", &JournalEntry::pid},
-      {"SYSLOG_PID", &JournalEntry::syslog_pid},
-      {"MESSAGE", &JournalEntry::message},
-  };
-  // Most fields of an entry are none of these: reject them on the first bytes.
-  if (name.size() < 4 || (name[0] != '_' && name[0] != 'S' && name[0] != 'M')) return nullptr;
-  for (const auto& s : kSlots)
-    if (s.name == name) return s.member;
-  return nullptr;
+  using Slot = std::optional<std::string_view> JournalEntry::*;
+  // Most fields of an entry are none of these: the length and one byte reject them.
+  const auto is = [&](std::string_view want, Slot slot) { return name == want ? slot : nullptr; };
+  switch (name.size()) {
+    case 4: return is("_PID", &JournalEntry::pid);
+    case 5: return is("_COMM", &JournalEntry::comm);
+    case 7: return is("MESSAGE", &JournalEntry::message);
+    case 8: return is("_BOOT_ID", &JournalEntry::boot_id);
+    case 10:
+      return name[0] == '_' ? is("_TRANSPORT", &JournalEntry::transport) : is("SYSLOG_PID", &JournalEntry::syslog_pid);
+    case 17: return is("SYSLOG_IDENTIFIER", &JournalEntry::syslog_identifier);
+    case 20: return is("__REALTIME_TIMESTAMP", &JournalEntry::realtime);
+    case 21: return is("__MONOTONIC_TIMESTAMP", &JournalEntry::monotonic);
+    case 27: return is("_SOURCE_MONOTONIC_TIMESTAMP", &JournalEntry::source_monotonic);
+    default: return nullptr;
+  }
 }
 
 std::optional<TimeNs> journal_usec_to_ns(std::string_view digits) noexcept {
-  if (digits.empty() || digits.size() > 19 || !text::is_digit(digits[0])) return std::nullopt;
-  const auto us = text::to_int<std::int64_t>(digits);
+  // Up to 19 digits fit in 64 unsigned bits; three stamps per entry, so no from_chars here.
+  if (digits.empty() || digits.size() > 19) return std::nullopt;
+  std::uint64_t us = 0;
+  for (const char c : digits) {
+    if (!text::is_digit(c)) return std::nullopt;
+    us = us * 10 + static_cast<std::uint64_t>(c - '0');
+  }
   // Beyond 2200 is damage (and a monotonic stamp that large could not be added to a boot time).
-  if (!us || *us >= kEndOfStampYearsNs / kNsPerUs) return std::nullopt;
-  return *us * kNsPerUs;
+  if (us >= static_cast<std::uint64_t>(kEndOfStampYearsNs / kNsPerUs)) return std::nullopt;
+  return static_cast<TimeNs>(us) * kNsPerUs;
 }
 
 std::int32_t JournalEntrySink::boot_seq(std::string_view boot_id) {

@@ -18,6 +18,8 @@
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
 #include "ingest/formats/journal_fields.hpp"
+#include "ingest/formats/journal_json_reader.hpp"
+#include "ingest/formats/journal_plain.hpp"
 #include "ingest/formats/json_support.hpp"
 
 namespace gpucost::formats {
@@ -34,10 +36,13 @@ bool is_stamp_field(std::optional<std::string_view> JournalEntry::*slot) {
          slot == &JournalEntry::source_monotonic;
 }
 
-// Parses one line into a JournalEntry; the views stay valid until the next line.
-class EntryReader {
+}  // namespace
+
+// The general reader: simdjson's On Demand API over one padded line. The views stay valid
+// until the next line.
+class JournalJsonReader::General {
  public:
-  EntryReader() {
+  General() {
     // 64 KiB covers a default-length line; the parser grows for longer ones.
     if (parser_.allocate(64 * 1024, kMaxDepth) != simdjson::SUCCESS) spdlog::debug("simdjson: cannot preallocate");
   }
@@ -245,6 +250,19 @@ class EntryReader {
   std::size_t used_ = 0;
 };
 
+JournalJsonReader::JournalJsonReader() : general_(std::make_unique<General>()) {}
+JournalJsonReader::~JournalJsonReader() = default;
+
+bool JournalJsonReader::read(std::string_view text, JournalEntry& e, std::string& why) {
+  return read_plain_journal_line(text, e) || general_->read(text, e, why);
+}
+
+bool JournalJsonReader::read_general(std::string_view text, JournalEntry& e, std::string& why) {
+  return general_->read(text, e, why);
+}
+
+namespace {
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::journal_json; }
@@ -260,7 +278,7 @@ class Format final : public LogFormat {
   }
 
   void parse(LineSource& src, FileSink& sink) const override {
-    EntryReader reader;
+    JournalJsonReader reader;
     JournalEntrySink out(sink);
     JournalEntry entry;
     std::string why;

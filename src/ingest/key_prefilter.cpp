@@ -1,0 +1,131 @@
+#include "ingest/key_prefilter.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GPUCOST_HAVE_AVX2_PATH 1
+#endif
+
+namespace gpucost {
+namespace {
+
+std::uint32_t load4(const char* p) noexcept {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+std::size_t hash(std::uint32_t w) noexcept { return (w * 2654435761u) >> 25; }
+
+bool test(const std::array<std::uint64_t, 1024>& b, unsigned char x, unsigned char y) noexcept {
+  const unsigned pair = x | (static_cast<unsigned>(y) << 8);
+  return (b[pair >> 6] >> (pair & 63)) & 1;
+}
+
+void set(std::array<std::uint64_t, 1024>& b, char x, char y) noexcept {
+  const unsigned pair = static_cast<unsigned char>(x) | (static_cast<unsigned>(static_cast<unsigned char>(y)) << 8);
+  b[pair >> 6] |= std::uint64_t{1} << (pair & 63);
+}
+
+}  // namespace
+
+KeyPrefilter::KeyPrefilter(std::span<const std::string_view> keys) {
+  if (keys.size() > 64) throw std::logic_error("a key prefilter holds at most 64 keys");
+  std::size_t distinct = 0;
+  for (std::size_t bit = 0; bit < keys.size(); ++bit) {
+    const std::string_view key = keys[bit];
+    if (key.size() != 4) throw std::logic_error("prefilter keys are four bytes");
+    bool seen = false;
+    for (std::size_t b = 0; b < bit; ++b) seen = seen || keys[b] == key;
+    add(key, bit);
+    if (seen) continue;
+    // Distinct keys are dealt round-robin into the 8 buckets.
+    const auto bucket = static_cast<std::uint8_t>(1u << (distinct++ % 8));
+    for (std::size_t j = 0; j < 4; ++j) {
+      const auto c = static_cast<unsigned char>(key[j]);
+      lo_[j][c & 0x0f] |= bucket;
+      hi_[j][c >> 4] |= bucket;
+    }
+  }
+}
+
+void KeyPrefilter::add(std::string_view key, std::size_t bit) {
+  set(head_, key[0], key[1]);
+  set(tail_, key[2], key[3]);
+  const std::uint32_t w = load4(key.data());
+  for (std::size_t s = hash(w);; s = (s + 1) % kSlots) {
+    if (slots_[s].mask == 0 || slots_[s].key == w) {
+      slots_[s].key = w;
+      slots_[s].mask |= std::uint64_t{1} << bit;
+      return;
+    }
+  }
+}
+
+std::uint64_t KeyPrefilter::lookup(const char* p) const noexcept {
+  const std::uint32_t w = load4(p);
+  for (std::size_t s = hash(w);; s = (s + 1) % kSlots) {
+    if (slots_[s].mask == 0) return 0;
+    if (slots_[s].key == w) return slots_[s].mask;
+  }
+}
+
+std::uint64_t KeyPrefilter::scan_from(std::string_view t, std::size_t from) const noexcept {
+  std::uint64_t mask = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(t.data());
+  for (std::size_t i = from; i + 4 <= t.size(); ++i) {
+    if (!test(head_, p[i], p[i + 1]) || !test(tail_, p[i + 2], p[i + 3])) continue;
+    mask |= lookup(t.data() + i);
+  }
+  return mask;
+}
+
+#if defined(GPUCOST_HAVE_AVX2_PATH)
+
+bool KeyPrefilter::vectorized() noexcept {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+
+__attribute__((target("avx2"))) std::uint64_t KeyPrefilter::scan_avx2(std::string_view t) const noexcept {
+  const char* p = t.data();
+  const std::size_t n = t.size();
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  __m256i lo[4], hi[4];
+  for (int j = 0; j < 4; ++j) {
+    lo[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(lo_[j].data())));
+    hi[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(hi_[j].data())));
+  }
+  std::uint64_t mask = 0;
+  std::size_t i = 0;
+  // Positions i .. i+31, whose keys end by i+34: four loads of 32 bytes at i, i+1, i+2, i+3.
+  for (; i + 35 <= n; i += 32) {
+    __m256i buckets = _mm256_set1_epi8(-1);
+    for (int j = 0; j < 4; ++j) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + j));
+      const __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nibble));
+      const __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+      buckets = _mm256_and_si256(buckets, _mm256_and_si256(l, h));
+    }
+    auto candidates = ~static_cast<std::uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(buckets, _mm256_setzero_si256())));
+    for (; candidates; candidates &= candidates - 1) mask |= lookup(p + i + static_cast<std::size_t>(__builtin_ctz(candidates)));
+  }
+  return mask | scan_from(t, i);
+}
+
+std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept {
+  return vectorized() ? scan_avx2(t) : scan_from(t, 0);
+}
+
+#else
+
+bool KeyPrefilter::vectorized() noexcept { return false; }
+std::uint64_t KeyPrefilter::scan_avx2(std::string_view t) const noexcept { return scan_from(t, 0); }
+std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept { return scan_from(t, 0); }
+
+#endif
+
+}  // namespace gpucost
