@@ -175,6 +175,14 @@ std::size_t fold(std::string_view in, char* out, std::size_t cap) {
 }  // namespace
 
 int parse_month_name(std::string_view word) noexcept {
+  // The common case, once per syslog line: an English abbreviation as syslog prints it (what
+  // the table below says too, English coming first).
+  if (word.size() == 3) {
+    static constexpr std::string_view kEnglish = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    for (std::size_t m = 0; m < 12; ++m)
+      if (word[0] == kEnglish[3 * m] && word[1] == kEnglish[3 * m + 1] && word[2] == kEnglish[3 * m + 2])
+        return static_cast<int>(m) + 1;
+  }
   while (!word.empty() && word.back() == '.') word.remove_suffix(1);
   if (word.empty() || word.size() > 24) return 0;
   // CJK: "4月", "12月" (digits then U+6708 = E6 9C 88).

@@ -89,31 +89,51 @@ bool KeyPrefilter::vectorized() noexcept {
   return avx2;
 }
 
-__attribute__((target("avx2"))) std::uint64_t KeyPrefilter::scan_avx2(std::string_view t) const noexcept {
-  const char* p = t.data();
-  const std::size_t n = t.size();
+namespace {
+
+// Bit l set: position l of the 32 from p may start a key (p must have 35 readable bytes).
+__attribute__((target("avx2"))) std::uint32_t fingerprint32(const char* p, const __m256i* lo, const __m256i* hi) noexcept {
   const __m256i nibble = _mm256_set1_epi8(0x0f);
+  __m256i buckets = _mm256_set1_epi8(-1);
+  for (int j = 0; j < 4; ++j) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j));
+    const __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nibble));
+    const __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    buckets = _mm256_and_si256(buckets, _mm256_and_si256(l, h));
+  }
+  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(buckets, _mm256_setzero_si256())));
+}
+
+}  // namespace
+
+__attribute__((target("avx2"))) std::uint64_t KeyPrefilter::scan_avx2(std::string_view t) const noexcept {
+  const std::size_t n = t.size();
+  if (n < 4) return 0;
   __m256i lo[4], hi[4];
   for (int j = 0; j < 4; ++j) {
     lo[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(lo_[j].data())));
     hi[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(hi_[j].data())));
   }
   std::uint64_t mask = 0;
-  std::size_t i = 0;
-  // Positions i .. i+31, whose keys end by i+34: four loads of 32 bytes at i, i+1, i+2, i+3.
-  for (; i + 35 <= n; i += 32) {
-    __m256i buckets = _mm256_set1_epi8(-1);
-    for (int j = 0; j < 4; ++j) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + j));
-      const __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nibble));
-      const __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-      buckets = _mm256_and_si256(buckets, _mm256_and_si256(l, h));
-    }
-    auto candidates = ~static_cast<std::uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(buckets, _mm256_setzero_si256())));
-    for (; candidates; candidates &= candidates - 1) mask |= lookup(p + i + static_cast<std::size_t>(__builtin_ctz(candidates)));
+  const auto lookup_all = [&](const char* base, std::uint32_t candidates) {
+    for (; candidates; candidates &= candidates - 1) mask |= lookup(base + __builtin_ctz(candidates));
+  };
+  if (n < 35) {
+    // A short message: one pass over a copy padded to 35 bytes, the lanes past n - 4 dropped.
+    char buf[64] = {};
+    std::memcpy(buf, t.data(), n);
+    lookup_all(buf, fingerprint32(buf, lo, hi) & ((std::uint32_t{1} << (n - 3)) - 1));
+    return mask;
   }
-  return mask | scan_from(t, i);
+  // Positions i .. i+31, whose keys end by i+34: four loads of 32 bytes at i, i+1, i+2, i+3.
+  std::size_t i = 0;
+  for (; i + 35 <= n; i += 32) lookup_all(t.data() + i, fingerprint32(t.data() + i, lo, hi));
+  if (i + 3 < n) {
+    // The last positions: one more pass ending at the last byte, the lanes already seen dropped.
+    const std::size_t last = n - 35;
+    lookup_all(t.data() + last, fingerprint32(t.data() + last, lo, hi) & (~std::uint32_t{0} << (i - last)));
+  }
+  return mask;
 }
 
 std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept {

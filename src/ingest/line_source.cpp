@@ -1,10 +1,13 @@
 #include "gpucost/ingest/line_source.hpp"
 
+#include "ingest/mapped_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -14,21 +17,31 @@ namespace gpucost {
 namespace {
 
 constexpr std::size_t kBlock = 1 << 20;  // 1 MiB reads: large enough for memory speed
+constexpr std::uint64_t kMapAtLeast = kBlock;  // smaller files are read, larger ones mapped
 
-/// Splits a byte stream into lines; subclasses supply the bytes.
+/// Splits a byte stream into lines; subclasses supply the bytes, in blocks through fill() or
+/// all at once (a mapped file: then nothing is copied).
 class ChunkedLineSource : public LineSource {
  public:
   explicit ChunkedLineSource(std::size_t max_line) : max_line_(max_line ? max_line : 1) {
     buf_.resize(max_line_ + kBlock + 1);
+    data_ = buf_.data();
   }
 
   bool next(Line& line) override {
+    if (whole_) release_before(pos_);
     for (;;) {
       if (!skipping_)  // zero padding in front of a line, however long (see nul_bytes_skipped)
-        while (pos_ < end_ && buf_[pos_] == '\0') ++pos_, ++nul_skipped_;
-      const char* begin = buf_.data() + pos_;
+        while (pos_ < end_ && data_[pos_] == '\0') ++pos_, ++nul_skipped_;
+      const char* begin = data_ + pos_;
       const std::size_t avail = end_ - pos_;
       const void* nl = avail ? std::memchr(begin, '\n', avail) : nullptr;
+      // A mapped file that shrank under the scan just now: end at its new end and look again.
+      if (faults_ && faults_->load(std::memory_order_relaxed) != faults_seen_) [[unlikely]] {
+        faults_seen_ = faults_->load(std::memory_order_relaxed);
+        end_at(size_now());
+        continue;
+      }
       if (nl) {
         const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
         if (skipping_) {  // rest of an over-long line
@@ -81,7 +94,7 @@ class ChunkedLineSource : public LineSource {
         end_ += got;
       }
       const std::size_t take = std::min(n - done, end_ - pos_);
-      out.append(buf_.data() + pos_, take);
+      out.append(data_ + pos_, take);
       pos_ += take;
       done += take;
     }
@@ -95,6 +108,10 @@ class ChunkedLineSource : public LineSource {
     lineno_ = 0;
     eof_ = skipping_ = false;
     nul_skipped_ = 0;
+    if (whole_) {  // everything is there again, up to a new end if the file shrank
+      end_ = faults_ && faults_->load(std::memory_order_relaxed) ? std::min(whole_size_, size_now()) : whole_size_;
+      eof_ = true;
+    }
     return true;
   }
 
@@ -107,9 +124,29 @@ class ChunkedLineSource : public LineSource {
   virtual std::size_t fill(char* dst, std::size_t cap) = 0;
   /// Restarts the byte stream.
   virtual bool reset() = 0;
+  /// Whole-buffer mode: every byte is already in `bytes`, which the subclass keeps alive;
+  /// `faults` (of a mapped file) counts the times the bytes were cut short under the reader.
+  void use_whole(std::string_view bytes, const std::atomic<unsigned>* faults) {
+    faults_ = faults;
+    whole_ = true;
+    buf_ = {};
+    buf_.shrink_to_fit();
+    data_ = bytes.data();
+    whole_size_ = end_ = bytes.size();
+    eof_ = true;
+  }
+  /// Whole-buffer mode: the bytes before `offset` will not be read again.
+  virtual void release_before(std::size_t offset) { (void)offset; }
+  /// Whole-buffer mode: how many bytes there are now.
+  virtual std::size_t size_now() { return end_; }
   std::string error_;
 
  private:
+  // The bytes end at `size` after all (a mapped file shrank): nothing past it is read.
+  void end_at(std::size_t size) noexcept {
+    end_ = std::min(end_, size);
+    pos_ = std::min(pos_, end_);
+  }
   void emit(Line& line, const char* begin, std::size_t len, bool truncated) {
     std::size_t n = len;
     if (!truncated && n > 0 && begin[n - 1] == '\r') --n;
@@ -128,6 +165,11 @@ class ChunkedLineSource : public LineSource {
 
   std::size_t max_line_;
   std::vector<char> buf_;
+  const char* data_ = nullptr;  // buf_'s bytes, or the whole input in whole-buffer mode
+  bool whole_ = false;
+  std::size_t whole_size_ = 0;
+  const std::atomic<unsigned>* faults_ = nullptr;
+  unsigned faults_seen_ = 0;
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   std::uint64_t lineno_ = 0;
@@ -188,6 +230,35 @@ class FdLineSource final : public ChunkedLineSource {
  private:
   int fd_;
   std::uint64_t size_, left_;
+};
+
+// A large file read in place from a mapping (mapped_file.hpp), up to its size when opened like
+// FdLineSource; a file that shrinks ends at its new end.
+class MappedLineSource final : public ChunkedLineSource {
+ public:
+  MappedLineSource(int fd, std::size_t max_line, std::unique_ptr<MappedFile> map)
+      : ChunkedLineSource(max_line), fd_(fd), map_(std::move(map)) {
+    use_whole(map_->bytes(), &map_->faults());
+  }
+  ~MappedLineSource() override {
+    map_.reset();
+    ::close(fd_);
+  }
+
+ protected:
+  std::size_t fill(char*, std::size_t) override { return 0; }
+  bool reset() override { return true; }
+  void release_before(std::size_t offset) override { map_->release_before(offset); }
+  // The file's size now, and never past the zeros that replaced what it lost.
+  std::size_t size_now() override {
+    struct stat st {};
+    const std::size_t size = ::fstat(fd_, &st) == 0 && st.st_size >= 0 ? static_cast<std::size_t>(st.st_size) : 0;
+    return std::min(size, map_->zeros_from());
+  }
+
+ private:
+  int fd_;
+  std::unique_ptr<MappedFile> map_;
 };
 
 class GzipLineSource final : public ChunkedLineSource {
@@ -313,6 +384,9 @@ std::unique_ptr<LineSource> open_line_source(const std::string& path, std::strin
   const bool gz = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (gz) return std::make_unique<GzipLineSource>(fd, max_line, size);
+  // Large files are mapped (no copy); small ones are not worth a mapping.
+  if (size >= kMapAtLeast)
+    if (auto map = MappedFile::map(fd, size)) return std::make_unique<MappedLineSource>(fd, max_line, std::move(map));
   return std::make_unique<FdLineSource>(fd, max_line, size);
 }
 

@@ -431,14 +431,6 @@ bool matches(const Builtin& b, std::string_view t) noexcept {
   return b.also.empty() || contains(t, b.also);
 }
 
-std::optional<Recognition> first_match(std::span<const Builtin> table, std::string_view t) noexcept {
-  for (const Builtin& b : table) {
-    Recognition r;
-    if (matches(b, t) && apply(b, t, r)) return r;
-  }
-  return std::nullopt;
-}
-
 // Tries the patterns whose bits are set, in table order.
 std::optional<Recognition> match_bits(std::uint64_t bits, std::span<const Builtin> table, std::string_view t) noexcept {
   while (bits) {
@@ -451,14 +443,36 @@ std::optional<Recognition> match_bits(std::uint64_t bits, std::span<const Builti
   return std::nullopt;
 }
 
-const Family* family_of(std::string_view ident) noexcept {
+constexpr std::size_t kNoFamily = std::size(kFamilies);
+
+// The family of an ident (its index in kFamilies), or kNoFamily.
+std::size_t family_of(std::string_view ident) noexcept {
   // Idents may be paths (`/usr/bin/nvidia-powerd`).
   const auto slash = ident.rfind('/');
   if (slash != std::string_view::npos) ident = ident.substr(slash + 1);
-  for (const Family& f : kFamilies)
-    for (std::string_view name : f.idents)
-      if (!name.empty() && name == ident) return &f;
-  return nullptr;
+  // Most idents of a syslog are of no family (NetworkManager, gnome-shell ...): the first byte
+  // rules them out before any comparison.
+  static const std::array<bool, 256> first = [] {
+    std::array<bool, 256> f{};
+    for (const Family& fam : kFamilies)
+      for (std::string_view name : fam.idents)
+        if (!name.empty()) f[static_cast<unsigned char>(name[0])] = true;
+    return f;
+  }();
+  if (ident.empty() || !first[static_cast<unsigned char>(ident[0])]) return kNoFamily;
+  for (std::size_t i = 0; i < std::size(kFamilies); ++i)
+    for (std::string_view name : kFamilies[i].idents)
+      if (!name.empty() && name == ident) return i;
+  return kNoFamily;
+}
+
+const KeyPrefilter& family_prefilter(std::size_t family) {
+  static const std::vector<KeyPrefilter> filters = [] {
+    std::vector<KeyPrefilter> v;
+    for (const Family& f : kFamilies) v.push_back(prefilter_of(f.patterns));
+    return v;
+  }();
+  return filters[family];
 }
 
 bool ident_matches(std::string_view ident, std::string_view want) noexcept {
@@ -508,7 +522,7 @@ std::optional<Recognition> EventRecognizer::classify(std::string_view ident, std
   const bool kernel = ident.empty() || ident == "kernel";
   std::optional<Recognition> r;
   if (kernel) r = match_bits(kernel_prefilter().scan(t), kKernel, t);
-  else if (const Family* f = family_of(ident)) r = first_match(f->patterns, t);
+  else if (const auto f = family_of(ident); f != kNoFamily) r = match_bits(family_prefilter(f).scan(t), kFamilies[f].patterns, t);
   else r = match_bits(any_ident_prefilter().scan(t), kAnyIdent, t);
   if (r || user_.empty()) return r;
   for (const auto& p : user_) {
@@ -586,9 +600,9 @@ std::string event_catalog_markdown() {
       "`GPUCOST_REGENERATE_DOCS=1 ./build/tests/gpucost_tests --gtest_filter='Recognizer.EventsDocIsCurrent'`.\n\n"
       "Every message a log parser reads goes to the recognizer with its syslog ident (`kernel` for\n"
       "kernel lines). A pattern matches when its text occurs in the message (case-sensitive); the first\n"
-      "matching pattern of the ident's table wins. Kernel messages and messages of unknown idents first\n"
-      "pass a one-pass prefilter that looks for four distinctive bytes of each pattern, so noise lines\n"
-      "are rejected without trying any pattern. User patterns (`--patterns FILE`, lines of\n"
+      "matching pattern of the ident's table wins. Every message first passes a one-pass prefilter that\n"
+      "looks for four distinctive bytes of each pattern of its table, so noise lines are rejected\n"
+      "without trying any pattern. User patterns (`--patterns FILE`, lines of\n"
       "`kind<TAB>ident<TAB>needle[<TAB>needle...]`) are tried after the built-ins.\n\n"
       "The same incident can appear at several layers (a suspend is logged by systemd-logind,\n"
       "systemd-sleep and the kernel; a failed start of the NVIDIA driver by `RmInitAdapter failed!` and\n"

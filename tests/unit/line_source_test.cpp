@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -192,6 +195,142 @@ TEST(LineSource, RefusesWhatIsNotARegularFile) {
   EXPECT_FALSE(open_line_source("/nonexistent/file", err));
   EXPECT_FALSE(err.empty());
   EXPECT_FALSE(open_line_source(std::filesystem::temp_directory_path().string(), err));
+}
+
+// ---- mapped files (1 MiB and more: src/ingest/mapped_file.hpp) ------------------------------
+
+struct Seen {
+  std::string text;
+  std::uint64_t number, offset;
+  bool truncated;
+  bool operator==(const Seen&) const = default;
+};
+
+std::vector<Seen> seen(LineSource& src) {
+  std::vector<Seen> out;
+  Line l;
+  while (src.next(l)) out.push_back({std::string(l.text), l.number, l.offset, l.truncated});
+  return out;
+}
+
+// A few MiB of lines of every kind the splitter treats apart: CRLF, NUL padding at line starts,
+// NULs inside lines, blank lines, lines over the limit, and no newline at the very end.
+std::string messy_bytes(std::size_t size, std::uint32_t seed) {
+  std::string s;
+  std::uint32_t x = seed;
+  const auto rnd = [&x] {
+    x = x * 1664525u + 1013904223u;
+    return x >> 16;  // the high bits: the low ones of this generator repeat quickly
+  };
+  while (s.size() < size) {
+    switch (rnd() % 8) {
+      case 0: s += "Nov 29 10:00:00 host kernel: [ 1.000000] line with CRLF\r\n"; break;
+      case 1: s.append(rnd() % 300, '\0'); s += "after padding\n"; break;
+      case 2: s += std::string("nul \0 inside\n", 13); break;
+      case 3: s += "\n"; break;
+      case 4: s.append(3000 + rnd() % 5000, 'x'); s += "\n"; break;
+      default: s.append(20 + rnd() % 200, 'a' + static_cast<char>(rnd() % 26)); s += "\n"; break;
+    }
+  }
+  s.resize(size);
+  return s;
+}
+
+TEST(LineSourceMapped, SplitsExactlyAsTheBlockReader) {
+  for (std::uint32_t seed : {1u, 2u, 3u}) {
+    const std::string data = messy_bytes((3u << 20) + seed * 777, seed);
+    const std::string path = temp_path("mapped_" + std::to_string(seed));
+    write_file(path, data);
+    std::string err;
+    auto file = open_line_source(path, err, 2048);  // a small limit: many lines are cut
+    ASSERT_TRUE(file) << err;
+    auto buffer = make_buffer_source(data, 2048);
+    const auto a = seen(*file), b = seen(*buffer);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(file->bytes_read(), buffer->bytes_read());
+    EXPECT_EQ(file->nul_bytes_skipped(), buffer->nul_bytes_skipped());
+    EXPECT_GT(file->nul_bytes_skipped(), 0u);
+    ASSERT_TRUE(file->rewind());
+    EXPECT_TRUE(seen(*file) == b);  // rewind starts over, as after detection
+    std::remove(path.c_str());
+  }
+}
+
+std::vector<std::string> numbered_lines(std::size_t bytes) {
+  std::vector<std::string> lines;
+  std::size_t total = 0;
+  for (int i = 0; total < bytes; ++i) {
+    lines.push_back("Nov 29 10:00:00 host app[1]: line " + std::to_string(i) + std::string(40 + i % 50, '.'));
+    total += lines.back().size() + 1;
+  }
+  return lines;
+}
+
+// The file shrinks under the reader (logrotate's copytruncate): no SIGBUS, the reader ends at
+// the new end, as read() would, and what it read before stays.
+TEST(LineSourceMapped, AFileThatShrinksWhileReadEndsAtItsNewEnd) {
+  const auto lines = numbered_lines(8u << 20);
+  std::string data;
+  for (const auto& l : lines) data += l + "\n";
+  for (const double cut_at : {0.25, 0.75}) {  // before and after where the reader is
+    const std::string path = temp_path("shrink");
+    write_file(path, data);
+    std::string err;
+    auto src = open_line_source(path, err);
+    ASSERT_TRUE(src) << err;
+    Line l;
+    std::size_t n = 0;
+    while (n < lines.size() / 2 && src->next(l)) ASSERT_EQ(l.text, lines[n++]);
+    // Cut in the middle of a line (and of a page).
+    const auto cut = static_cast<off_t>(static_cast<double>(data.size()) * cut_at) | 1;
+    ASSERT_EQ(::truncate(path.c_str(), cut), 0);
+    std::size_t after = 0, partial = 0;
+    while (src->next(l)) {
+      if (n < lines.size() && l.text == lines[n]) {
+        ++after;
+        ++n;
+      } else {
+        ++partial;
+        ASSERT_LT(n, lines.size());
+        EXPECT_EQ(lines[n].substr(0, l.text.size()), std::string(l.text)) << "a cut line is a prefix";
+      }
+    }
+    EXPECT_LE(partial, 1u);
+    EXPECT_LE(src->bytes_read(), static_cast<std::uint64_t>(cut) > data.size() / 2 ? static_cast<std::uint64_t>(cut) : data.size());
+    if (cut_at < 0.5) EXPECT_EQ(after, 0u) << "nothing past the new end is read";
+    else EXPECT_GT(after, lines.size() / 5) << "the rest up to the new end is read";
+    std::remove(path.c_str());
+  }
+}
+
+std::uint64_t resident_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  std::uint64_t kib = 0;
+  while (in >> key)
+    if (key == "VmRSS:") {
+      in >> kib;
+      break;
+    }
+  return kib;
+}
+
+TEST(LineSourceMapped, ResidentMemoryStaysSmallWhateverTheFileSize) {
+  const std::string path = temp_path("big");
+  write_file(path, messy_bytes(96u << 20, 9));
+  std::string err;
+  auto src = open_line_source(path, err);
+  ASSERT_TRUE(src) << err;
+  const std::uint64_t before = resident_kib();
+  std::uint64_t peak = before, lines = 0;
+  Line l;
+  while (src->next(l))
+    if (++lines % 4096 == 0) peak = std::max(peak, resident_kib());
+  std::remove(path.c_str());
+  EXPECT_GT(lines, 10000u);
+  // Pages already read are dropped every 4 MiB: far less than the 96 MiB mapped.
+  EXPECT_LT(peak - before, 32u * 1024) << "before " << before << " KiB, peak " << peak << " KiB";
 }
 
 }  // namespace

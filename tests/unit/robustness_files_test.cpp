@@ -163,7 +163,13 @@ TEST(RobustFiles, FilesThatGrowOrShrinkWhileReadNeitherCrashNorHang) {
     ASSERT_NE(g, nullptr);
     // What was read was parsed: only the last line, cut where the file ended, may be rejected.
     EXPECT_GT(g->records, 0u);
-    EXPECT_LE(g->rejected(), 1u) << run;
+    EXPECT_LE(g->rejected(), 1u) << run << [&] {
+      std::string why;
+      for (const auto& sample : g->samples)
+        why.append("\n").append(problem_name(sample.problem)).append(" line ").append(std::to_string(sample.line))
+            .append(": ").append(sample.reason).append(" | ").append(sample.excerpt.substr(0, 80));
+      return why;
+    }();
     EXPECT_GT(xid, 0u);
     EXPECT_GE(diag.usable_files(), 3u) << run;  // the good data, and kern.log
   }

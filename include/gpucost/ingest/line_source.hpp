@@ -1,8 +1,10 @@
 #pragma once
 /// \file line_source.hpp
-/// Streams lines out of a file, a .gz stream or a memory buffer. Files are read in large blocks
-/// (never mmap: a file that shrinks while mapped kills the process with SIGBUS); line ends are
-/// found with memchr; a line is a view that stays valid until the next call to next().
+/// Streams lines out of a file, a .gz stream or a memory buffer. Files of 1 MiB and more are
+/// mapped and read in place (src/ingest/mapped_file.hpp: a file that shrinks under the mapping
+/// ends at its new end, with no SIGBUS), smaller ones and .gz streams are read in 1 MiB blocks;
+/// line ends are found with memchr; a line is a view that stays valid until the next call to
+/// next().
 
 #include <cstdint>
 #include <memory>
