@@ -153,7 +153,7 @@ awk -v all="$all_bytes" -v kern="$kernel_bytes" -v tg="$t_gpucost" -v tgk="$t_gp
   printf "%-46s %10s %10s %10s %9.0f MiB\n", "gpucost analyze, " small " corpus", "", "", "", rss_small / 1024
   printf "\n"
   printf "gpucost vs wc -l:         %.2fx the time (target <= 4x, stretch 2x)\n", tg / tw
-  printf "gpucost vs awk:           %.1fx faster than awk over the same kernel logs (target >= 5x);\n", ta / tgk
+  printf "gpucost vs awk:           %.1fx the speed of awk over the same kernel logs (target >= 5x);\n", ta / tgk
   printf "                          throughput %.1fx awk'"'"'s over the kernel logs, %.1fx over all files\n", g / a, g / aa
   printf "gpucost throughput:       %.2f GB/s (target >= 1 GB/s)\n", g / 1000
   printf "peak RSS:                 %.0f MiB (target < 256 MiB)\n", rss / 1024
