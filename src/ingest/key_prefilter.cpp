@@ -111,8 +111,8 @@ __attribute__((target("avx2"))) std::uint64_t KeyPrefilter::scan_avx2(std::strin
   if (n < 4) return 0;
   __m256i lo[4], hi[4];
   for (int j = 0; j < 4; ++j) {
-    lo[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(lo_[j].data())));
-    hi[j] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(hi_[j].data())));
+    lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo_[j].data())));
+    hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hi_[j].data())));
   }
   std::uint64_t mask = 0;
   const auto lookup_all = [&](const char* base, std::uint32_t candidates) {

@@ -49,7 +49,7 @@ class KeyPrefilter {
   std::array<Slot, kSlots> slots_{};
   // Teddy tables: for byte offset j of a key, the buckets whose key has low nibble x there
   // (lo_[j][x]) and high nibble x (hi_[j][x]).
-  alignas(16) std::array<std::array<std::uint8_t, 16>, 4> lo_{}, hi_{};
+  std::array<std::array<std::uint8_t, 16>, 4> lo_{}, hi_{};
 };
 
 }  // namespace gpucost
