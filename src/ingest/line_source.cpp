@@ -1,7 +1,5 @@
 #include "gpucost/ingest/line_source.hpp"
 
-#include "ingest/mapped_file.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <vector>
+
+#include "ingest/mapped_file.hpp"
 
 namespace gpucost {
 
@@ -29,7 +29,10 @@ class ChunkedLineSource : public LineSource {
   }
 
   bool next(Line& line) override {
-    if (whole_) release_before(pos_);
+    if (whole_ && pos_ >= release_at_) [[unlikely]] {  // now and then, not on every line
+      release_before(pos_);
+      release_at_ = pos_ + kBlock;
+    }
     for (;;) {
       if (!skipping_)  // zero padding in front of a line, however long (see nul_bytes_skipped)
         while (pos_ < end_ && data_[pos_] == '\0') ++pos_, ++nul_skipped_;
@@ -108,6 +111,7 @@ class ChunkedLineSource : public LineSource {
     lineno_ = 0;
     eof_ = skipping_ = false;
     nul_skipped_ = 0;
+    release_at_ = 0;
     if (whole_) {  // everything is there again, up to a new end if the file shrank
       end_ = faults_ && faults_->load(std::memory_order_relaxed) ? std::min(whole_size_, size_now()) : whole_size_;
       eof_ = true;
@@ -170,6 +174,7 @@ class ChunkedLineSource : public LineSource {
   std::size_t whole_size_ = 0;
   const std::atomic<unsigned>* faults_ = nullptr;
   unsigned faults_seen_ = 0;
+  std::size_t release_at_ = 0;  // next offset at which to let go of what was read
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   std::uint64_t lineno_ = 0;
