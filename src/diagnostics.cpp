@@ -54,7 +54,7 @@ void Diagnostics::record(FileDiagnostics& f, Problem p, std::uint64_t line, std:
 
 std::uint64_t Diagnostics::total_lines() const noexcept {
   std::uint64_t n = 0;
-  for (const auto& f : files) n += f.lines - f.blank;
+  for (const auto& f : files) n += f.lines - f.blank - f.prompts;
   return n;
 }
 

@@ -70,6 +70,7 @@ struct FileDiagnostics {
   std::uint64_t blank = 0;          ///< blank lines
   std::uint64_t accepted = 0;       ///< lines parsed into a record or recognized as structure
   std::uint64_t continuations = 0;  ///< lines attached to the previous message
+  std::uint64_t prompts = 0;        ///< pasted shell prompt lines (neither data nor rejected)
   std::uint64_t records = 0;        ///< rows or events produced
   std::array<std::uint64_t, kProblemCount> problems{};
   std::vector<ProblemSample> samples;  ///< first few per problem kind
@@ -100,7 +101,7 @@ class Diagnostics {
   std::uint64_t total_lines() const noexcept;
   std::uint64_t total_rejected() const noexcept;
   std::uint64_t total(Problem p) const noexcept;
-  /// Rejected ÷ non-blank lines read (0 when nothing was read).
+  /// Rejected ÷ non-blank lines read, prompt lines not counted (0 when nothing was read).
   double error_rate() const noexcept;
   /// Files whose format was recognized and that had at least one line understood (a journal of
   /// nothing but unremarkable messages is still usable input: it says nothing happened).

@@ -24,6 +24,21 @@ void FileSink::line_read(const Line& line) {
             fmt::format("line longer than {} bytes; the rest was dropped", options_.max_line_length));
 }
 
+void FileSink::prompt(const Line& line) {
+  ++diag_.prompts;
+  ShellHints h;
+  parse_shell_prompt(line.text, &h);
+  // A prompt with no command (the one left at the end of a paste, a `^C`) says nothing about
+  // the output before it: the hints of the last command stay.
+  if (h.command.empty()) return;
+  hints_ = std::move(h);
+  hints_.line = line.number;
+  // The first few in the notes; the count says how many there were.
+  if (diag_.prompts <= 3)
+    diag_.notes.push_back(fmt::format("line {}: shell prompt `{}`: read as a hint ({})", line.number,
+                                      text::excerpt(hints_.command, 160), hints_.describe()));
+}
+
 void FileSink::problem(const Line& line, Problem p, std::string_view reason) {
   // A line no layout matched because it is binary says so: the report then tells garbage from
   // a log line in an unexpected layout.
@@ -158,8 +173,14 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
   std::vector<int> totals(formats.size(), 0);
   Detection d;
   Line line;
+  FormatId prompt_format = FormatId::unknown;
+  ShellHints hints;
   while (d.lines_scored < kDetectLines && src.next(line)) {
     if (text::is_blank(line.text)) continue;
+    if (parse_shell_prompt(line.text, &hints)) {
+      if (prompt_format == FormatId::unknown) prompt_format = hints.format;
+      continue;
+    }
     ++d.lines_scored;
     for (std::size_t i = 0; i < formats.size(); ++i) {
       const int s = formats[i]->score(line.text);
@@ -178,9 +199,11 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
   std::size_t second = formats.size();
   for (std::size_t i = 0; i < formats.size(); ++i)
     if (i != best && (second == formats.size() || totals[i] > totals[second])) second = i;
-  // Near tie (within 5 %): the file name may pick between the two best.
+  // Near tie (within 5 %): the pasted command line, else the file name, may pick between the two
+  // best.
+  const FormatId hint = prompt_format != FormatId::unknown ? prompt_format : hinted_format(name_hint);
   if (second < formats.size() && totals[second] > 0 && (totals[best] - totals[second]) * 20 <= totals[best] &&
-      hinted_format(name_hint) == formats[second]->id())
+      hint == formats[second]->id())
     std::swap(best, second);
   d.score = totals[best];
   if (second < formats.size()) {

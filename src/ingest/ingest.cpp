@@ -51,6 +51,30 @@ struct Job {
   std::unique_ptr<FileSink> sink;
 };
 
+// The file's lines as a format sees them: pasted shell prompt lines are taken out here, counted
+// as prompts and turned into hints (FileSink::prompt), so that no format reads them as data.
+class PromptFilter final : public LineSource {
+ public:
+  PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
+  bool next(Line& line) override {
+    while (inner_.next(line)) {
+      if (!parse_shell_prompt(line.text)) return true;
+      sink_.line_read(line);
+      sink_.prompt(line);
+    }
+    return false;
+  }
+  std::size_t read_raw(std::size_t n, std::string& out) override { return inner_.read_raw(n, out); }
+  bool rewind() override { return inner_.rewind(); }
+  const std::string& error() const noexcept override { return inner_.error(); }
+  std::uint64_t bytes_read() const noexcept override { return inner_.bytes_read(); }
+  std::uint64_t nul_bytes_skipped() const noexcept override { return inner_.nul_bytes_skipped(); }
+
+ private:
+  LineSource& inner_;
+  FileSink& sink_;
+};
+
 void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
   FileDiagnostics& d = sink.diagnostics();
   FormatId fmt = forced;
@@ -91,7 +115,8 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
     sink.file_problem(Problem::unknown_format, "format not available");
     return;
   }
-  f->parse(src, sink);
+  PromptFilter lines(src, sink);
+  f->parse(lines, sink);
   d.bytes = src.bytes_read();
   if (const auto nul = src.nul_bytes_skipped())
     d.notes.push_back(std::to_string(nul) +

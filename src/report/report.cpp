@@ -40,7 +40,7 @@ void write_file(JsonWriter& w, const FileDiagnostics& f) {
   if (f.runner_up == FormatId::unknown) w.null(); else w.value(format_name(f.runner_up));
   w.kv("runner_up_score", f.runner_up_score);
   w.kv("gzip", f.gzip).kv("bytes", f.bytes).kv("lines", f.lines).kv("blank", f.blank);
-  w.kv("accepted", f.accepted).kv("continuations", f.continuations).kv("records", f.records);
+  w.kv("accepted", f.accepted).kv("continuations", f.continuations).kv("prompts", f.prompts).kv("records", f.records);
   w.kv("rejected", f.rejected());
   w.key("problems").begin_object();
   for (std::size_t i = 0; i < kProblemCount; ++i)

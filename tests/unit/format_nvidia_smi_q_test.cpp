@@ -124,12 +124,41 @@ TEST(NvidiaSmiQFormat, GzippedBugReportInADirectory) {
 }
 
 TEST(NvidiaSmiQFormat, LinesBeforeTheBannerOfAPlainReport) {
-  const std::string text = "$ nvidia-smi -q\n" + read_data("gpu/q-1gpu-driver410-enforced-limit.txt");
+  // The pasted command line is a prompt (issue 20: not a rejected line); a stray line before the
+  // banner that is no report line is still rejected.
+  const std::string text = "$ nvidia-smi -q\nsomething else\n" + read_data("gpu/q-1gpu-driver410-enforced-limit.txt");
   const Parsed p = parse_text(text, "q.txt");
   EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().prompts, 1u);
   EXPECT_EQ(p.file().problems[static_cast<std::size_t>(Problem::unparsable_line)], 1u);
-  EXPECT_EQ(p.file().accepted + 1, p.nonblank());
+  EXPECT_EQ(p.file().accepted + 2, p.nonblank());
   EXPECT_EQ(p.out.devices.size(), 1u);
+}
+
+TEST(NvidiaSmiQFormat, ReportWithoutBannerOrMinorNumbers) {
+  // `-q -d MEMORY` pasted from its first GPU section: the section titles inside the GPU block
+  // (`    FB Memory Usage`) are the report's, and the GPUs are numbered by their order.
+  const std::string text =
+      "GPU 00000000:17:00.0\n"
+      "    FB Memory Usage\n"
+      "        Total                             : 24564 MiB\n"
+      "        Used                              : 21874 MiB\n"
+      "    BAR1 Memory Usage\n"
+      "        Total                             : 256 MiB\n"
+      "\n"
+      "GPU 0000:01:05.0\n"
+      "    FB Memory Usage\n"
+      "        Total                             : 4799 MiB\n";
+  const Parsed p = parse_text(text, "q.txt");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  EXPECT_EQ(p.file().accepted, p.nonblank());
+  ASSERT_EQ(p.out.devices.size(), 2u);
+  EXPECT_EQ(p.out.devices[0].index, 0);
+  EXPECT_EQ(p.out.devices[0].memory_total_mib, 24564.0);
+  EXPECT_EQ(p.out.devices[1].index, 1);
+  EXPECT_EQ(p.out.devices[1].pci_bus, "0000:01:05");
+  EXPECT_EQ(p.out.devices[1].memory_total_mib, 4799.0);
 }
 
 TEST(NvidiaSmiQFormat, Scores) {

@@ -220,15 +220,58 @@ TEST(QueryGpuFormat, NoHeaderBindsToTheCollectionList) {
   EXPECT_EQ(p.out.devices[1].memory_total_mib, 24564.0);
 }
 
-TEST(QueryGpuFormat, NoHeaderWithOtherFieldsIsRejected) {
+TEST(QueryGpuFormat, NoHeaderWithOtherFieldsIsBoundByTheValuesShapes) {
+  // 13 fields, not the collection list's 16, and no pasted command line: the values say what
+  // they are (timestamp, name, bus id, driver, P-state, the two `%` utilizations); the bare
+  // numbers and the MiB sizes stay unread.
   const Parsed p = parse_data("gpu/query-noheader-foreign-13-fields.txt");
   EXPECT_EQ(p.file().format, FormatId::query_gpu_csv);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_EQ(p.out.samples.rows(), 3u);
+  EXPECT_TRUE(noted(p, "shapes of the first row")) << p.file().notes.at(0);
+  EXPECT_EQ(metric(p, 2, GpuMetric::sm_pct), 61.0);
+  EXPECT_EQ(metric(p, 2, GpuMetric::mem_pct), 18.0);
+  EXPECT_EQ(metric(p, 0, GpuMetric::pstate), 0.0);
+  EXPECT_EQ(metric(p, 0, GpuMetric::fb_mb), std::nullopt);
+  EXPECT_EQ(col_int(p, 0, sample_col::gpu), 0);  // by bus id, in order of appearance
+  EXPECT_EQ(col_int(p, 1, sample_col::gpu), 1);
+  EXPECT_EQ(col_int(p, 2, sample_col::gpu), 1);
+}
+
+TEST(QueryGpuFormat, NoHeaderThatNothingNamesIsRejectedWithItsReason) {
+  const std::string text = "1, 2, 3, 4\n5, 6, 7, 8\n";
+  Parsed p;
+  IngestStage(IngestOptions{}).run_buffer(text, "q.csv", FormatId::query_gpu_csv, p.out, p.diag);
   EXPECT_EQ(p.out.samples.rows(), 0u);
-  EXPECT_EQ(p.count(Problem::no_header), 3u);
+  EXPECT_EQ(p.count(Problem::no_header), 2u);
   const ProblemSample* s = sample_of(p, Problem::no_header);
   ASSERT_NE(s, nullptr);
-  EXPECT_NE(s->reason.find("13 fields"), std::string::npos) << s->reason;
-  EXPECT_NE(s->reason.find("16 fields"), std::string::npos) << s->reason;
+  EXPECT_NE(s->reason.find("4 fields"), std::string::npos) << s->reason;
+  EXPECT_NE(s->reason.find("16 of the collection list"), std::string::npos) << s->reason;
+  EXPECT_NE(s->reason.find("no pasted"), std::string::npos) << s->reason;
+}
+
+TEST(QueryGpuFormat, NoHeaderBoundByThePastedCommandLine) {
+  const std::string text =
+      "user@trainbox:~$ nvidia-smi --query-gpu=index,temperature.gpu,utilization.gpu,memory.used,power.draw "
+      "--format=csv,noheader,nounits -l 5\n"
+      "0, 67, 100, 22716, 287.41\n"
+      "1, 63, 97, 22716, 279.05\n"
+      "0, 68, 100, 22716, 290.12\n"
+      "1, 63, 98, 22716, 281.77\n";
+  Parsed p;
+  IngestStage(IngestOptions{}).run_buffer(text, "q.txt", FormatId::unknown, p.out, p.diag);
+  EXPECT_EQ(p.file().format, FormatId::query_gpu_csv);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  EXPECT_EQ(p.file().prompts, 1u);
+  ASSERT_EQ(p.out.samples.rows(), 4u);
+  EXPECT_EQ(col_int(p, 1, sample_col::gpu), 1);
+  EXPECT_EQ(metric(p, 0, GpuMetric::gpu_temp_c), 67.0);
+  EXPECT_EQ(metric(p, 1, GpuMetric::sm_pct), 97.0);
+  EXPECT_EQ(metric(p, 3, GpuMetric::power_w), 281.77);
+  // `-l 5`: the rounds are 5 s apart.
+  EXPECT_EQ(col_int(p, 2, sample_col::wall_raw_ns) - col_int(p, 0, sample_col::wall_raw_ns), 5 * kNsPerSec);
+  EXPECT_EQ(col_int(p, 3, sample_col::interval_ns), 5 * kNsPerSec);
 }
 
 TEST(QueryGpuFormat, ColumnAlignedOutput) {

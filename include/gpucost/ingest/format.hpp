@@ -15,6 +15,7 @@
 #include "gpucost/ingest/ingest_result.hpp"
 #include "gpucost/ingest/line_source.hpp"
 #include "gpucost/ingest/recognizer.hpp"
+#include "gpucost/ingest/shell_prompt.hpp"
 #include "gpucost/records.hpp"
 
 namespace gpucost {
@@ -71,6 +72,14 @@ class FileSink {
   void accept() noexcept { ++diag_.accepted; }
   /// The line was joined to the previous message.
   void continuation() noexcept { ++diag_.continuations; }
+  /// The line is a pasted shell prompt (`user@host:~$ nvidia-smi dmon -d 15`): counted as a
+  /// prompt, not as data; what its command says becomes shell_hints(). Call after line_read().
+  void prompt(const Line& line);
+  /// What the last prompt line of the file said (empty hints before the first).
+  const ShellHints& shell_hints() const noexcept { return hints_; }
+  /// Prompt lines read so far: a parser that sees this change knows a new command's output
+  /// began (two `ps` runs pasted one after the other are two snapshots).
+  std::uint64_t prompts() const noexcept { return diag_.prompts; }
   /// A record (row or event) was produced.
   void record() noexcept { ++diag_.records; }
   /// The line was rejected (or noted) for a reason; formats the sample only when it is kept.
@@ -96,6 +105,7 @@ class FileSink {
   FileDiagnostics diag_;
   IngestResult out_;
   std::array<std::uint64_t, kEventKindCount> kind_counts_{};
+  ShellHints hints_;
   TimeNs last_anchor_offset_ = kNoTime;
   TimeNs last_anchor_mono_ = kNoTime;
   std::int32_t last_anchor_seq_ = -1;
@@ -136,8 +146,9 @@ inline constexpr std::size_t kDetectLines = 64;
 
 /// Scores the first kDetectLines non-blank lines of src against every format and picks the best.
 /// A format wins only with a mean score of at least kMinMeanScore per scored line. Content
-/// decides; the file name (`name_hint`) only breaks a near tie between the two best formats
-/// (journalctl short output and a classic syslog file can be byte-for-byte alike).
+/// decides; shell prompt lines are not scored, but the format their command writes
+/// (`$ journalctl -o json`), else the file name (`name_hint`), breaks a near tie between the two
+/// best formats (journalctl short output and a classic syslog file can be byte-for-byte alike).
 Detection detect_format(LineSource& src, std::string_view name_hint = {});
 inline constexpr int kMinMeanScore = 20;
 

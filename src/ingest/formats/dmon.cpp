@@ -83,10 +83,14 @@ class DmonParser {
     row(line, t);
   }
 
+  // The sampling interval: `-d N` of the pasted command line when there is one, else (timed rows)
+  // what the stamps say, else --interval.
   void finish() {
     flush();
-    const TimeNs fallback = sink_.options().default_interval_ns;
-    nvsmi::fill_intervals(sink_.samples(), first_row_, clock_.interval(fallback), fallback);
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    const TimeNs fallback = pasted != kNoTime ? pasted : sink_.options().default_interval_ns;
+    nvsmi::fill_intervals(sink_.samples(), first_row_, pasted != kNoTime ? pasted : clock_.interval(fallback),
+                          fallback);
   }
 
  private:
@@ -177,7 +181,9 @@ class DmonParser {
     const bool new_round = rounds_.next(gpu);
     WallKind kind;
     TimeNs raw;
-    nvsmi::place_row(stamp, rounds_.round(), sink_.options().default_interval_ns, days_, kind, raw);
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    nvsmi::place_row(stamp, rounds_.round(), pasted != kNoTime ? pasted : sink_.options().default_interval_ns, days_,
+                     kind, raw);
     clock_.observe(new_round, kind, raw);
     append(line, gpu, kind, raw);
   }

@@ -3,6 +3,8 @@
 // line of the report is structure. Sections nest by indentation (`PCI` > `GPU Link Info` >
 // `PCIe Generation` > `Max`), so a small stack of section kinds tells the `Max` of a PCIe
 // generation from the `Max` of a clock.
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
 #include <vector>
@@ -137,9 +139,21 @@ class ReportParser {
       sink_.accept();
       return;
     }
-    // A plain -q file: lines before the banner (a pasted `$ nvidia-smi -q`) are not the report's.
+    // A plain -q file pasted without its banner: the report begins at its first top-level line
+    // (`Driver Version : ...`, `GPU 00000000:01:00.0`); from there on, section titles inside a
+    // GPU block (`    Clocks Throttle Reasons`) are the report's too.
     std::string_view key, value;
-    if (!gpu_section_bus(t).empty() || split_key_value(t, key, value)) {
+    const bool gpu_section = !gpu_section_bus(t).empty();
+    if (gpu_section || split_key_value(t, key, value)) {
+      if (gpu_section || (indent_of(t) == 0 && (key == "Driver Version" || key == "Attached GPUs" ||
+                                                key == "Timestamp" || key == "CUDA Version"))) {
+        in_report_ = true;
+        if (!bannerless_noted_) {
+          bannerless_noted_ = true;
+          sink_.diagnostics().notes.push_back(fmt::format(
+              "nvidia-smi -q: no `==NVSMI LOG==` banner; the report is read from line {}", line.number));
+        }
+      }
       report_line(t, line.number);
       sink_.accept();
       return;
@@ -148,6 +162,28 @@ class ReportParser {
   }
 
   void finish() {
+    // `-q -d MEMORY,...` prints no `Minor Number`: such a GPU is numbered by its place in the
+    // report, which lists GPUs in nvidia-smi's index order (by PCI bus id), unless another GPU of
+    // the file already holds that number.
+    std::size_t unnumbered = 0;
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      GpuDevice& d = devices_[i].dev;
+      if (d.index) continue;
+      bool taken = false;
+      for (const auto& o : devices_) taken |= o.dev.index && *o.dev.index == static_cast<int>(i);
+      if (taken) continue;
+      d.index = static_cast<int>(i);
+      ++unnumbered;
+    }
+    if (unnumbered)
+      sink_.diagnostics().notes.push_back(fmt::format(
+          "nvidia-smi -q: {} of {} GPU sections have no `Minor Number` (a report limited with -d, or an old driver); numbered by "
+          "their order in the report (nvidia-smi's order, by PCI bus id)",
+          unnumbered, devices_.size()));
+    if (devices_.empty() && sink_.diagnostics().accepted > 0)
+      sink_.diagnostics().notes.push_back(
+          "nvidia-smi -q: no `GPU <bus id>` section in the report, so it names no GPU"
+          + std::string(driver_.empty() ? "" : " (the driver version alone is known)"));
     for (auto& d : devices_) sink_.devices().push_back(std::move(d.dev));
   }
 
@@ -246,6 +282,7 @@ class ReportParser {
   std::array<Open, 16> stack_{};
   std::size_t depth_ = 0;
   bool in_report_ = false, seen_report_ = false, bug_report_ = false;
+  bool bannerless_noted_ = false;
 };
 
 void Format::parse(LineSource& src, FileSink& sink) const {

@@ -204,7 +204,9 @@ class PmonParser {
 
     WallKind kind;
     TimeNs raw;
-    nvsmi::place_row(stamp, rounds_.round(), sink_.options().default_interval_ns, days_, kind, raw);
+    const TimeNs pasted = sink_.shell_hints().interval_ns;  // `pmon -d N` on a pasted command line
+    nvsmi::place_row(stamp, rounds_.round(), pasted != kNoTime ? pasted : sink_.options().default_interval_ns, days_,
+                     kind, raw);
     Table& p = sink_.processes();
     p.ts().push_null();
     p.column(process_col::wall_kind).push_int(static_cast<std::int64_t>(kind));

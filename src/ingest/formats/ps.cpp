@@ -97,11 +97,18 @@ bool is_header(std::string_view line) noexcept {
   return pid && known >= 2 && known * 2 >= tokens;
 }
 
+// A %CPU value: procps prints tenths (`99.9`) up to 99.9 and whole percents from 100 on (`100`,
+// `350`: a process busy on several cores), so the busiest process has no decimal.
+bool is_pcpu(std::string_view s) noexcept {
+  if (is_one_decimal(s)) return true;
+  return all_digits(s) && s.size() >= 3 && s.size() <= 6 && s[0] != '0';
+}
+
 // `USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND` without the header.
 bool looks_like_aux_row(std::string_view line) noexcept {
   std::array<std::string_view, 11> t{};
   if (text::split_ws(line, t) < 11) return false;
-  return all_digits(t[1]) && is_one_decimal(t[2]) && is_one_decimal(t[3]) && all_digits(t[4]) && all_digits(t[5]);
+  return all_digits(t[1]) && is_pcpu(t[2]) && is_one_decimal(t[3]) && all_digits(t[4]) && all_digits(t[5]);
 }
 
 // A row of some other column choice: a number among the first two fields, and a %CPU-like
@@ -110,7 +117,7 @@ bool looks_like_ps_row(std::string_view line) noexcept {
   std::array<std::string_view, 16> t{};
   const std::size_t n = text::split_ws(line, t);
   // The PID leads (`-eo pid,...`), or follows the user and precedes a number (PPID, %CPU).
-  if (n < 3 || !(all_digits(t[0]) || (all_digits(t[1]) && (all_digits(t[2]) || is_one_decimal(t[2])))))
+  if (n < 3 || !(all_digits(t[0]) || (all_digits(t[1]) && (all_digits(t[2]) || is_pcpu(t[2])))))
     return false;
   for (std::size_t i = 1; i < n; ++i)
     if (is_one_decimal(t[i]) || t[i].front() == '/' || t[i].front() == '[') return true;
@@ -190,6 +197,7 @@ class PsParser {
   void line(const Line& line) {
     const std::string_view t = text::trim(line.text);
     if (t.empty()) return;
+    if (sink_.prompts() != prompts_) new_run();
     if (t.substr(0, kMarkerPrefix.size()) == kMarkerPrefix) {
       marker(line, text::trim(t.substr(kMarkerPrefix.size())), true);
       return;
@@ -218,6 +226,21 @@ class PsParser {
   }
 
  private:
+  // A shell prompt came before this line: the output of another `ps` run begins, a snapshot of
+  // its own (not merged with the previous one, whose processes would count twice), with its own
+  // header or none.
+  void new_run() {
+    prompts_ = sink_.prompts();
+    flush();
+    if (rows_ > 0) ++snapshot_;
+    rows_ = 0;
+    marked_ = false;
+    wall_kind_ = WallKind::kNone;
+    wall_raw_ = kNoTime;
+    binding_.clear();
+    command_ = SIZE_MAX;
+  }
+
   void marker(const Line& line, std::string_view stamp_text, bool explicit_marker) {
     flush();  // staged rows keep the wall kind they were read under
     Rfc3339Stamp stamp;
@@ -471,6 +494,7 @@ class PsParser {
   std::int64_t snapshot_ = -1;
   std::uint64_t rows_ = 0;  // rows in the current snapshot
   bool marked_ = false;     // the current snapshot began at a marker
+  std::uint64_t prompts_ = 0;  // shell prompt lines before the current run (FileSink::prompts)
   WallKind wall_kind_ = WallKind::kNone;
   TimeNs wall_raw_ = kNoTime;
 };

@@ -1,7 +1,8 @@
 // nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]: one row per GPU per query. The
 // header names the fields (`power.draw [W]`); values carry units unless nounits; `[N/A]` is no
 // value. Also read when piped through `column -t` (fields aligned by runs of blanks, no commas),
-// and without a header when the rows match the collection script's field list.
+// and without a header (`noheader`): bound to the pasted command line's --query-gpu list, else to
+// the collection script's field list when the count matches, else by the values' shapes.
 #include <array>
 #include <cmath>
 #include <functional>
@@ -198,23 +199,23 @@ class QueryParser {
 
   void line(const Line& line) {
     if (text::is_blank(line.text)) return;
+    if (sink_.prompts() != prompts_) {  // a new command's output: its own header, or none
+      prompts_ = sink_.prompts();
+      fields_.clear();
+      implicit_ = false;
+    }
     n_ = split_fields(line.text, f_.data());
     if (is_header(f_.data(), n_)) {
       bind_header();
       sink_.accept();
       return;
     }
-    if (fields_.empty() || implicit_) {
-      if (n_ != default_fields_count()) {
-        nvsmi::report(sink_, line, Problem::no_header,
-                      "no header line, and the row's {} fields do not match the {} fields of the "
-                      "collection list ({})",
-                      n_ > kMaxFields ? kMaxFields : n_, default_fields_count(), nvsmi::kCollectQueryFields);
-        return;
-      }
-      if (fields_.empty()) bind_default();
-    }
+    if (fields_.empty() && !bind_without_header(line)) return;
     if (n_ != fields_.size()) {
+      if (implicit_)
+        return nvsmi::report(sink_, line, Problem::no_header,
+                             "no header line; the row's {} fields do not match the {} fields bound ({})",
+                             n_ > kMaxFields ? kMaxFields : n_, fields_.size(), binding_source_);
       nvsmi::report(sink_, line, Problem::column_mismatch, "row has {} fields, header has {}",
                     n_ > kMaxFields ? kMaxFields : n_, fields_.size());
       return;
@@ -223,17 +224,102 @@ class QueryParser {
   }
 
   void finish() {
-    const TimeNs fallback = sink_.options().default_interval_ns;
-    nvsmi::fill_intervals(sink_.samples(), first_row_, clock_.interval(fallback), fallback);
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    const TimeNs fallback = pasted != kNoTime ? pasted : sink_.options().default_interval_ns;
+    nvsmi::fill_intervals(sink_.samples(), first_row_, pasted != kNoTime ? pasted : clock_.interval(fallback),
+                          fallback);
     for (auto& s : slots_)
       if (s.used) sink_.devices().push_back(std::move(s.dev));
   }
 
  private:
-  static std::size_t default_fields_count() {
+  // Rows without a header (`--format=csv,noheader`): the fields are those of the pasted command
+  // line's --query-gpu list when there is one, else the collection script's list when the count
+  // matches, else what the first row's values look like. False, with the row rejected and the
+  // reason said, when none of these names its columns.
+  bool bind_without_header(const Line& line) {
+    const std::size_t n = n_ > kMaxFields ? kMaxFields : n_;
+    const ShellHints& h = sink_.shell_hints();
+    if (!h.query_fields.empty()) {
+      if (list_size(h.query_fields) == n) {
+        bind_list(h.query_fields, "the --query-gpu list of the pasted command line (line " + std::to_string(h.line) + ")");
+        return true;
+      }
+      nvsmi::report(sink_, line, Problem::no_header,
+                    "no header line, and the row's {} fields do not match the {} fields of the pasted command's "
+                    "--query-gpu list ({})",
+                    n, list_size(h.query_fields), h.query_fields);
+      return false;
+    }
+    if (n == list_size(nvsmi::kCollectQueryFields)) {
+      bind_list(nvsmi::kCollectQueryFields, "the collection list");
+      return true;
+    }
+    std::string inferred;
+    if (infer_fields(inferred)) {
+      bind_list(inferred, "the shapes of the first row's values (`?`: not told by its shape, not read)");
+      return true;
+    }
+    nvsmi::report(sink_, line, Problem::no_header,
+                  "no header line, no pasted `nvidia-smi --query-gpu=...` command line, the row's {} fields are not "
+                  "the {} of the collection list ({}), and no value's shape tells a measurement (a `%`, a `W`, a "
+                  "P-state)",
+                  n, list_size(nvsmi::kCollectQueryFields), nvsmi::kCollectQueryFields);
+    return false;
+  }
+
+  static std::size_t list_size(std::string_view list) {
     std::size_t n = 1;
-    for (char c : nvsmi::kCollectQueryFields) n += c == ',';
+    for (char c : list) n += c == ',';
     return n;
+  }
+
+  // Names the fields of the current row by what their values look like: a timestamp, a bus id,
+  // a product name, a UUID, a driver version, a P-state, the index in front, and the units of
+  // nvidia-smi's usual order (the first `%` is utilization.gpu, the second utilization.memory;
+  // the first `W` power.draw, the second power.limit). True when a measurement was named.
+  bool infer_fields(std::string& out) const {
+    int percents = 0, watts = 0;
+    bool named = false;
+    for (std::size_t i = 0; i < n_ && i < kMaxFields; ++i) {
+      const std::string_view v = f_[i];
+      std::string_view name = "?";
+      TimeNs t;
+      double num;
+      if (parse_timestamp(v, t)) name = "timestamp";
+      else if (looks_like_bus_id(v)) name = "pci.bus_id";
+      else if (looks_like_gpu_name(v)) name = "name";
+      else if (v.size() == 40 && v.substr(0, 4) == "GPU-") name = "uuid";
+      else if (parse_pstate(v, num)) name = "pstate";
+      else if (i == 0 && v.size() <= 2 && text::to_int<int>(v)) name = "index";
+      else if (is_driver_version(v)) name = "driver_version";
+      else if (unit_of(v) == "%") name = percents++ == 0 ? "utilization.gpu" : percents == 2 ? "utilization.memory" : "?";
+      else if (unit_of(v) == "W") name = watts++ == 0 ? "power.draw" : watts == 2 ? "power.limit" : "?";
+      // Only a measurement makes the rows worth reading: a timestamp, a name or a bus id alone
+      // would give samples without a value.
+      named |= name == "pstate" || name.substr(0, 12) == "utilization." || name.substr(0, 6) == "power.";
+      if (i) out += ',';
+      out += name;
+    }
+    return named;
+  }
+
+  // `535.104.05`: three dotted numbers.
+  static bool is_driver_version(std::string_view v) {
+    int dots = 0;
+    for (char c : v) {
+      if (c == '.') ++dots;
+      else if (!text::is_digit(c)) return false;
+    }
+    return dots == 2 && v.front() != '.' && v.back() != '.';
+  }
+
+  // The unit after a number (`45 %` -> `%`), or empty.
+  static std::string_view unit_of(std::string_view v) {
+    double num;
+    const auto blank = v.rfind(' ');
+    if (blank == std::string_view::npos || !nvsmi::parse_number(v.substr(0, blank), num)) return {};
+    return v.substr(blank + 1);
   }
 
   void bind_header() {
@@ -249,23 +335,22 @@ class QueryParser {
     finish_binding();
   }
 
-  void bind_default() {
+  void bind_list(std::string_view list, std::string source) {
     implicit_ = true;
     fields_.clear();
     names_.clear();
-    std::string_view rest = nvsmi::kCollectQueryFields;
+    const std::string note = "query-gpu: no header line; fields bound to " + source + ": " + std::string(list);
+    binding_source_ = std::move(source);
     for (;;) {
-      const auto comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
+      const auto comma = list.find(',');
+      const std::string_view name = text::trim(list.substr(0, comma));
       names_.emplace_back(name);
       fields_.push_back(classify(name));
       if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
+      list.remove_prefix(comma + 1);
     }
     finish_binding();
-    sink_.diagnostics().notes.push_back(
-        std::string("query-gpu: no header line; fields bound to the collection list: ") +
-        std::string(nvsmi::kCollectQueryFields));
+    sink_.diagnostics().notes.push_back(note);
   }
 
   void finish_binding() {
@@ -360,7 +445,9 @@ class QueryParser {
       new_round = rounds_.next(0);
     }
     const WallKind kind = stamp != kNoTime ? WallKind::kLocal : WallKind::kRelative;
-    const TimeNs raw = stamp != kNoTime ? stamp : rounds_.round() * sink_.options().default_interval_ns;
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    const TimeNs raw =
+        stamp != kNoTime ? stamp : rounds_.round() * (pasted != kNoTime ? pasted : sink_.options().default_interval_ns);
     clock_.observe(new_round, kind, raw);
 
     Table& s = sink_.samples();
@@ -415,7 +502,9 @@ class QueryParser {
   std::size_t n_ = 0;
   std::vector<Field> fields_;
   std::vector<std::string> names_;
-  bool implicit_ = false;
+  bool implicit_ = false;             // bound without a header line
+  std::string binding_source_;        // what the implicit binding came from
+  std::uint64_t prompts_ = 0;         // shell prompt lines before the current output
   bool has_index_ = false, has_bus_ = false, has_uuid_ = false, has_name_ = false, has_device_ = false;
   std::array<double, kGpuMetricCount> values_{};
   std::vector<std::string> order_;  // bus ids (or uuids) in order of first appearance
