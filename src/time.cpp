@@ -1,9 +1,11 @@
 #include "gpucost/time.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 #include "gpucost/text.hpp"
+#include "month_names_table.hpp"
 
 namespace gpucost {
 
@@ -172,6 +174,25 @@ std::size_t fold(std::string_view in, char* out, std::size_t cap) {
   }
   return n;
 }
+
+// The abbreviation exactly as a glibc locale prints it (the generated table), also when the
+// stamp's tokenizer took off the leading blank of a numeric month (` 3月` -> `3月`).
+int locale_month(std::string_view word) noexcept {
+  const auto* begin = detail::kLocaleMonths;
+  const auto* end = begin + detail::kLocaleMonthCount;
+  auto find = [&](std::string_view w) {
+    const auto* it = std::lower_bound(begin, end, w, [](const detail::LocaleMonth& e, std::string_view k) { return e.bytes < k; });
+    return it != end && it->bytes == w ? it->month : 0;
+  };
+  if (const int m = find(word)) return m;
+  if (!word.empty() && word.size() < 15 && text::is_digit(word[0])) {
+    char buf[16];
+    buf[0] = ' ';
+    std::memcpy(buf + 1, word.data(), word.size());
+    return find(std::string_view(buf, word.size() + 1));
+  }
+  return 0;
+}
 }  // namespace
 
 int parse_month_name(std::string_view word) noexcept {
@@ -183,6 +204,7 @@ int parse_month_name(std::string_view word) noexcept {
       if (word[0] == kEnglish[3 * m] && word[1] == kEnglish[3 * m + 1] && word[2] == kEnglish[3 * m + 2])
         return static_cast<int>(m) + 1;
   }
+  if (const int m = locale_month(word)) return m;
   while (!word.empty() && word.back() == '.') word.remove_suffix(1);
   if (word.empty() || word.size() > 24) return 0;
   // CJK: "4月", "12月" (digits then U+6708 = E6 9C 88).

@@ -1,13 +1,16 @@
 // What a file's stamps do not say, filled in per file: the year of `Mmm dd hh:mm:ss` stamps,
 // the date of time-only stamps (dmon -o T), the start of relative stamps (dmon without time).
 // Evidence, in order: the options, the manifest, the span of the directory's dated stamps, the
-// file's modification time (its last line was written at or before it).
+// kernel's build date in a `Linux version` line (its log comes after it), the file's
+// modification time (its last line was written at or before it).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "align/internal.hpp"
+#include "gpucost/text.hpp"
 
 namespace gpucost::align_detail {
 
@@ -49,6 +52,43 @@ std::int64_t current_year() {
   return ns_to_civil(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()).year;
 }
 
+// The kernel's build date in its `Linux version` line: Debian's `(2025-01-02)` at the end, or
+// the build stamp `#1 SMP PREEMPT_DYNAMIC Fri Jan 10 12:34:56 UTC 2025`. kNoTime when neither.
+TimeNs kernel_build_date(std::string_view text) {
+  if (text.substr(0, 14) != "Linux version ") return kNoTime;
+  // `(YYYY-MM-DD)`, the last one in the line.
+  for (std::size_t p = text.rfind('('); p != std::string_view::npos && p > 0; p = text.rfind('(', p - 1)) {
+    const std::string_view d = text.substr(p + 1);
+    unsigned y, m, day;
+    if (d.size() >= 11 && d[4] == '-' && d[7] == '-' && d[10] == ')' && text::digits(d, 0, 4, y) &&
+        text::digits(d, 5, 2, m) && text::digits(d, 8, 2, day) && valid_stamp_date(y, m, day))
+      return civil_to_ns(CivilTime{y, m, day, 0, 0, 0, 0});
+  }
+  // `Mmm dd HH:MM:SS [ZONE] YYYY`, or (Arch) `dd Mmm YYYY HH:MM:SS +0000`.
+  std::array<std::string_view, 48> tok{};
+  const std::size_t n = text::split_ws(text, tok);
+  for (std::size_t i = 2; i < n; ++i) {
+    const std::string_view t = tok[i];
+    unsigned h, mi, se, day = 0, y = 0;
+    if (t.size() != 8 || t[2] != ':' || t[5] != ':' || !text::digits(t, 0, 2, h) || !text::digits(t, 3, 2, mi) ||
+        !text::digits(t, 6, 2, se))
+      continue;
+    const int month = parse_month_name(tok[i - 2]);
+    if (month == 0) continue;
+    const std::string_view before = tok[i - 1];
+    if (before.size() <= 2 && text::digits(before, 0, before.size(), day)) {  // `Jan 10 12:34:56 UTC 2025`
+      for (std::size_t k = i + 1; k < n && k <= i + 2 && y == 0; ++k)
+        if (tok[k].size() != 4 || !text::digits(tok[k], 0, 4, y)) y = 0;
+    } else if (before.size() == 4 && text::digits(before, 0, 4, y) && i >= 3) {  // `10 Jan 2025 00:39:41`
+      const std::string_view d = tok[i - 3];
+      if (d.size() > 2 || !text::digits(d, 0, d.size(), day)) y = 0;
+    }
+    if (y && valid_stamp_date(y, static_cast<unsigned>(month), day))
+      return civil_to_ns(CivilTime{y, static_cast<unsigned>(month), day, h, mi, se, 0});
+  }
+  return kNoTime;
+}
+
 class Dater {
  public:
   Dater(const IngestResult& in, const AlignOptions& options, const Zone& zone, const std::vector<FileStamps>& stamps,
@@ -66,6 +106,22 @@ class Dater {
         if (!r.rows) continue;
         spans_[f].add(k == WallKind::kUtc ? r.min : conv_(r.min));
         spans_[f].add(k == WallKind::kUtc ? r.max : conv_(r.max));
+      }
+    }
+    kernel_built_.assign(n, kNoTime);
+    {
+      const Table& e = in_.events;
+      const Column& kind = e.column(event_col::kind);
+      const Column& file = e.column(event_col::file);
+      const Column& text = e.column(event_col::text);
+      for (std::size_t r = 0; r < e.rows(); ++r) {
+        if (static_cast<EventKind>(kind.get_int(r)) != EventKind::boot || !text.is_valid(r)) continue;
+        const auto f = static_cast<std::size_t>(file.get_int(r));
+        const TimeNs built = kernel_build_date(text.get_string(r));
+        if (f >= n || built == kNoTime) continue;
+        // The latest kernel of a file bounds its later lines; the earliest of the directory bounds all.
+        if (kernel_built_[f] == kNoTime || built > kernel_built_[f]) kernel_built_[f] = built;
+        if (dir_built_ == kNoTime || built < dir_built_) dir_built_ = built;
       }
     }
     if (in_.manifest) {
@@ -120,6 +176,15 @@ class Dater {
       fd.year = best;
       why = fmt::format("closest to the dated stamps of the directory{}, {} .. {}",
                         manifest_span_.empty() ? "" : " and the manifest's collection window", day_text(d.lo), day_text(d.hi));
+    } else if (const TimeNs built = kernel_built_[f] != kNoTime ? kernel_built_[f] : dir_built_; built != kNoTime) {
+      // A kernel logs after it was built: the first year whose lines all come after the build
+      // date (a day of slack for the zone). A pasted or copied file's modification time says
+      // less than this.
+      std::int64_t y = ns_to_civil(built).year - 1;
+      while (span_for(y).lo + kNsPerDay < built && y < kMaxStampYear) ++y;
+      fd.year = y;
+      why = fmt::format("after the kernel's build date {} in its `Linux version` line{}", day_text(built),
+                        kernel_built_[f] != kNoTime ? "" : " (of another file)");
     } else if (const TimeNs mtime = in_.files[f].mtime_ns; mtime != kNoTime) {
       // The latest year whose last line is not after the modification time (a day of slack
       // for a wrong zone).
@@ -222,6 +287,8 @@ class Dater {
   LocalToUtc conv_;
   std::vector<Span> spans_;
   Span manifest_span_;
+  std::vector<TimeNs> kernel_built_;  // per file: the build date of its latest `Linux version` line
+  TimeNs dir_built_ = kNoTime;        // the earliest build date in the directory
 };
 
 }  // namespace

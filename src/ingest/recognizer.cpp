@@ -92,9 +92,15 @@ constexpr Builtin kKernel[] = {
     {K::suspend, "PM: suspend entry"},
     {K::suspend, "hibernation entry"},
     {K::suspend, "PM: Entering mem sleep"},
+    // Kernels before 4.15 have no `PM: suspend entry`: their suspend begins with these lines.
+    {K::suspend, "PM: Syncing filesystems"},
+    {K::suspend, "PM: Preparing system for "},
+    {K::suspend, "PM: Suspending system ("},
     {K::resume, "PM: suspend exit"},
     {K::resume, "hibernation exit"},
     {K::resume, "PM: Finishing wakeup"},
+    // `ACPI: Waking up from system sleep state S3` (older), `ACPI: PM: Waking up ...` (newer).
+    {K::resume, "Waking up from system sleep state S"},
     {K::boot, "Linux version ", {}, X::kNone, INT64_MIN, true},
     {K::oom_kill, "Killed process ", {}, X::kOom},
     {K::segfault, "segfault at ", {}, X::kSegfault},

@@ -221,7 +221,9 @@ void suspend_cycle(World& w, Emitter& e, const SuspendCycle& s, Rng& rng) {
     e.kernel(post + seconds(0.002 + 0.003 * cpu), "smpboot: Booting Node 0 Processor " + std::to_string(cpu) + " APIC 0x" + random_hex(rng, 1));
     e.kernel(post + seconds(0.0025 + 0.003 * cpu), "CPU" + std::to_string(cpu) + " is up");
   }
-  e.kernel(post + seconds(0.061), "ACPI: PM: Waking up from system sleep state S3");
+  // The ACPI wake is a resume event too (old kernels print no `PM: suspend exit`): within 60 s
+  // of the one below, it is the same resume cycle.
+  annotate(e.kernel(post + seconds(0.061), "ACPI: PM: Waking up from system sleep state S3"), EventKind::resume);
   e.kernel(post + seconds(0.072), "ACPI: EC: interrupt unblocked");
   e.kernel(post + seconds(0.073), "ACPI: EC: event unblocked");
   e.kernel(post + seconds(0.210), "nvme nvme0: 12/0/0 default/read/poll queues");

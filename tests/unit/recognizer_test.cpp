@@ -266,7 +266,15 @@ TEST(Recognizer, KernelSuspendResumeBoot) {
               "Linux version 5.18.18 (nixbld@localhost) (gcc (GCC) 11.3.0, GNU ld (GNU Binutils) 2.38) #1-NixOS SMP",
               EventKind::boot);
   expect_none("kernel", "Command line: BOOT_IMAGE=/vmlinuz Linux version 6.1 quiet");
-  expect_none("kernel", "PM: Syncing filesystems ... done.");
+  // Kernels before 4.15 have no `PM: suspend entry`: their suspend is these lines, and the wake
+  // is ACPI's. (From 4.15 to 5.1 `PM: Syncing filesystems` follows `PM: suspend entry` within
+  // milliseconds: suspend events within 60 s are one cycle, so it adds no suspend.)
+  expect_kind("kernel", "PM: Syncing filesystems ... done.", EventKind::suspend);
+  expect_kind("kernel", "PM: Preparing system for mem sleep", EventKind::suspend);
+  expect_kind("kernel", "PM: Suspending system (mem)", EventKind::suspend);
+  expect_kind("kernel", "ACPI: Waking up from system sleep state S3", EventKind::resume);
+  expect_kind("kernel", "ACPI: PM: Waking up from system sleep state S3", EventKind::resume);
+  expect_none("kernel", "ACPI: PM: Preparing to enter system sleep state S3");
 }
 
 TEST(Recognizer, OomKills) {

@@ -86,11 +86,12 @@ bool parse_reltime_base(std::string_view inside, ParsedStamp& out) {
   return true;
 }
 
-// `[  +0.000123]` (dmesg -e, later messages of the minute).
+// `[  +0.000123]` (dmesg -e, later messages of the minute); `[  +0,000123]` where the locale
+// writes a decimal comma.
 bool parse_reltime_delta(std::string_view inside, TimeNs& delta) {
   inside = text::trim(inside);
   if (inside.size() < 4 || inside[0] != '+') return false;
-  const auto dot = inside.find('.');
+  const auto dot = inside.find_first_of(".,");
   if (dot == std::string_view::npos) return false;
   const auto secs = text::to_int(inside.substr(1, dot - 1));
   const std::string_view frac = inside.substr(dot + 1);
@@ -170,6 +171,8 @@ class Format final : public LogFormat {
     TimeNs prev_mono = kNoTime;
     TimeNs rel_wall = kNoTime;
     std::uint64_t untimed = 0;
+    JiffiesWrap wrap;
+    bool wrap_noted = false;
     Line line;
     while (src.next(line)) {
       sink.line_read(line);
@@ -211,7 +214,16 @@ class Format final : public LogFormat {
       pending.flush(sink);
       m.text = d.text;
       switch (d.form) {
-        case Form::kMono: m.mono_ns = d.mono_ns; break;
+        case Form::kMono:
+          m.mono_ns = wrap.adjust(d.mono_ns, !seen_stamp || is_linux_version(m.text));
+          if (wrap.active() && !wrap_noted) {
+            wrap_noted = true;
+            sink.diagnostics().notes.push_back(fmt::format(
+                "line {}: the kernel's clock starts at [{:.6f}], just below the 32-bit jiffies wrap: an old kernel's "
+                "counter, read as time since boot (not 49.7 days of uptime)",
+                line.number, static_cast<double>(wrap.base()) / kNsPerSec));
+          }
+          break;
         case Form::kCtime:
           m.wall_kind = WallKind::kLocal;
           m.wall_raw_ns = civil_to_ns(d.stamp.civil);

@@ -38,6 +38,36 @@ bool is_linux_version(std::string_view text) noexcept;
 /// reordering between CPUs).
 inline constexpr TimeNs kBootRestartNs = 2 * kNsPerSec;
 
+/// Where a 32-bit jiffies clock wraps: 2^32 ms (HZ=1000), `[4294967.296000]`.
+inline constexpr TimeNs kJiffiesWrapNs = 4'294'967'296'000'000LL;
+/// Old kernels start that counter 300 s before the wrap (INITIAL_JIFFIES); a boot whose first
+/// stamp lies this close below the wrap is read as such a boot, not as 49.7 days of uptime.
+inline constexpr TimeNs kJiffiesWrapWindowNs = 600 * kNsPerSec;
+
+/// Monotonic stamps of old kernels whose printk clock is jiffies that start near the 32-bit
+/// wrap (`[4294729.355000]` a minute after boot, then `[    2.104000]` once wrapped): turned into
+/// time since the boot's first stamp, so boot-time lines (the AC adapter's initial state) read as
+/// boot time and the wrap is no new boot.
+class JiffiesWrap {
+ public:
+  /// The stamp as uptime. `boot_start`: the first stamp of a boot (of the file, or after
+  /// `Linux version`), which decides whether the boot's clock started near the wrap.
+  TimeNs adjust(TimeNs mono, bool boot_start) noexcept {
+    if (boot_start) base_ = mono >= kJiffiesWrapNs - kJiffiesWrapWindowNs && mono < kJiffiesWrapNs ? mono : kNoTime;
+    if (base_ == kNoTime || mono == kNoTime) return mono;
+    if (mono >= base_ && mono < kJiffiesWrapNs) return mono - base_;
+    if (mono < kJiffiesWrapNs - kJiffiesWrapWindowNs) return mono + (kJiffiesWrapNs - base_);  // past the wrap
+    return mono - base_;
+  }
+  /// True while the current boot's stamps are being moved.
+  bool active() const noexcept { return base_ != kNoTime; }
+  /// The boot's first stamp as printed (valid while active()).
+  TimeNs base() const noexcept { return base_; }
+
+ private:
+  TimeNs base_ = kNoTime;
+};
+
 /// The message being assembled. Lines are views that die at the next read, so start() copies the
 /// first line into reused buffers (no allocation once they have grown); continuation lines are
 /// appended with '\n'; flush() classifies the whole message when the next message or the end of

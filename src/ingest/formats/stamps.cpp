@@ -107,10 +107,17 @@ TimeNs utc_of(const ParsedStamp& p) noexcept { return civil_to_ns(p.civil) - p.o
 bool parse_bsd_stamp(std::string_view s, ParsedStamp& out, DayPadding& padding) noexcept {
   out = ParsedStamp{};
   // The month is the first word; it may be multi-byte (`фев`, `4月`) or end in a dot (`jan.`).
-  std::size_t i = 0;
+  // ja_JP and ko_KR pad their numeric months to two columns: ` 3月 13 18:33:21`.
+  std::size_t i = s.size() > 2 && s[0] == ' ' && is_digit(s[1]) ? 1 : 0;
   while (i < s.size() && !text::is_space(s[i])) ++i;
   if (i == 0 || i > 16) return false;
-  const int month = parse_month_name(s.substr(0, i));
+  int month = parse_month_name(s.substr(0, i));
+  if (month == 0 && i + 2 < s.size() && s[i] == ' ' && is_digit(s[i + 1])) {
+    // vi_VN writes the month in two words: `Thg 3 13 18:33:21`.
+    std::size_t j = i + 1;
+    while (j < s.size() && is_digit(s[j])) ++j;
+    if (j - i <= 3 && (month = parse_month_name(s.substr(0, j))) != 0) i = j;
+  }
   if (month == 0) return false;
   std::size_t spaces = 0;
   while (i < s.size() && s[i] == ' ') ++i, ++spaces;

@@ -225,6 +225,62 @@ int journal_structure_score(std::string_view line) noexcept {
 
 namespace {
 
+// A line with the shape of a stamp that is no valid one: `Nov 31 10:00:00`, `Nov 29 25:61:61`,
+// `Foo 29 10:00:00`, `2026-13-45T10:00:00`. Such a line starts a record (its Xid must not vanish
+// into the message before it as a continuation): it is rejected, and `why` says what is wrong.
+bool impossible_stamp(std::string_view t, std::string& why) {
+  if (t.empty() || text::is_space(t[0]) || t.size() < 15) return false;
+  auto two = [&](std::size_t at, unsigned& v) { return at + 2 <= t.size() && text::digits(t, at, 2, v); };
+  auto clock_bad = [&](std::size_t at) {  // `HH:MM:SS` at `at`; true when its shape holds a bad value
+    unsigned h, m, sec;
+    if (!two(at, h) || at + 8 > t.size() || t[at + 2] != ':' || t[at + 5] != ':' || !two(at + 3, m) ||
+        !two(at + 6, sec))
+      return false;
+    if (h > 23 || m > 59 || sec > 60) {
+      why = fmt::format("no such time of day `{}`", t.substr(at, 8));
+      return true;
+    }
+    return false;
+  };
+  // RFC 3339 shape: `YYYY-MM-DDTHH:MM:SS`.
+  unsigned y, mo, d;
+  if (t.size() >= 19 && t[4] == '-' && t[7] == '-' && (t[10] == 'T' || t[10] == ' ') && text::digits(t, 0, 4, y) &&
+      two(5, mo) && two(8, d)) {
+    if (!valid_stamp_date(y, mo, d)) {
+      why = fmt::format("no such date `{}`", t.substr(0, 10));
+      return true;
+    }
+    if (clock_bad(11)) return true;
+    return false;
+  }
+  // BSD shape: `Mmm dd HH:MM:SS` (the month a word of any script, the day padded or not).
+  std::size_t i = 0;
+  while (i < t.size() && !text::is_space(t[i])) ++i;
+  if (i == 0 || i > 16 || i + 1 >= t.size()) return false;
+  const std::string_view month = t.substr(0, i);
+  if (month.find(':') != std::string_view::npos || month.find('[') != std::string_view::npos) return false;
+  std::size_t j = i;
+  while (j < t.size() && t[j] == ' ' && j - i < 2) ++j;
+  const std::size_t day_start = j;
+  while (j < t.size() && text::is_digit(t[j])) ++j;
+  if (j == day_start || j - day_start > 2 || j >= t.size() || t[j] != ' ') return false;
+  unsigned day = 0;
+  text::digits(t, day_start, j - day_start, day);
+  unsigned h, m, sec;
+  if (!two(j + 1, h) || j + 9 > t.size() || t[j + 3] != ':' || t[j + 6] != ':' || !two(j + 4, m) || !two(j + 7, sec))
+    return false;
+  const int mon = parse_month_name(month);
+  if (mon == 0) {
+    why = fmt::format("stamp with an unknown month name `{}`", text::excerpt(month, 16));
+    return true;
+  }
+  if (!valid_date(2000, static_cast<unsigned>(mon), day)) {
+    why = fmt::format("no such day `{} {}`", month, day);
+    return true;
+  }
+  return clock_bad(j + 1);
+}
+
 /// Per-file state of the syslog/journal parse.
 class FamilyParser {
  public:
@@ -349,8 +405,14 @@ class FamilyParser {
       case StampForm::kMonotonic: break;
       case StampForm::kFull: full_stamp(l, m); break;
     }
-    if (l.mono_ns != kNoTime) m.mono_ns = l.mono_ns;
     const bool kernel = l.ident == "kernel";
+    if (l.mono_ns != kNoTime) {
+      m.mono_ns = l.mono_ns;
+      if (kernel) {
+        m.mono_ns = wrap_.adjust(l.mono_ns, !wrap_started_ || is_linux_version(l.text));
+        wrap_started_ = true;
+      }
+    }
     if (kernel && !journal_) {
       // kern.log has no boot markers: the kernel's first message, or monotonic time restarting,
       // says a new boot began.
@@ -422,6 +484,11 @@ class FamilyParser {
       sink_.problem(line, Problem::binary_data, "binary bytes where a syslog line should be");
       return;
     }
+    if (impossible_stamp(t, why_)) {
+      pending_.flush(sink_);
+      sink_.problem(line, Problem::bad_timestamp, why_ + "; the line is rejected, not joined to the message before it");
+      return;
+    }
     const std::size_t ind = indentation(t);
     const std::string_view s = text::ltrim(t);
     SyslogLine parts;
@@ -479,10 +546,13 @@ class FamilyParser {
   bool seen_entry_ = false;
   bool seen_kernel_ = false;
   TimeNs prev_kernel_mono_ = kNoTime;
+  JiffiesWrap wrap_;  // an old kernel's clock that starts near the 32-bit wrap
+  bool wrap_started_ = false;  // a kernel [mono] stamp was seen
   bool in_status_ = false;
   bool marker_pending_ = false;
   std::uint64_t marker_line_ = 0;
   std::string marker_text_;
+  std::string why_;  // reason of an impossible stamp (reused)
   bool zone_noted_ = false;
   std::uint64_t untimed_ = 0;
 };
