@@ -85,8 +85,14 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
     d.runner_up_score = det.runner_up_score;
     fmt = det.format;
     if (fmt == FormatId::unknown) {
+      // Count what was there, so the report says how much was skipped (prompt lines as prompts).
+      src.rewind();
+      Line l;
+      PromptFilter lines(src, sink);
+      while (lines.next(l)) sink.line_read(l);
       if (det.lines_scored == 0 && src.error().empty()) {
-        d.notes.emplace_back("empty file (no non-blank lines)");
+        d.notes.emplace_back(d.prompts ? "nothing but pasted shell prompt lines (no command output)"
+                                       : "empty file (no non-blank lines)");
       } else {
         sink.file_problem(Problem::unknown_format,
                           det.lines_scored == 0
@@ -95,10 +101,6 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
                                     " lines match no known format (best: " +
                                     std::string(format_name(det.runner_up)) + ")");
       }
-      // Count what was there, so the report says how much was skipped.
-      src.rewind();
-      Line l;
-      while (src.next(l)) sink.line_read(l);
       d.bytes = src.bytes_read();
       if (!src.error().empty()) sink.file_problem(Problem::truncated_gzip, src.error());
       return;

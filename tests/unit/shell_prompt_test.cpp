@@ -160,5 +160,15 @@ TEST(ShellPrompt, HeaderlessPsKeepsTheBusiestProcess) {
   EXPECT_DOUBLE_EQ(p.out.processes.column(process_col::cpu_pct).get_float(0), 797.0);
 }
 
+TEST(ShellPrompt, AFileOfPromptsAloneSaysSo) {
+  const Ingested p = ingest("user@host:~$ nvidia-smi dmon -d 15\n^C\nuser@host:~$\n");
+  EXPECT_EQ(p.file().format, FormatId::unknown);
+  EXPECT_EQ(p.file().prompts, 3u);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_FALSE(p.file().notes.empty());
+  EXPECT_NE(p.file().notes.back().find("nothing but pasted shell prompt lines"), std::string::npos)
+      << p.file().notes.back();
+}
+
 }  // namespace
 }  // namespace gpucost
