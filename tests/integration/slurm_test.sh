@@ -13,7 +13,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=${GPUCOST_BINARY:-$root/build/gpucost}
+bin=${GPUCOST_IT_BINARY:-${GPUCOST_BINARY:-$root/build/gpucost}}  # GPUCOST_IT_BINARY: an installed gpucost
 ensure=$root/tests/tools/ensure-package.sh
 if [ "$(id -u)" != 0 ]; then echo "SKIP: slurmd and the prolog/epilog run as root" >&2; exit 77; fi
 "$ensure" munge munged || exit $?
