@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libfmt-dev libspdlog-dev libsimdjson-dev
-          libgtest-dev zlib1g-dev libhowardhinnant-date-dev tzdata jq python3 "$@")
+          libgtest-dev zlib1g-dev libhowardhinnant-date-dev tzdata jq python3 help2man "$@")
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
