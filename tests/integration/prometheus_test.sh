@@ -54,10 +54,12 @@ else
 fi
 [ -s "$textfile/gpucost.prom" ] || { fail "no textfile"; exit 1; }
 check "no temporary file left beside it" no_tmp "$textfile"
-# A job's info series, as the Slurm prolog writes it.
-GPUCOST_CONFIG=/dev/null GPUCOST_TEXTFILE_DIR=$textfile GPUCOST_STATE_DIR=$work/state GPUCOST_EPILOG_LOG=$work/slurm.log \
-  SLURM_JOB_ID=4242 SLURM_JOB_USER=alice SLURM_JOB_GPUS=0 "$root/deploy/slurm/gpucost-prolog.sh"
-check "the prolog published gpucost_job_info" test -s "$textfile/gpucost_job_4242.prom"
+# Two jobs' info series, as the Slurm prolog writes them (one file per job, the same family).
+for j in 4242:alice:0 4243:bob:1; do
+  GPUCOST_CONFIG=/dev/null GPUCOST_TEXTFILE_DIR=$textfile GPUCOST_STATE_DIR=$work/state GPUCOST_EPILOG_LOG=$work/slurm.log \
+    SLURM_JOB_ID=${j%%:*} SLURM_JOB_USER=$(echo "$j" | cut -d: -f2) SLURM_JOB_GPUS=${j##*:} "$root/deploy/slurm/gpucost-prolog.sh"
+done
+check "the prolog published gpucost_job_info" test -s "$textfile/gpucost_job_4242.prom" -a -s "$textfile/gpucost_job_4243.prom"
 
 # 2. promtool on the metrics and the rules.
 for f in "$textfile"/*.prom; do
@@ -76,7 +78,7 @@ if wait_http "http://127.0.0.1:$ne_port/metrics" 30; then ok "node_exporter answ
 else cat "$work/node-exporter.log" >&2; fail "node_exporter did not start"; exit 1; fi
 curl -fsS "http://127.0.0.1:$ne_port/metrics" >"$work/scrape.txt"
 check "scraped gpucost_gpu_busy_seconds" grep -q '^gpucost_gpu_busy_seconds{' "$work/scrape.txt"
-check "scraped gpucost_job_info" grep -q '^gpucost_job_info{.*job_id="4242"' "$work/scrape.txt"
+check "scraped gpucost_job_info of both jobs" test "$(grep -c '^gpucost_job_info{.*job_id="424[23]"' "$work/scrape.txt")" = 2
 check "node_exporter read the textfiles without error" grep -q '^node_textfile_scrape_error 0' "$work/scrape.txt"
 
 # 4. prometheus with rules.yml, scraping that node_exporter every second.
