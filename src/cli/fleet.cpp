@@ -39,9 +39,10 @@ int run_fleet(const FleetOptions& o) {
                             summary.malformed));
     return kExitNoInput;
   }
-  const auto format = o.format == "json" ? fleet::FleetFormat::kJson
-                      : o.format == "csv" ? fleet::FleetFormat::kCsv
-                                          : fleet::FleetFormat::kTable;
+  const auto format = o.format == "json"   ? fleet::FleetFormat::kJson
+                      : o.format == "csv"  ? fleet::FleetFormat::kCsv
+                      : o.format == "html" ? fleet::FleetFormat::kHtml
+                                           : fleet::FleetFormat::kTable;
   return emit(o.output, fleet::render_fleet(summary, format, o.top));
 }
 }  // namespace
@@ -51,8 +52,9 @@ void add_fleet(CLI::App& root, RunState& state) {
   CLI::App* app = root.add_subcommand(
       "fleet", "Sum the per-job rows (analyze --format ndjson) of a cluster per job, user, node and GPU model");
   app->add_option("DIR", opts->input, "Directory of *.ndjson rows (searched recursively), or one file")->required();
-  app->add_option("-f,--format", opts->format, "table (default, for people), csv or json (for scripts)")
-      ->check(CLI::IsMember({"table", "csv", "json"}));
+  app->add_option("-f,--format", opts->format,
+                  "table (default, for people), csv or json (for scripts), html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "csv", "json", "html"}));
   app->add_option("-o,--output", opts->output, "Write to FILE (atomically) instead of stdout");
   app->add_option("--top", opts->top, "Keys shown per group in the table, most idle cost first (0 = all)");
   app->footer(
@@ -61,6 +63,7 @@ void add_fleet(CLI::App& root, RunState& state) {
       "Examples:\n"
       "  gpucost fleet /shared/gpucost\n"
       "  gpucost fleet /shared/gpucost/2026-11-29 --format csv -o fleet.csv\n"
+      "  gpucost fleet /shared/gpucost --format html -o fleet.html\n"
       "\nExit codes: 0 ok, 2 usage, 3 no rows, 5 output error.");
   app->callback([opts, &state] { state.exit_code = run_fleet(*opts); });
 }

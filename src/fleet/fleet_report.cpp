@@ -8,6 +8,7 @@
 
 #include "gpucost/fleet/fleet.hpp"
 #include "gpucost/report/csv_writer.hpp"
+#include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/json_writer.hpp"
 
 namespace gpucost::fleet {
@@ -235,6 +236,84 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
   return out;
 }
 
+// One self-contained page (inline CSS, no script), well-formed XML like analyze's HTML report;
+// every text goes through append_xml_escaped.
+std::string render_html(const FleetSummary& s, std::size_t top) {
+  std::string out;
+  auto text = [&](std::string_view t) { append_xml_escaped(out, t); };
+  const bool costs = costs_summable(s);
+  const std::string cur = costs ? currency_of(s) : std::string("?");
+  const Figures ff = figures(s.fleet, costs);
+  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>gpucost fleet</title>\n<style>"
+         "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
+         "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,td:first-child{text-align:left}"
+         "th{background:#f2f2f2}.verdict{font-size:1.2em;font-weight:600}.bad{color:#a00}</style></head><body>\n";
+  out += "<h1>gpucost fleet</h1>\n<p>";
+  text(fmt::format("{} rows from {} files ({} lines, {} malformed); gpucost {}", s.rows, s.files, s.lines, s.malformed,
+                   GPUCOST_VERSION));
+  out += "</p>\n<p class=\"verdict\">";
+  text(fmt::format("Buy vs rent for this usage: {}", verdict_text(s, ff)));
+  out += "</p>\n<p>";
+  text(fmt::format("{} GPU-hours allocated, {} busy, {} idle costing {} {}; {} kWh; {} incidents; cost per effective "
+                   "GPU-hour {} {} owned vs {} {} rented.",
+                   cell(ff.allocated), cell(ff.busy), cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.energy, 3),
+                   cell(ff.incidents, 0), cell(ff.local_per_effective), cur, cell(ff.cloud_per_effective), cur));
+  out += "</p>\n";
+  for (const auto& [g, name] : kGroups) {
+    const auto keys = sorted(s.group(g));
+    out += "<h2>";
+    text(fmt::format("By {} ({} keys, most idle cost first)", name, keys.size()));
+    out += "</h2>\n<table><tr>";
+    for (const char* h : {name.data(), "allocated GPU-h", "busy GPU-h", "busy %", "idle GPU-h", "idle cost",
+                          "energy kWh", "incidents", "Xid", "owned per eff. h", "rented per eff. h", "cheaper"}) {
+      out += "<th>";
+      text(h);
+      out += "</th>";
+    }
+    out += "</tr>\n";
+    std::size_t shown = 0;
+    for (const auto* kv : keys) {
+      if (top && shown++ >= top) break;
+      const Figures f = figures(kv->second, costs);
+      out += "<tr>";
+      for (const std::string& c :
+           {kv->first, cell(f.allocated), cell(f.busy),
+            f.busy_share ? fmt::format("{:.1f}", 100 * *f.busy_share) : std::string("-"), cell(f.idle),
+            cell(f.idle_cost), cell(f.energy, 3), cell(f.incidents, 0), cell(f.xid, 0), cell(f.local_per_effective),
+            cell(f.cloud_per_effective), f.cheaper.empty() ? std::string("-") : f.cheaper}) {
+        out += "<td>";
+        text(c);
+        out += "</td>";
+      }
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+    if (top && keys.size() > top) {
+      out += "<p>";
+      text(fmt::format("... {} more (all in --format csv or json)", keys.size() - top));
+      out += "</p>\n";
+    }
+  }
+  if (s.malformed || !s.unreadable.empty()) {
+    out += "<h2 class=\"bad\">";
+    text(fmt::format("Malformed rows: {} (skipped)", s.malformed));
+    out += "</h2>\n<ul>\n";
+    for (const auto& p : s.problems) {
+      out += "<li>";
+      text(fmt::format("{}:{}: {}", p.file, p.line, p.reason));
+      out += "</li>\n";
+    }
+    for (const auto& u : s.unreadable) {
+      out += "<li>";
+      text("unreadable: " + u);
+      out += "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  out += "</body></html>\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_fleet(const FleetSummary& s, FleetFormat format, std::size_t top) {
@@ -242,6 +321,7 @@ std::string render_fleet(const FleetSummary& s, FleetFormat format, std::size_t 
     case FleetFormat::kJson: return render_json(s);
     case FleetFormat::kCsv: return render_csv(s);
     case FleetFormat::kTable: return render_table(s, top);
+    case FleetFormat::kHtml: return render_html(s, top);
   }
   return {};
 }

@@ -13,6 +13,7 @@
 
 #include "gpucost/fleet/fleet.hpp"
 #include "run_binary.hpp"
+#include "xml_check.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpucost::fleet;
@@ -143,6 +144,21 @@ TEST(Fleet, FilesAreReadAcrossBlockBoundariesAndWithoutAFinalNewline) {
   EXPECT_EQ(s.by_user.size(), 8u);
   EXPECT_DOUBLE_EQ(s.fleet.allocated_gpu_hours.value, static_cast<double>(n + 1));
   EXPECT_DOUBLE_EQ(s.by_job.at("last").busy_gpu_hours.value, 1);
+}
+
+TEST(Fleet, HtmlPageIsWellFormedAndEscapesKeys) {
+  FleetSummary s;
+  FleetReader r(s);
+  r.add_line(gpu_row("1", "<script>alert(1)</script>", "n&1", 2, 1, 1), "a<b>.ndjson", 1);
+  r.add_line("{oops", "a<b>.ndjson", 2);
+  const std::string html = render_fleet(s, FleetFormat::kHtml, 0);
+  const auto x = gpucost::testing::check_xml(html.substr(html.find("<html")));
+  EXPECT_EQ(x.error, "") << html;
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("n&amp;1"), std::string::npos);
+  EXPECT_NE(html.find("a&lt;b&gt;.ndjson:2: not JSON"), std::string::npos);
+  EXPECT_NE(html.find("Buy vs rent for this usage"), std::string::npos);
 }
 
 TEST(FleetCli, ReadsTheRowsThatAnalyzeWritesAndExits3WithoutRows) {

@@ -89,10 +89,10 @@ class FleetReader {
 };
 
 /// Output formats of `gpucost fleet`.
-enum class FleetFormat { kTable, kCsv, kJson };
+enum class FleetFormat { kTable, kCsv, kJson, kHtml };
 
-/// Renders the summary; `top` limits the keys of each group in the table (0 = all; CSV and JSON
-/// always list all), sorted by idle cost, then allocated hours, then key.
+/// Renders the summary; `top` limits the keys of each group in the table and the HTML page (0 =
+/// all; CSV and JSON always list all), sorted by idle cost, then allocated hours, then key.
 std::string render_fleet(const FleetSummary& s, FleetFormat format, std::size_t top);
 
 }  // namespace gpucost::fleet
