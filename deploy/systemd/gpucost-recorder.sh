@@ -37,7 +37,7 @@ prune() {
 
 # Compresses a finished segment's logs; manifest.json stays plain (the epilog reads it too).
 compress() {
-  find "$1" -type f ! -name manifest.json ! -name '*.gz' ! -name '*.part' -size +4k -exec gzip -q -9 {} + 2>/dev/null
+  find "$1" -type f ! -name manifest.json ! -name '*.gz' ! -name '*.part' -exec gzip -q -9 {} + 2>/dev/null
 }
 
 while ((!stop)); do

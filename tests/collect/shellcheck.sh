@@ -7,4 +7,4 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 shellcheck --version | sed -n 2p
 shellcheck scripts/*.sh tests/collect/*.sh tests/collect/fake-bin/* tests/data/gpu/*/capture.sh deploy/*/*.sh \
-  tests/integration/*.sh && echo "shellcheck: clean"
+  tests/integration/*.sh tests/deploy/*.sh && echo "shellcheck: clean"
