@@ -343,6 +343,7 @@ write_manifest() {  # write_manifest STATE
       "$(jstr_or_null "$zone_name")" "$(jstr_or_null "$zone_offset")" "$(jstr_or_null "$zone_source")"
     printf '  "boot_id": %s,\n  "boot_time": %s,\n' "$(jstr_or_null "$boot_id")" "$(jstr_or_null "$boot_time")"
     printf '  "start": %s,\n  "end": %s,\n' "$(jstr_or_null "$start_utc")" "$(jstr_or_null "${end_utc:-}")"
+    printf '  "collecting_since": %s,\n  "duration_s": %s,\n' "$(jstr_or_null "${collecting_since:-}")" "${duration_s:-null}"
     printf '  "interval_s": %s,\n  "ps_interval_s": %s,\n' "$interval" "$ps_interval"
     printf '  "user": %s,\n  "uid": %s,\n' "$(jstr_or_null "$user_name")" "$(id -u)"
     printf '  "gpus": ['
@@ -538,22 +539,27 @@ check_load() {
   q_load_file=nvidia-smi-q-load.txt
 }
 
+# The deadline counts from here, when the collectors run, not from the start: start-up probing
+# (a real nvidia-smi without persistence mode takes seconds per call) must not eat the window.
+collecting_epoch=$(date +%s)
+collecting_since=$(date -u -d "@$collecting_epoch" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
 write_manifest collecting
 
 # ---------------------------------------------------------------------------------------------
-# Collect until the deadline or a signal.
+# Collect until the deadline or a signal. Each round runs before the deadline is checked, so even
+# a short --duration gets a ps snapshot and a look at the load.
 deadline=""
-[ -n "$duration_s" ] && deadline=$((start_epoch + duration_s))
+[ -n "$duration_s" ] && deadline=$((collecting_epoch + duration_s))
 next_ps=0 next_load=0
 while [ -z "$stop_reason" ]; do
   now=$(date +%s)
-  if [ -n "$deadline" ] && ((now >= deadline)); then stop_reason=deadline; break; fi
   if ((now >= next_ps)); then snapshot_ps; next_ps=$((now + ps_interval)); fi
   if ((nvsmi_ok)) && [ -z "$q_load_file" ] && ((now >= next_load)); then
     check_load
     next_load=$((now + interval))
   fi
   check_collectors
+  if [ -n "$deadline" ] && (($(date +%s) >= deadline)); then stop_reason=deadline; break; fi
   sleep 1
 done
 

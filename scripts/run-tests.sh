@@ -10,7 +10,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-(cd build && ctest --output-on-failure -j "$jobs" "$@")
+(cd build && ctest --output-on-failure -j "$jobs" -LE integration "$@")
+
+# The Debian package, installed as an administrator would (apt-get install ./gpucost_*.deb), and
+# the integration tests (a real one-node Slurm cluster, node_exporter and Prometheus; label
+# `integration`, docs/fleet.md) run against the installed /usr/bin/gpucost. Without root or apt
+# they run against build/gpucost.
+it_binary=$PWD/build/gpucost
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && command -v cpack >/dev/null 2>&1; then
+  rm -f build/gpucost_*.deb
+  if (cd build && cpack -G DEB >cpack.log 2>&1) &&
+     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./build/gpucost_*.deb >/dev/null; then
+    it_binary=/usr/bin/gpucost
+    echo "run-tests: installed $(ls build/gpucost_*.deb); integration tests use $it_binary" >&2
+  else
+    echo "run-tests: could not build or install the .deb (build/cpack.log); integration tests use $it_binary" >&2
+    exit 1
+  fi
+fi
+(cd build && GPUCOST_IT_BINARY=$it_binary ctest --output-on-failure -L integration "$@")
 
 if [ "${GPUCOST_EXTRA_CHECKS:-1}" = 0 ]; then
   echo "run-tests: sanitizer build and fuzz smoke run skipped (GPUCOST_EXTRA_CHECKS=0)" >&2

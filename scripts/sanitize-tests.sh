@@ -23,7 +23,8 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The report checks with Chromium and promtool test the output format, not memory safety: they
-# run once, in the normal build.
+# run once, in the normal build; so do the integration tests (real Slurm and Prometheus, label
+# `integration`), which scripts/run-tests.sh runs against the installed package.
 exclude='^report_browser_screenshot$|^report_promtool$'
 cd "$build"
-ctest --output-on-failure -j "$jobs" -E "$exclude" "$@"
+ctest --output-on-failure -j "$jobs" -E "$exclude" -LE integration "$@"

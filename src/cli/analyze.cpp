@@ -9,6 +9,7 @@
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
 #include "gpucost/cost/report.hpp"
+#include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
 
 namespace gpucost::cli {
@@ -21,6 +22,7 @@ struct AnalyzeOptions {
   std::string format = "table";
   std::string output;
   bool no_timings = false;
+  JobRowIdentity job;  // --job-id, --user, --host, --gpu: the rows of --format ndjson
 };
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -89,7 +91,7 @@ int run_analyze(const AnalyzeOptions& o) {
                                                : ReportFormat::kTable;
   auto t0 = std::chrono::steady_clock::now();
   if (o.no_timings) result->timings.clear();
-  std::string text = render_report(rep, fmt);
+  std::string text = o.format == "ndjson" ? render_job_rows(rep, o.job) : render_report(rep, fmt);
   if (!o.no_timings) {
     const auto now = std::chrono::steady_clock::now();
     const double secs = std::chrono::duration<double>(now - t0).count();
@@ -117,8 +119,15 @@ void add_analyze(CLI::App& root, RunState& state) {
   add_cost_options(*app, opts->cost, true);
   app->add_option("-f,--format", opts->format,
                   "table (default, for people), csv or json (for scripts), html (one self-contained page with "
-                  "charts) or prom (Prometheus textfile for node_exporter)")
-      ->check(CLI::IsMember({"table", "csv", "json", "html", "prom"}));
+                  "charts), prom (Prometheus textfile for node_exporter) or ndjson (one row per GPU and one "
+                  "for the node, for a Slurm epilog and `gpucost fleet`; docs/fleet.md)")
+      ->check(CLI::IsMember({"table", "csv", "json", "html", "prom", "ndjson"}));
+  app->add_option("--job-id", opts->job.job_id, "Scheduler job id written in the ndjson rows (SLURM_JOB_ID)");
+  app->add_option("--user", opts->job.user, "Job owner written in the ndjson rows (SLURM_JOB_USER)");
+  app->add_option("--host", opts->job.host, "Host name for the ndjson rows, instead of the one the logs name");
+  app->add_option("--gpu", opts->job.gpus,
+                  "Only this GPU in the ndjson rows: index, UUID or PCI bus id (repeat or comma-separate)")
+      ->delimiter(',');
   app->add_option("-o,--output", opts->output, "Write the report to FILE (atomically) instead of stdout");
   app->add_flag("--no-timings", opts->no_timings, "Leave stage timings out of the report (byte-stable output)");
   app->footer(
@@ -127,6 +136,8 @@ void add_analyze(CLI::App& root, RunState& state) {
       "  gpucost analyze ~/gpulogs --tz Europe/Berlin --idle-threshold 10 --format json -o report.json\n"
       "  gpucost analyze ~/gpulogs --format html -o report.html\n"
       "  gpucost analyze ~/gpulogs --format prom -o /var/lib/node_exporter/textfile_collector/gpucost.prom\n"
+      "  gpucost analyze /var/log/gpucost --since 2026-11-29T08:00:00Z --until 2026-11-29T09:00:00Z \\\n"
+      "      --job-id 4242 --user alice --gpu 00000000:17:00.0 --format ndjson\n"
       "  gpucost analyze ~/gpulogs --format csv | python3 -c 'import csv,sys; print(len(list(csv.reader(sys.stdin))))'\n"
       "  gpucost analyze ~/gpulogs --local rtx-4060-laptop --cloud aws-g5.xlarge --local-electricity-price 0.30\n"
       "\nCost inputs: command line > --config > measured from the logs (power, effective utilization,\n"

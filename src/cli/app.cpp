@@ -53,7 +53,8 @@ int run(int argc, char** argv) {
                          "  gpucost analyze /var/tmp/gpulogs --tz Asia/Shanghai --format json -o report.json\n"
                          "  gpucost timeline examples/laptop-training | jq 'select(.kind==\"xid\")'\n"
                          "  gpucost features --format md\n"
-                         "  gpucost breakeven --preset seed-article\n\n") +
+                         "  gpucost breakeven --preset seed-article\n"
+                         "  gpucost fleet /shared/gpucost\n\n") +
              kExitCodes);
 
   RunState state;
@@ -62,6 +63,7 @@ int run(int argc, char** argv) {
   add_features(app, state);
   add_breakeven(app, state);
   add_simulate(app, state);
+  add_fleet(app, state);
   app.parse_complete_callback([&] { setup_logging(verbosity, quiet); });
 
   try {

@@ -55,5 +55,6 @@ void add_timeline(CLI::App& root, RunState& state);
 void add_features(CLI::App& root, RunState& state);
 void add_breakeven(CLI::App& root, RunState& state);
 void add_simulate(CLI::App& root, RunState& state);
+void add_fleet(CLI::App& root, RunState& state);
 
 }  // namespace gpucost::cli

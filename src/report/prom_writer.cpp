@@ -32,7 +32,16 @@ constexpr PromFeatureMetric kFeatureMetrics[] = {
     {"gpu_temp_max_c", "gpucost_gpu_temperature_max_celsius", 1, "Highest GPU core temperature sampled."},
     {"gpu_time_above_temp_s", "gpucost_gpu_time_above_temperature_seconds", 1,
      "Sampled time above the temperature threshold of the report."},
+    {"gpu_busy_s", "gpucost_gpu_busy_seconds", 1, "Sampled time above the idle threshold of the report."},
+    {"gpu_idle_s", "gpucost_gpu_idle_seconds", 1, "Sampled time at or below the idle threshold of the report."},
+    {"gpu_thermal_violation_fraction", "gpucost_gpu_thermal_violation_ratio", 1,
+     "Share of GPU samples with thermal slowdown (clocks held down by temperature, 0-1)."},
+    {"gpu_lost_s", "gpucost_gpu_lost_seconds", 1, "GPU time lost to a GPU that fell off the bus or was reset."},
     {"xid_events", "gpucost_xid_events", 1, "Distinct NVIDIA Xid events in the analyzed window."},
+    {"xid_memory_ecc_events", "gpucost_xid_memory_ecc_events", 1,
+     "Xid events of the memory/ECC class (48, 63, 64, 94, 95: uncorrectable ECC, row remapping pending a reset)."},
+    {"xid_bus_events", "gpucost_xid_bus_events", 1, "Xid events of the bus class (74 NVLink, 79 fallen off the bus)."},
+    {"fallen_off_bus_events", "gpucost_fallen_off_bus_events", 1, "GPU has fallen off the bus messages."},
     {"ac_switches", "gpucost_ac_switches", 1, "AC adapter plug/unplug events in the analyzed window."},
     {"ac_switches_per_hour", "gpucost_ac_switches_per_hour", 1, "AC adapter switches per hour of the window."},
     {"lid_closes", "gpucost_lid_closes", 1, "Laptop lid closes in the analyzed window."},
@@ -174,6 +183,19 @@ void write_features(Exposition& x, rd::Element root) {
   }
 }
 
+// Which GPU is which: the model and PCI address as labels of a constant series, so rules can
+// group by model without putting them on every metric.
+void write_gpu_info(Exposition& x, rd::Element root) {
+  x.family("gpucost_gpu_info", "Always 1; the labels name each GPU's model and PCI bus id.");
+  rd::each(rd::child(root, "gpus"), [&](rd::Element g) {
+    x.sample("gpucost_gpu_info",
+             {{"gpu", fmt::format("{}", rd::integer(g, "index").value_or(-1))},
+              {"model", std::string(rd::string(g, "name"))},
+              {"pci_bus", std::string(rd::string(g, "pci_bus"))}},
+             1);
+  });
+}
+
 void write_cost(Exposition& x, rd::Element root) {
   const auto cost = rd::child(root, "cost");
   if (!cost) {
@@ -278,6 +300,7 @@ std::string render_prom(std::string_view report_json) {
   x.comment(fmt::format("gpucost {} report of {}; all values describe the analyzed window (gauges).",
                         rd::string(rd::path(root, "tool", "version")), rd::string(root, "input")));
   write_features(x, root);
+  write_gpu_info(x, root);
   write_cost(x, root);
   write_report_meta(x, root);
   return std::move(x.text());

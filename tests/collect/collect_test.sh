@@ -62,8 +62,13 @@ case_e2e() {
   local out=$work/e2e log=$work/e2e-tools.log at rc
   at=$(($(date +%s) + 3))
   write_varlog "$work/varlog" "$at"
+  # A slow start (each probing nvidia-smi call takes 4 s, together longer than --duration) must
+  # not eat the collection: the deadline counts from when the collectors run, and the first round
+  # (a ps snapshot, a look at the load) comes before the deadline is checked. GPU 0 is busy from
+  # the first dmon row, so the -q under load does not depend on how fast this machine is.
   env PATH="$fakebin:$PATH" TZ=Asia/Shanghai FAKE_TOOLS_LOG="$log" FAKE_KERNEL_AT="$at" \
     FAKE_NVSMI_INVALID_FIELDS=temperature.memory FAKE_NVSMI_REFUSE_DMON=t COLLECT_LOGS_VARLOG="$work/varlog" \
+    FAKE_NVSMI_PROBE_DELAY=4 FAKE_NVSMI_BUSY_FROM=0 \
     "$script" --out "$out" --duration 6s --interval 1 --ps-interval 1
   rc=$?
   check "collect-logs.sh exits 0" [ "$rc" = 0 ]
@@ -106,7 +111,12 @@ expect(manifest["stopped_by"] == "deadline", "manifest: stopped by the deadline"
 expect(manifest["timezone"] == {"name": "Asia/Shanghai", "utc_offset": "+08:00", "source": "TZ"}, "manifest: zone from TZ")
 expect(manifest["boot_id"] == boot_id, "manifest: this boot's id")
 expect(manifest["start"].endswith("Z") and manifest["end"].endswith("Z"), "manifest: start and end in UTC")
-expect(5 <= t(manifest["end"]) - t(manifest["start"]) <= 60, "manifest: a window of about 6 s")
+expect(5 <= t(manifest["end"]) - t(manifest["start"]) <= 90, "manifest: a window of about 6 s after a slow start")
+since = manifest.get("collecting_since")
+expect(since is not None and t(since) - t(manifest["start"]) >= 8,
+       f"manifest: collecting_since after the two slow probing calls ({manifest['start']} .. {since})")
+expect(manifest.get("duration_s") == 6 and since is not None and t(manifest["end"]) - t(since) >= 6,
+       f"manifest: the 6 s counted from collecting_since ({since} .. {manifest['end']})")
 expect(manifest["driver_version"] == "535.154.05", "manifest: driver version")
 expect([(g["index"], g["name"], g["pci_bus_id"]) for g in manifest["gpus"]] ==
        [(0, "NVIDIA RTX A5000", "00000000:17:00.0"), (1, "NVIDIA RTX A5000", "00000000:65:00.0")], "manifest: GPUs")

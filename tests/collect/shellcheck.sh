@@ -6,4 +6,5 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 "$root/tests/tools/ensure-package.sh" shellcheck shellcheck || exit $?
 cd "$root" || exit 1
 shellcheck --version | sed -n 2p
-shellcheck scripts/*.sh tests/collect/*.sh tests/collect/fake-bin/* tests/data/gpu/*/capture.sh && echo "shellcheck: clean"
+shellcheck scripts/*.sh tests/collect/*.sh tests/collect/fake-bin/* tests/data/gpu/*/capture.sh deploy/*/*.sh \
+  tests/integration/*.sh tests/deploy/*.sh && echo "shellcheck: clean"

@@ -332,7 +332,11 @@ TEST(PromReport, EveryContractFeatureHasAConventionalName) {
   const std::set<std::string> contract = {"gpu_samples", "gpu_sampled_s", "gpu_util_mean_pct", "gpu_idle_fraction",
                                           "gpu_power_mean_w", "gpu_energy_kwh", "gpu_temp_max_c",
                                           "gpu_time_above_temp_s", "xid_events", "ac_switches", "ac_switches_per_hour",
-                                          "lid_closes", "suspends", "suspended_s"};
+                                          "lid_closes", "suspends", "suspended_s",
+                                          // what deploy/prometheus/rules.yml needs (docs/fleet.md)
+                                          "gpu_busy_s", "gpu_idle_s", "gpu_thermal_violation_fraction",
+                                          "gpu_lost_s", "xid_memory_ecc_events", "xid_bus_events",
+                                          "fallen_off_bus_events"};
   std::set<std::string> seen;
   for (const auto& m : prom_feature_metrics()) {
     seen.insert(std::string(m.feature));

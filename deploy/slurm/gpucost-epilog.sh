@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# gpucost Slurm epilog (slurm.conf: Epilog=...). Runs as root on each node after each job. It
+# finds the job's window (the prolog's start stamp, else `scontrol show job`, else the last
+# GPUCOST_FALLBACK_WINDOW seconds) and its GPUs (SLURM_JOB_GPUS, else CUDA_VISIBLE_DEVICES, mapped
+# to PCI bus ids and UUIDs through `nvidia-smi --query-gpu=index,pci.bus_id,uuid`: Slurm's and
+# CUDA's indexes are not the driver's), analyzes the node's own logs (GPUCOST_LOG_DIR, kept by
+# gpucost-recorder.service) for that window, and writes the rows atomically (temporary file, then
+# rename) to GPUCOST_SHARED_DIR/DATE/HOST/JOBID.ndjson.
+#
+# A failing epilog drains the node, so this script ALWAYS exits 0: its errors go to
+# GPUCOST_EPILOG_LOG, and the whole run is cut after GPUCOST_EPILOG_TIMEOUT seconds (default 60).
+# Settings: /etc/default/gpucost (GPUCOST_CONFIG), see docs/fleet.md.
+set -u
+conf=${GPUCOST_CONFIG:-/etc/default/gpucost}
+# shellcheck source=/dev/null
+[ -r "$conf" ] && . "$conf"
+log=${GPUCOST_EPILOG_LOG:-/var/log/gpucost/slurm.log}
+job=${SLURM_JOB_ID:-}
+limit=${GPUCOST_EPILOG_TIMEOUT:-60}
+[[ $limit =~ ^[0-9]+$ ]] && ((limit > 0)) || limit=60
+
+note() { { mkdir -p "${log%/*}" && printf '%s epilog job %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${job:-?}" "$*" >>"$log"; } 2>/dev/null || true; }
+
+# The time limit: the script runs itself once more under timeout, which puts it in a process group
+# of its own and signals the whole group (gpucost, nvidia-smi, scontrol) when the time is up.
+if [ -z "${GPUCOST_EPILOG_INNER:-}" ]; then
+  mkdir -p "${log%/*}" 2>/dev/null
+  GPUCOST_EPILOG_INNER=1 timeout -k 5 "$limit" "$0" "$@" </dev/null >/dev/null 2>>"$log.stderr"
+  rc=$?
+  case $rc in
+    0) ;;
+    124|137) note "stopped after the time limit of $limit s (GPUCOST_EPILOG_TIMEOUT); no row written" ;;
+    *) note "ended with status $rc (see $log.stderr); the job and the node are not affected" ;;
+  esac
+  exit 0
+fi
+
+bin=${GPUCOST_BIN:-/usr/bin/gpucost}
+logs=${GPUCOST_LOG_DIR:-/var/log/gpucost/samples}
+shared=${GPUCOST_SHARED_DIR:-}
+state=${GPUCOST_STATE_DIR:-/run/gpucost}
+textfile=${GPUCOST_TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}
+fallback=${GPUCOST_FALLBACK_WINDOW:-86400}
+host=$(hostname -s 2>/dev/null || hostname)
+
+utc() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+
+# The job's start (Unix seconds): the prolog's stamp, else scontrol, else the fallback window.
+job_start() {
+  local s
+  if [ -r "$state/$job.start" ] && read -r s <"$state/$job.start" && [[ $s =~ ^[0-9]+$ ]]; then
+    echo "$s prolog"; return
+  fi
+  if command -v scontrol >/dev/null 2>&1; then
+    s=$(timeout 10 scontrol show job "$job" 2>/dev/null | tr ' ' '\n' | sed -n 's/^StartTime=//p' | head -n 1)
+    if [ -n "$s" ] && s=$(date -d "$s" +%s 2>/dev/null); then echo "$s scontrol"; return; fi
+  fi
+  echo "$(($(date +%s) - fallback)) fallback"
+}
+
+# The job's GPUs as PCI bus ids (else UUIDs, else the index itself), comma-separated.
+job_gpus() {
+  local list=${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}} map="" id out="" idx bus uuid found
+  [ -n "$list" ] || return 0
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    map=$(timeout 20 nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv,noheader 2>/dev/null) ||
+      note "nvidia-smi --query-gpu failed; GPUs passed as given ($list)"
+  fi
+  IFS=, read -r -a ids <<<"$list"
+  for id in "${ids[@]}"; do
+    id=${id// /}
+    [ -n "$id" ] || continue
+    found=$id
+    while IFS=, read -r idx bus uuid; do
+      idx=${idx// /} bus=${bus// /} uuid=${uuid// /}
+      if [ "$id" = "$idx" ] || [ "$id" = "$uuid" ] || [ "$id" = "$bus" ]; then
+        found=${bus:-${uuid:-$id}}
+        break
+      fi
+    done <<<"$map"
+    out+=${out:+,}$found
+  done
+  printf '%s' "$out"
+}
+
+main() {
+  [[ $job =~ ^[0-9_]+$ ]] || { note "SLURM_JOB_ID '${job}' is not a job id; nothing written"; return 0; }
+  [ -n "$shared" ] || { note "GPUCOST_SHARED_DIR is not set; nothing written"; return 0; }
+  [ -x "$bin" ] || { note "$bin is not executable; nothing written"; return 0; }
+  local end start how gpus day dest tmp args rc
+  end=$(date +%s)
+  read -r start how < <(job_start)
+  ((start < end)) || start=$((end - 1))
+  gpus=$(job_gpus)
+  day=$(date -u -d "@$end" +%Y-%m-%d)
+  dest="$shared/$day/$host/$job.ndjson"
+  mkdir -p "${dest%/*}" || { note "cannot create ${dest%/*}"; return 0; }
+  tmp="${dest%/*}/.$job.ndjson.tmp.$$"
+  args=(analyze "$logs" --since "$(utc "$start")" --until "$(utc "$end")" --job-id "$job" --host "$host"
+        --format ndjson --no-timings -q -o "$tmp")
+  [ -n "${SLURM_JOB_USER:-}" ] && args+=(--user "$SLURM_JOB_USER")
+  [ -n "$gpus" ] && args+=(--gpu "$gpus")
+  # shellcheck disable=SC2206  # GPUCOST_ANALYZE_ARGS holds several arguments (e.g. --local a100 --cloud aws-p4d)
+  args+=(${GPUCOST_ANALYZE_ARGS:-})
+  "$bin" "${args[@]}" 2>"$tmp.err"
+  rc=$?
+  if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then  # 4: written, with many rejected lines
+    if mv -f "$tmp" "$dest"; then
+      note "wrote $dest (window $(utc "$start") .. $(utc "$end") from the $how, GPUs ${gpus:-all}$([ "$rc" = 4 ] && echo ', many rejected lines'))"
+    else
+      note "cannot rename $tmp to $dest"
+    fi
+  else
+    note "gpucost analyze exited $rc: $(head -c 400 "$tmp.err" | tr '\n' ' ')"
+  fi
+  rm -f "$tmp" "$tmp.err"
+  rm -f "$state/$job.start" "$textfile/gpucost_job_$job.prom" 2>/dev/null
+  return 0
+}
+
+main
+exit 0

@@ -1,0 +1,71 @@
+// `gpucost fleet DIR`: the per-job rows of a cluster summed per job, user, node and GPU model.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+
+#include "cli/common.hpp"
+#include "gpucost/fleet/fleet.hpp"
+
+namespace gpucost::cli {
+
+namespace {
+struct FleetOptions {
+  std::string input;
+  std::string format = "table";
+  std::string output;
+  std::size_t top = 20;
+};
+
+int run_fleet(const FleetOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  fleet::FleetSummary summary;
+  try {
+    fleet::FleetReader(summary).read_tree(o.input);
+  } catch (const std::invalid_argument& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  spdlog::info("fleet: {} rows from {} files ({:.1f} MB) in {:.3f} s; peak RSS {:.0f} MiB", summary.rows, summary.files,
+               summary.bytes / 1e6, secs, peak_rss_bytes() / 1048576.0);
+  if (summary.malformed)
+    spdlog::warn("{} malformed row(s) skipped; first: {}:{}: {}", summary.malformed, summary.problems.front().file,
+                 summary.problems.front().line, summary.problems.front().reason);
+  for (const auto& u : summary.unreadable) spdlog::warn("unreadable: {}", u);
+  if (summary.rows == 0) {
+    print_error(fmt::format("{}: no per-job rows ({} .ndjson files, {} malformed lines)", o.input, summary.files,
+                            summary.malformed));
+    return kExitNoInput;
+  }
+  const auto format = o.format == "json"   ? fleet::FleetFormat::kJson
+                      : o.format == "csv"  ? fleet::FleetFormat::kCsv
+                      : o.format == "html" ? fleet::FleetFormat::kHtml
+                                           : fleet::FleetFormat::kTable;
+  return emit(o.output, fleet::render_fleet(summary, format, o.top));
+}
+}  // namespace
+
+void add_fleet(CLI::App& root, RunState& state) {
+  auto opts = std::make_shared<FleetOptions>();
+  CLI::App* app = root.add_subcommand(
+      "fleet", "Sum the per-job rows (analyze --format ndjson) of a cluster per job, user, node and GPU model");
+  app->add_option("DIR", opts->input, "Directory of *.ndjson rows (searched recursively), or one file")->required();
+  app->add_option("-f,--format", opts->format,
+                  "table (default, for people), csv or json (for scripts), html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "csv", "json", "html"}));
+  app->add_option("-o,--output", opts->output, "Write to FILE (atomically) instead of stdout");
+  app->add_option("--top", opts->top, "Keys shown per group in the table, most idle cost first (0 = all)");
+  app->footer(
+      "\nHours, energy and costs come from the GPU rows, incidents from the node rows. Malformed lines\n"
+      "are counted and listed with file:line, never fatal. See docs/fleet.md.\n"
+      "Examples:\n"
+      "  gpucost fleet /shared/gpucost\n"
+      "  gpucost fleet /shared/gpucost/2026-11-29 --format csv -o fleet.csv\n"
+      "  gpucost fleet /shared/gpucost --format html -o fleet.html\n"
+      "\nExit codes: 0 ok, 2 usage, 3 no rows, 5 output error.");
+  app->callback([opts, &state] { state.exit_code = run_fleet(*opts); });
+}
+
+}  // namespace gpucost::cli
