@@ -48,31 +48,38 @@ const Entry kCatalog[] = {
       "(F010) and L = power_event_loss_s (F134: suspended time inside the sampled span, plus the "
       "sample-less time after AC switches and resumes that interrupted a busy GPU). Idle rows after "
       "such an event are not in L: gpu_idle_fraction already counts them, so effective_utilization "
-      "subtracts each lost second once. Null without GPU samples or without a kernel/system log."},
+      "counts each lost second once. Null without GPU samples or without a kernel/system log."},
      power_event_loss_fraction},
     {{"F005", "ac_switches_per_hour", "1/h", Layer::system, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
-      "AC switches per hour: ac_switches (F117) / (host gpu_sampled_s / 3600). Null when there are no "
-      "GPU samples."},
+      "AC switches per hour of GPU sampling (cost: how often the battery interrupts work): the switches "
+      "of F117 inside the host's sampled span (first row to the last row's end) / (host gpu_sampled_s /"
+      " 3600). Null when there are no GPU samples."},
      ac_switches_per_hour},
     {{"F006", "effective_utilization", "ratio", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv (+ dmesg|syslog|journal, torch_trace)",
-      "Share of GPU time doing useful work: 1 - gpu_idle_fraction - launch_queue_fraction - "
-      "power_event_loss_fraction, clamped to [0, 1]. A null launch_queue_fraction or "
-      "power_event_loss_fraction counts as 0 and the evidence says so; null only when gpu_idle_fraction"
-      " is. Per GPU with that GPU's idle fraction (queue and power loss are host figures); host with "
-      "the host idle fraction. The exact busy share (1 - idle) x (1 - loss) is larger by idle x loss; "
-      "the cost model uses this agreed formula."},
+      "Share of the GPU's available time doing useful work (cost: the verdict divides by it). Window: "
+      "the host's sampled span, from the first GPU sample row to the last row's end. value = B x (1 - "
+      "Q) / (S + L + G), where B = gpu_busy_s (F017), S = seconds of the GPU's rows that report sm, L ="
+      " power_event_loss_s (F134: suspended and sample-less time after power events inside the span), "
+      "G = the part of gpu_lost_s (F093) inside the span, Q = launch_queue_fraction (F003). Unsampled "
+      "time that nothing explains is left out. A part the sources cannot measure (L and G without a "
+      "kernel/system log, Q without a profiler trace) is left out and the evidence says so: from dmon "
+      "alone the value is B / S, and adding the kernel logs divides by L + G more. Host: sums of B, S, "
+      "L, G over the GPUs."},
      effective_utilization},
     {{"F007", "incidents_per_hour", "1/h", Layer::derived, FeatureScope::host, "dmesg|syslog|journal (+ dmon|query_gpu_csv)",
-      "Maintenance incidents (F008) per hour of H, where H = host gpu_sampled_s / 3600, or log_uptime_s"
-      " (F133) / 3600 when there are no GPU samples."},
+      "Maintenance incidents (F008) per hour of H (cost: the maintenance the verdict prices), where H ="
+      " host gpu_sampled_s / 3600, or log_uptime_s (F133) / 3600 when there are no GPU samples. Only "
+      "incidents inside the window H measures count: the host's sampled span [first row, last row's "
+      "end) with samples, else the observation window (an older kern.log's incidents are not divided "
+      "by today's hours)."},
      incidents_per_hour},
     {{"F008", "maintenance_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "Incidents that cost maintenance time (GPU reset, driver reload or reboot), not only a restarted "
-      "job. Maintenance events: Xid events of the driver/firmware (32, 61, 62, 119, 120), memory/ECC "
-      "(48, 63, 64, 94, 95) and bus/interconnect (74, 79) classes; Xid 154 unless it announces recovery"
-      " action 0x0 (None); fallen_off_bus; rm_init_failed; gsp_error; gpu_reset whose text names NVRM "
-      "or nvidia. In time order, an event at most 300 s after the previous maintenance event joins its "
-      "incident; events without a time form one incident together."},
+      "Incidents that cost maintenance time (reliability and cost: each is a person resetting a GPU, reload"
+      "ing the driver or rebooting). Maintenance events: Xid events whose code NVIDIA's Xid catalog (data/x"
+      "id-catalog.csv, compiled in) says need a person (needs_person reset, reboot or rma; Xid 154 unless i"
+      "t announces recovery action 0x0 None); fallen_off_bus; rm_init_failed; gsp_error; gpu_reset whose te"
+      "xt names NVRM or nvidia. In time order, an event at most 300 s after the previous maintenance event "
+      "joins its incident; events without a time form one incident together."},
      maintenance_incidents},
     {{"F009", "gpu_samples", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Number of GPU sample rows (dmon, --query-gpu) in the timeline, after --since/--until. Per GPU: "
@@ -242,24 +249,27 @@ const Entry kCatalog[] = {
       "Rows with pviol > 0 or tviol > 0 / rows that report pviol or tviol: intervals throttled by power"
       " or heat. Per GPU over its rows; host over all GPUs' rows pooled."},
      gpu_throttled_fraction},
-    {{"F048", "gpu_fb_mean_mb", "MB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean framebuffer memory used (dmon fb, memory.used) over the rows that report it. Per GPU over "
-      "its rows; host over all GPUs' rows pooled."},
+    {{"F048", "gpu_fb_mean_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Mean framebuffer memory used (dmon fb, memory.used) over the rows that report it (capacity: "
+      "memory headroom for larger jobs). nvidia-smi prints 'MB' and means MiB (2^20 bytes), the unit "
+      "of gpu_memory_total_mib (F069). Per GPU over its rows; host over all GPUs' rows pooled."},
      mean_of<GpuMetric::fb_mb>},
-    {{"F049", "gpu_fb_max_mb", "MB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum framebuffer memory used (fb_mb). Per GPU over its rows; host: the maximum over all rows."},
+    {{"F049", "gpu_fb_max_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Maximum framebuffer memory used (fb_mb, MiB as in F048) (capacity). Per GPU over its rows; host: "
+      "the maximum over all rows."},
      max_of<GpuMetric::fb_mb>},
-    {{"F050", "gpu_fb_min_mb", "MB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+    {{"F050", "gpu_fb_min_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Minimum framebuffer memory used: memory held even at the quietest sample (driver, display, other"
-      " processes). Per GPU over its rows; host: the minimum over all rows."},
+      " processes; MiB as in F048) (capacity). Per GPU over its rows; host: the minimum over all rows."},
      min_of<GpuMetric::fb_mb>},
     {{"F051", "gpu_fb_max_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + nvidia_smi_q|query_gpu_csv",
       "Peak memory pressure: the maximum over rows of fb_mb / total, the total being the row's "
       "memory.total or else the GPU's total from nvidia-smi -q; rows with neither are skipped. Per GPU "
       "over its rows; host: the maximum over all rows."},
      gpu_fb_max_fraction},
-    {{"F052", "gpu_bar1_max_mb", "MB", Layer::hardware, FeatureScope::per_gpu, "dmon",
-      "Maximum BAR1 memory used (dmon bar1). Per GPU over its rows; host: the maximum over all rows."},
+    {{"F052", "gpu_bar1_max_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon",
+      "Maximum BAR1 memory used (dmon bar1, MiB as in F048) (capacity). Per GPU over its rows; host: the"
+      " maximum over all rows."},
      max_of<GpuMetric::bar1_mb>},
     {{"F053", "gpu_sbecc_errors", "count", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Single-bit ECC errors during the samples: the increase of the dmon sbecc counter, per GPU the "
@@ -299,32 +309,42 @@ const Entry kCatalog[] = {
       "before, over all windows pooled. Per GPU: errors naming that GPU or no GPU, and its rows; host: "
       "all errors and all rows. Null when no hardware error has a time or no sm rows lie around them."},
      gpu_util_drop_after_error_pct},
-    {{"F061", "hw_error_events", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "Kernel-reported hardware errors: Xid events of the driver/firmware, memory/ECC and bus classes, "
-      "fallen_off_bus, rm_init_failed, gsp_error, driver_error (nvidia-modeset/nvidia-drm ERROR, e.g. "
-      "'Failed to query display engine status'), pcie_aer, and thermal events that report heat (code 1 "
-      "or none)."},
+    {{"F061", "hw_error_events", "count", Layer::hardware, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "GPU hardware and driver errors reported by the kernel (reliability): Xid events outside the "
+      "application class (data/xid-catalog.csv), fallen_off_bus, rm_init_failed, gsp_error, driver_error "
+      "lines other than known-benign ones (F066), and uncorrected PCIe AER errors naming a GPU. Not "
+      "counted: CPU machine-check and ACPI thermal lines (F062: the CPU, not the GPU) and corrected AER "
+      "errors (F077: retried by the link). Per GPU: the events naming it (PCI address mapped through "
+      "nvidia-smi -q/--query-gpu, `GPU:N` of nvidia-modeset, `GPUN` of NVRM; on a one-GPU machine without"
+      " bus ids, every NVIDIA driver message); host: all events."},
      hw_error_events},
     {{"F062", "thermal_events", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "Kernel thermal events reporting heat, throttling or shutdown (code 1 or none; code 0 'back to "
-      "normal' messages excluded)."},
+      "CPU and platform thermal events from the kernel (capacity: cooling of the machine, not a GPU "
+      "error): machine-check 'Core/Package temperature is above threshold, cpu clock is throttled' lines "
+      "and ACPI critical-temperature lines (code 1 or 2; 'temperature/speed normal' lines excluded). GPU "
+      "heat is in its samples (F035-F039)."},
      thermal_events},
     {{"F063", "thermal_events_per_hour", "1/h", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "thermal_events (F062) per hour of H, H as in F007."},
+      "thermal_events (F062) inside the window of F007 per hour of H, H as in F007 (capacity)."},
      thermal_events_per_hour},
     {{"F064", "driver_errors_while_hot", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "driver_error events with a time at whose instant some GPU's sample row covering it ([ts, ts + "
       "interval)) has gpu_temp_c > --temp-threshold: the article's display-engine errors that precede "
       "thermal throttling."},
      driver_errors_while_hot},
-    {{"F065", "driver_errors_per_thermal_episode", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
-      "driver_errors_while_hot (F064) / host gpu_thermal_episodes (F037); null when there is no thermal"
-      " episode."},
+    {{"F065", "driver_errors_per_thermal_episode", "ratio", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
+      "driver_errors_while_hot (F064) / host gpu_thermal_episodes (F037), a ratio (errors per episode) "
+      "(reliability: do the errors come with the heat); null when there is no thermal episode."},
      driver_errors_per_thermal_episode},
-    {{"F066", "kernel_tainted", "bool", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "1 when the kernel log reports a taint (module license 'NVIDIA' taints kernel, out-of-tree "
-      "module), else 0."},
-     kernel_tainted},
+    {{"F066", "benign_driver_messages", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "Lines of known-benign NVIDIA driver messages (reliability: noise to ignore, never an error): a "
+      "small documented table in src/features/benign.cpp, first 'nvidia-modeset: ERROR: GPU:N: Failed to "
+      "query display engine channel state', which hybrid-graphics laptops print thousands of times an "
+      "hour. Never counted in driver_error_events (F094), hw_error_events (F061) or incidents. Per GPU: "
+      "the events naming it (PCI address mapped through nvidia-smi -q/--query-gpu, `GPU:N` of "
+      "nvidia-modeset, `GPUN` of NVRM; on a one-GPU machine without bus ids, every NVIDIA driver "
+      "message); host: all events."},
+     benign_driver_messages},
     {{"F067", "i915_hang_events", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
       "Intel integrated-GPU hangs (GPU HANG: ecode ...): on dual-GPU laptops the iGPU drives the "
       "display and can stall."},
@@ -350,8 +370,11 @@ const Entry kCatalog[] = {
       " host: the minimum over GPUs."},
      pcie_link_width_ratio},
     {{"F073", "pcie_link_gen", "gen", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
-      "Current PCIe generation from nvidia-smi -q (an idle GPU may drop to gen 1 to save power). Per "
-      "GPU; host: the minimum over GPUs."},
+      "PCIe generation the link runs at under load (capacity: host-device bandwidth): the higher of "
+      "nvidia-smi -q's current generation (a snapshot, usually of an idle GPU whose link dropped to gen 1"
+      " to save power) and the generation of the kernel's probe line 'limited by N GT/s PCIe xW link' "
+      "naming the GPU (the link as trained for work: 8 GT/s gen 3, 16 GT/s gen 4). Per GPU; host: the "
+      "minimum over GPUs."},
      pcie_link_gen},
     {{"F074", "pcie_link_gen_max", "gen", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Maximum PCIe generation of the GPU and slot from nvidia-smi -q. Per GPU; host: the minimum over "
@@ -361,14 +384,19 @@ const Entry kCatalog[] = {
       "Kernel messages that a PCIe link runs below its capability ('downgraded', 'limited by ... x8 "
       "link')."},
      count_of<EventKind::pcie_link_degraded>},
-    {{"F076", "pcie_aer_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "PCIe Advanced Error Reporting events of any severity."},
-     count_of<EventKind::pcie_aer>},
-    {{"F077", "pcie_aer_corrected_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "PCIe AER events of severity corrected (code 0): retried by hardware, a sign of a marginal link."},
+    {{"F076", "pcie_aer_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "PCIe Advanced Error Reporting events of any severity (reliability: a marginal link or slot). Per "
+      "GPU: the reports naming its PCI address (the GPU's own `nvidia 0000:..` line, or the address after"
+      " a root port's 'error received'; mapped through nvidia-smi -q/--query-gpu); host: all reports, "
+      "other devices' (NVMe, network) included."},
+     pcie_aer_events},
+    {{"F077", "pcie_aer_corrected_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "PCIe AER events of severity corrected (code 0): retried by hardware, a sign of a marginal link, "
+      "not a GPU error (reliability). Per GPU and host as in F076."},
      pcie_aer_corrected_events},
-    {{"F078", "pcie_aer_uncorrected_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "PCIe AER events of severity non-fatal or fatal (code 1 or 2)."},
+    {{"F078", "pcie_aer_uncorrected_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "PCIe AER events of severity non-fatal or fatal (code 1 or 2): data was lost on the link "
+      "(reliability). Per GPU and host as in F076."},
      pcie_aer_uncorrected_events},
     {{"F079", "xid_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Distinct NVIDIA Xid events (a message read from dmesg, kern.log and the journal counts once). "
@@ -377,40 +405,44 @@ const Entry kCatalog[] = {
       " maps; host: all events."},
      xid_events},
     {{"F080", "xid_application_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid events of the application class (13, 31, 43, 45): the job faulted and is restarted; the GPU "
-      "needs no maintenance. Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-"
-      "smi -q or --query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an "
-      "address no device record maps; host: all events."},
+      "Xid events of the catalog's application class (data/xid-catalog.csv: 8, 13, 31, 43, 45, 68, 69, 109)"
+      ": the job faulted and is restarted; the GPU needs no maintenance (reliability of the workload). Per "
+      "GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a si"
+      "ngle GPU, every event naming a GPU), null when an Xid names an address no device record maps; host: "
+      "all events."},
      xid_class_events<XidClass::application>},
     {{"F081", "xid_driver_firmware_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid events of the driver/firmware class (32, 61, 62, 119, 120): driver or GSP firmware failures;"
-      " the GPU needs a reset or the driver a reload. Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
-      "null when an Xid names an address no device record maps; host: all events."},
+      "Xid events of the catalog's driver/firmware class (data/xid-catalog.csv: 32, 38, 44, 56, 61, 62, 119"
+      ", 120): driver or GSP firmware failures; most need a GPU reset or a driver reload (reliability). Per"
+      " GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a s"
+      "ingle GPU, every event naming a GPU), null when an Xid names an address no device record maps; host:"
+      " all events."},
      xid_class_events<XidClass::driver_firmware>},
     {{"F082", "xid_memory_ecc_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid events of the memory/ECC class (48, 63, 64, 94, 95): uncorrectable ECC errors, page "
-      "retirement, row remapping; the GPU needs a reset. Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
-      "null when an Xid names an address no device record maps; host: all events."},
+      "Xid events of the catalog's memory/ECC class (data/xid-catalog.csv: 48, 57, 63, 64, 92, 94, 95, 140)"
+      ": ECC errors, page retirement, row remapping; a reset, or a returned board when they repeat (reliabi"
+      "lity). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu"
+      "; with a single GPU, every event naming a GPU), null when an Xid names an address no device record m"
+      "aps; host: all events."},
      xid_class_events<XidClass::memory_ecc>},
     {{"F083", "xid_bus_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid events of the bus/interconnect class (74 NVLink, 79 fallen off the bus): a GPU reset or a "
-      "reboot. Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or "
-      "--query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an address no "
-      "device record maps; host: all events."},
+      "Xid events of the catalog's bus/interconnect and hardware class (data/xid-catalog.csv: 74 NVLink, 79"
+      " fallen off the bus, 110, 121, 136, 143): a GPU reset or a reboot, a returned board when they repeat"
+      " (reliability). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --"
+      "query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an address no device"
+      " record maps; host: all events."},
      xid_class_events<XidClass::bus>},
     {{"F084", "xid_recovery_action_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid 154 events: the driver announces the recovery action it requires (0 none, 1 GPU reset, 2 "
-      "node reboot, 3 drain P2P, 4 drain and reset). Per GPU: the events whose PCI address is that "
-      "GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), "
-      "null when an Xid names an address no device record maps; host: all events."},
+      "Xid 154 events: the driver announces the recovery action it requires (0 none, 1 GPU reset, 2 node re"
+      "boot, 3 drain P2P, 4 drain and reset) (reliability). Per GPU: the events whose PCI address is that G"
+      "PU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, every event naming a GPU), null w"
+      "hen an Xid names an address no device record maps; host: all events."},
      xid_class_events<XidClass::recovery_action>},
     {{"F085", "xid_other_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
-      "Xid events whose code is in none of the classes of F080-F084, or unreadable. Per GPU: the events"
-      " whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, "
-      "every event naming a GPU), null when an Xid names an address no device record maps; host: all "
-      "events."},
+      "Xid events whose code NVIDIA's Xid catalog (data/xid-catalog.csv) does not list, or unreadable: look"
+      " them up (reliability). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi "
+      "-q or --query-gpu; with a single GPU, every event naming a GPU), null when an Xid names an address n"
+      "o device record maps; host: all events."},
      xid_class_events<XidClass::other>},
     {{"F086", "xid_distinct_codes", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Number of distinct Xid codes among the Xid events (the evidence lists them). Per GPU: the events"
@@ -419,18 +451,27 @@ const Entry kCatalog[] = {
       "events."},
      xid_distinct_codes},
     {{"F087", "xid_events_per_hour", "1/h", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "xid_events (F079, host) per hour of H, H as in F007."},
+      "xid_events (F079, host) inside the window of F007 per hour of H, H as in F007 (reliability)."},
      xid_events_per_hour},
-    {{"F088", "fallen_off_bus_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "'GPU has fallen off the bus' messages, with or without an Xid 79."},
+    {{"F088", "fallen_off_bus_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "'GPU has fallen off the bus' messages, with or without an Xid 79 (reliability: the GPU is lost "
+      "until a reboot, F093). Per GPU: the events naming it (PCI address mapped through nvidia-smi "
+      "-q/--query-gpu, `GPU:N` of nvidia-modeset, `GPUN` of NVRM; on a one-GPU machine without bus ids, "
+      "every NVIDIA driver message); host: all events."},
      count_of<EventKind::fallen_off_bus>},
-    {{"F089", "rm_init_failed_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "'RmInitAdapter failed' messages: the driver could not initialise the GPU (typically after it "
-      "fell off the bus)."},
+    {{"F089", "rm_init_failed_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "'RmInitAdapter failed' messages: the driver could not initialise the GPU, typically after it fell "
+      "off the bus (reliability: the GPU is lost, F093). Per GPU: the events naming it (PCI address "
+      "mapped through nvidia-smi -q/--query-gpu, `GPU:N` of nvidia-modeset, `GPUN` of NVRM; on a one-GPU "
+      "machine without bus ids, every NVIDIA driver message); host: all events."},
      count_of<EventKind::rm_init_failed>},
-    {{"F090", "gsp_error_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "GSP firmware errors, RPC timeouts and crash reports."},
-     count_of<EventKind::gsp_error>},
+    {{"F090", "gsp_error_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "GSP firmware failures (reliability: a GPU reset or driver update): the GSP's own reports "
+      "(GSP-CrashCat, 'GSP Timeout', 'GSP Failure') plus Xid 119 (GSP RPC timeout) and Xid 120 (GSP "
+      "error), which NVIDIA's Xid catalog words as GSP failures. Per GPU: the events naming it (PCI "
+      "address mapped through nvidia-smi -q/--query-gpu, `GPU:N` of nvidia-modeset, `GPUN` of NVRM; on a "
+      "one-GPU machine without bus ids, every NVIDIA driver message); host: all events."},
+     gsp_error_events},
     {{"F091", "nv_assert_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "NVRM assertion failures (nvAssertFailed, nvAssertOkFailed)."},
      count_of<EventKind::nv_assert>},
@@ -438,13 +479,20 @@ const Entry kCatalog[] = {
       "Resets and recoveries of NVIDIA GPUs: gpu_reset events whose text names NVRM or nvidia (i915 "
       "'Resetting chip' is not counted)."},
      gpu_reset_events},
-    {{"F093", "driver_load_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "NVIDIA kernel module loads ('NVRM: loading NVIDIA UNIX ...'): one per boot plus one per driver "
-      "reload."},
-     count_of<EventKind::driver_load>},
-    {{"F094", "driver_error_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "Other NVIDIA driver errors: nvidia-modeset/nvidia-drm ERROR lines, probe failures."},
-     count_of<EventKind::driver_error>},
+    {{"F093", "gpu_lost_s", "s", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "Time a GPU was lost (reliability and capacity: GPU-time that did no work and needed a person): "
+      "from an Xid 79, a 'fallen off the bus' message or an RmInitAdapter failure naming the GPU (PCI "
+      "address mapped through nvidia-smi -q/--query-gpu; the only GPU when there is one) until it is "
+      "back (its next sample row, or the next boot), else until the end of the measured window; "
+      "overlapping losses of one GPU count once. Events naming no known GPU or without a time are not "
+      "counted (the evidence says how many). Host: the sum over GPUs (GPU-seconds)."},
+     gpu_lost_s},
+    {{"F094", "driver_error_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "NVIDIA driver errors other than Xids (reliability): nvidia-modeset/nvidia-drm ERROR lines, probe "
+      "failures, API mismatches; known-benign messages (F066) are not counted. Per GPU: the events naming"
+      " it (PCI address mapped through nvidia-smi -q/--query-gpu, `GPU:N` of nvidia-modeset, `GPUN` of "
+      "NVRM; on a one-GPU machine without bus ids, every NVIDIA driver message); host: all events."},
+     driver_error_events},
     {{"F095", "reboot_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Maintenance incidents (F008) that imply a reboot: they contain an Xid 79, fallen_off_bus, "
       "rm_init_failed, or an Xid 154 announcing action 0x2 (node reboot)."},
@@ -458,8 +506,11 @@ const Entry kCatalog[] = {
       " a restarted job, not maintenance."},
      application_xid_incidents},
     {{"F098", "gpu_service_restarts", "count", Layer::driver, FeatureScope::host, "syslog|journal",
-      "Restarts of GPU daemons (nvidia-persistenced, nvidia-powerd, ...) reported by systemd."},
-     count_of<EventKind::service_restart>},
+      "Restarts of GPU daemons (nvidia-persistenced 'Started (pid)', nvidia-powerd's version line) "
+      "(reliability: a daemon that crashed and was restarted). A start at most 300 s after the latest "
+      "boot event is the daemon starting with the machine, not a restart, and is not counted; starts "
+      "without a time are not counted either (the evidence says how many)."},
+     gpu_service_restarts},
     {{"F099", "ps_snapshots", "count", Layer::runtime, FeatureScope::host, "ps",
       "Number of ps snapshots: one per marker line '### gpucost-ps <time>', or one per file without "
       "markers."},
@@ -576,13 +627,16 @@ const Entry kCatalog[] = {
     {{"F126", "unclean_reboots", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Reboots (boots of F125 with an earlier record in the logs) without a shutdown event in the 600 s"
       " up to the latest record before the boot (an orderly power-off logs its shutdown request last): "
-      "crashes, hangs, power loss or hard resets."},
+      "crashes, hangs, power loss or hard resets (reliability). Null with the reason when a reboot "
+      "follows a boot in which no user-space message (syslog or journal: a daemon, not the kernel) "
+      "was logged: a boot read from an older kern.log alone never shows its shutdown."},
      unclean_reboots},
     {{"F127", "reboot_downtime_s", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Time lost to restarts: the sum over reboots (as in F126) of the gap from the latest earlier "
       "record (an event, or the end of a sample row's interval) to the boot, counting only gaps of at "
       "most 1 h; a longer gap means the machine was switched off, not restarting, and is left out (the "
-      "evidence says how many)."},
+      "evidence says how many) (capacity). Null as F126 when a boot before a reboot is covered by the "
+      "kernel log alone: its latest record is not its end."},
      reboot_downtime_s},
     {{"F128", "container_starts", "count", Layer::system, FeatureScope::host, "syslog|journal",
       "Container starts: container_start events with a time in time order, an event at most 10 s after "
@@ -609,7 +663,8 @@ const Entry kCatalog[] = {
     {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
       "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
       " row or event to the latest sample row's end (ts + interval) or event, minus for each reboot (as"
-      " in F126) the gap from the latest earlier record to the boot."},
+      " in F126) the gap from the latest earlier record to the boot. Records placed at their file's "
+      "modification time (no stamp of their own) do not widen the window."},
      log_uptime_s},
     {{"F134", "power_event_loss_s", "s", Layer::derived, FeatureScope::host, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "GPU time lost to power events (L of F004): the suspended time inside the sampled span [first "
@@ -618,9 +673,11 @@ const Entry kCatalog[] = {
       "row and not suspended from the event until the first row with sm > --idle-threshold, capped at "
       "300 s and at the span's end."},
      power_event_loss_s},
-    {{"F135", "effective_gpu_hours", "h", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "GPU-hours of useful work: gpu_sampled_s / 3600 x effective_utilization (F006). Per GPU; host: "
-      "the sum over GPUs."},
+    {{"F135", "effective_gpu_hours", "h", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv (+ torch_trace)",
+      "GPU-hours of useful work (cost: what the local GPU delivered, against cloud hours): gpu_busy_s "
+      "(F017) / 3600 x (1 - launch_queue_fraction (F003), 0 when there is no profiler trace), i.e. "
+      "effective_utilization (F006) times its window. Never above gpu_busy_s / 3600: suspended and lost"
+      " time only enlarge F006's window. Per GPU; host: the sum over GPUs."},
      effective_gpu_hours},
     {{"F136", "energy_per_busy_hour_kwh", "kWh/h", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Energy per hour of useful GPU work, idle draw included: gpu_energy_kwh / (gpu_busy_s / 3600); "

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "features/compute.hpp"
 
@@ -94,9 +95,48 @@ FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu) {
                       });
 }
 
+namespace {
+
+// The PCIe generation of `N GT/s` (2.5 gen 1, 5 gen 2, 8 gen 3, 16 gen 4, 32 gen 5, 64 gen 6).
+std::optional<int> gen_of_rate(double gts) {
+  static constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
+  for (int i = 0; i < 6; ++i)
+    if (gts > kRates[i] * 0.9 && gts < kRates[i] * 1.1) return i + 1;
+  return std::nullopt;
+}
+
+// The generation the kernel's `limited by 8.0 GT/s PCIe x8 link` line (printed when the GPU is
+// probed, its link trained for work) gives for a GPU; nullopt when no such line names it.
+std::optional<int> kernel_trained_gen(const FeatureContext& c, int gpu) {
+  std::optional<int> gen;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::pcie_link_degraded)]) {
+    if (c.event_gpu[r] != gpu) continue;
+    const std::string_view t = c.event_text(r);
+    const auto p = t.find("limited by ");
+    if (p == std::string_view::npos) continue;
+    std::string_view rest = t.substr(p + 11);
+    const auto sp = rest.find(" GT/s");
+    if (sp == std::string_view::npos) continue;
+    double v = 0;
+    if (std::from_chars(rest.data(), rest.data() + sp, v).ec != std::errc{}) continue;
+    if (auto g = gen_of_rate(v); g && (!gen || *g > *gen)) gen = g;
+  }
+  return gen;
+}
+
+}  // namespace
+
 FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "current PCIe generation (nvidia-smi -q)",
-                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_current) : std::nullopt; });
+  // nvidia-smi -q is a snapshot, usually of an idle GPU whose link has dropped to gen 1 to save
+  // power; the kernel's probe line says what the link trains to for work. The higher one is what
+  // the link runs at under load.
+  return device_value(c, gpu, HostAgg::min, "PCIe generation under load (kernel 'limited by' line or nvidia-smi -q)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        std::optional<double> q = d ? opt(d->pcie_gen_current) : std::nullopt;
+                        const auto k = g >= 0 ? kernel_trained_gen(cx, g) : std::nullopt;
+                        if (k && (!q || *k > *q)) return *k;
+                        return q;
+                      });
 }
 
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu) {

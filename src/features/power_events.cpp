@@ -125,12 +125,16 @@ FeatureValue ac_switches(const FeatureContext& c, int) {
                                                    c.event_where(reps.front().row)));
 }
 
-FeatureValue ac_switches_per_hour(const FeatureContext& c, int gpu) {
-  FeatureValue n = ac_switches(c, gpu);
-  if (!n.value) return n;
+FeatureValue ac_switches_per_hour(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
   if (c.host_sampled_s() <= 0) return null_because("no GPU samples (nvidia-smi dmon or --query-gpu)");
-  return value(*n.value / (c.host_sampled_s() / 3600.0),
-               n.evidence + fmt::format("; per {:.4g} h of host gpu_sampled_s", c.host_sampled_s() / 3600.0));
+  // Only the switches inside the sampled span that the hours measure.
+  std::size_t in = 0, all = 0;
+  for (const auto& r : ac_reports(c))
+    if (r.counted) ++all, in += in_rate_window(c, r.row);
+  return value(static_cast<double>(in) / (c.host_sampled_s() / 3600.0),
+               fmt::format("{} of {} AC switches inside the sampled span; per {:.4g} h of host gpu_sampled_s", in, all,
+                           c.host_sampled_s() / 3600.0));
 }
 
 FeatureValue battery_s(const FeatureContext& c, int) {
@@ -345,12 +349,57 @@ FeatureValue boots(const FeatureContext& c, int) {
                    (unplaced ? fmt::format("; {} unplaced boot events ignored", unplaced) : ""));
 }
 
+namespace {
+
+// Whether user space logged (a syslog or journal message of a daemon, not the kernel) in
+// [from, to): only then could a clean shutdown have been seen. Boots read from kern.log alone
+// carry kernel messages only.
+bool user_space_logged(const FeatureContext& c, TimeNs from, TimeNs to) {
+  const Table& e = c.timeline.events;
+  const Column& ident = e.column(event_col::ident);
+  const Column& kind = e.column(event_col::kind);
+  std::size_t lo = 0, hi = e.rows();
+  while (lo < hi) {  // placed events come first, in time order
+    const std::size_t mid = (lo + hi) / 2;
+    if (e.ts().is_valid(mid) && e.ts().get_int(mid) < from) lo = mid + 1; else hi = mid;
+  }
+  for (std::size_t r = lo; r < e.rows() && e.ts().is_valid(r) && e.ts().get_int(r) < to; ++r) {
+    if (source_of(static_cast<EventKind>(kind.get_int(r))) == LogSource::service ||
+        static_cast<EventKind>(kind.get_int(r)) == EventKind::shutdown)
+      return true;
+    if (ident.is_valid(r) && ident.get_string(r) != "kernel") return true;
+  }
+  return false;
+}
+
+// The reboots whose previous boot no syslog or journal covers (null reason), or "" when all are.
+std::string uncovered_reboots(const FeatureContext& c, const std::vector<BootRecord>& boots) {
+  std::size_t reboots = 0, uncovered = 0;
+  std::uint32_t first = 0;
+  TimeNs prev_start = c.window_begin;
+  for (const auto& b : boots) {
+    if (b.previous_record != kNoTime) {
+      ++reboots;
+      if (!user_space_logged(c, prev_start, b.start) && uncovered++ == 0) first = b.row;
+    }
+    prev_start = b.start;
+  }
+  if (uncovered == 0) return {};
+  return fmt::format("{} of {} reboots follow a boot that no syslog or journal message covers (kernel log only, "
+                     "e.g. an older kern.log): its shutdown could not be seen; first reboot {}",
+                     uncovered, reboots, c.event_where(first));
+}
+
+}  // namespace
+
 FeatureValue unclean_reboots(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   const auto& shut = kind_rows(c, EventKind::shutdown);
   std::size_t reboots = 0, unclean = 0;
   std::uint32_t first = 0;
-  for (const auto& b : boot_clusters(c)) {
+  const auto boots = boot_clusters(c);
+  if (auto why = uncovered_reboots(c, boots); !why.empty()) return null_because(why);
+  for (const auto& b : boots) {
     if (b.previous_record == kNoTime) continue;  // the logs begin with this boot
     ++reboots;
     bool clean = false;
@@ -368,7 +417,10 @@ FeatureValue reboot_downtime_s(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   TimeNs sum = 0;
   std::size_t restarts = 0, off = 0;
-  for (const auto& b : boot_clusters(c)) {
+  const auto boots = boot_clusters(c);
+  // Without user space's messages a boot's last record is an early kernel line, not its end.
+  if (auto why = uncovered_reboots(c, boots); !why.empty()) return null_because(why);
+  for (const auto& b : boots) {
     if (b.previous_record == kNoTime) continue;
     const TimeNs gap = b.start - b.previous_record;
     if (gap > kRestartGapNs) {

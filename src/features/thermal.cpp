@@ -179,28 +179,30 @@ bool is_hw_error(const FeatureContext& c, std::uint32_t row) {
     }
     case EventKind::fallen_off_bus:
     case EventKind::rm_init_failed:
-    case EventKind::gsp_error:
-    case EventKind::driver_error:
-    case EventKind::pcie_aer: return true;
-    case EventKind::thermal: return c.event_code(row).value_or(1) != 0;
+    case EventKind::gsp_error: return true;
+    case EventKind::driver_error: return !is_benign_event(c, row);
+    // Corrected AER errors were retried by the link (a marginal link, F077), not a GPU error; an
+    // uncorrected one counts when it is about a GPU.
+    case EventKind::pcie_aer: return c.event_code(row).value_or(1) != 0 && c.event_gpu[row] >= 0;
+    // The kernel's thermal lines are about the CPU (machine-check `CPU4: Core temperature ...`,
+    // ACPI thermal zones): the GPU's heat is in its samples (F035-F039).
     default: return false;
   }
 }
 
 namespace {
 constexpr EventKind kHwKinds[] = {EventKind::xid,       EventKind::fallen_off_bus, EventKind::rm_init_failed,
-                                  EventKind::gsp_error, EventKind::driver_error,   EventKind::pcie_aer,
-                                  EventKind::thermal};
+                                  EventKind::gsp_error, EventKind::driver_error,   EventKind::pcie_aer};
 }
 
-FeatureValue hw_error_events(const FeatureContext& c, int) {
+FeatureValue hw_error_events(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   bool have_first = false;
   for (auto k : kHwKinds)
     for (auto r : c.events_by_kind[static_cast<std::size_t>(k)])
-      if (is_hw_error(c, r)) {
+      if ((gpu < 0 || c.event_gpu[r] == gpu) && is_hw_error(c, r)) {
         ++n;
         if (!have_first || r < first) first = r;
         have_first = true;
@@ -258,13 +260,16 @@ FeatureValue thermal_events(const FeatureContext& c, int) {
   return value(static_cast<double>(n), events_evidence(c, n, first, "thermal events"));
 }
 
-FeatureValue thermal_events_per_hour(const FeatureContext& c, int gpu) {
-  FeatureValue n = thermal_events(c, gpu);
-  if (!n.value) return n;
+FeatureValue thermal_events_per_hour(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::string basis;
   const double h = rate_hours(c, &basis);
   if (h <= 0) return null_because("no time span: no placed samples or events");
-  return value(*n.value / h, n.evidence + "; " + basis);
+  // Only the events inside the window the hours measure.
+  std::size_t in = 0, all = 0;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
+    if (c.event_code(r).value_or(1) != 0) ++all, in += in_rate_window(c, r);
+  return value(static_cast<double>(in) / h, fmt::format("{} of {} thermal events inside the window; ", in, all) + basis);
 }
 
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
@@ -274,7 +279,7 @@ FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
   std::size_t n = 0, total = 0;
   std::uint32_t first = 0;
   for (auto e : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
-    if (!c.event_placed(e)) continue;
+    if (!c.event_placed(e) || is_benign_event(c, e)) continue;
     ++total;
     const TimeNs ts = c.event_time(e);
     bool is_hot = false;
