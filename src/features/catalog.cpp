@@ -26,12 +26,13 @@ struct Entry {
 // --query-gpu) after --since/--until; "events" are the timeline's deduplicated events.
 const Entry kCatalog[] = {
     {{"F001", "gpu_util_heat_decay_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Utilization decay under heat: how much SM utilization falls once the GPU is hot, relative to "
-      "while it is cool. Among rows that report both sm and gpu_temp_c, hot rows have gpu_temp_c > "
-      "--temp-threshold (default 78 °C), the others are cool; value = 100 x (mean sm of cool rows - "
-      "mean sm of hot rows) / mean sm of cool rows (positive: less work while hot). Null when no row is"
-      " hot, none is cool, or the cool mean is 0. Per GPU over its rows; host over all GPUs' rows "
-      "pooled."},
+      "Utilization decay under heat (capacity: does the cooling cost work): how much SM utilization "
+      "falls once the GPU is hot, relative to while it is cool, at the same load. Only busy rows (sm >"
+      " --idle-threshold) that report gpu_temp_c count, so an idle cool GPU is not compared with a busy"
+      " hot one; hot rows have gpu_temp_c > --temp-threshold (default 78 °C), the others are cool; "
+      "value = 100 x (mean sm of cool rows - mean sm of hot rows) / mean sm of cool rows (positive: "
+      "less work while hot). Null when no busy row is hot, none is cool (heat cannot be separated from"
+      " load), or the cool mean is 0. Per GPU over its rows; host over all GPUs' rows pooled."},
      gpu_util_heat_decay_pct},
     {{"F002", "gpu_idle_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Idle fraction: rows with sm <= --idle-threshold (default 5 %) / rows that report sm. Counts "
@@ -230,8 +231,9 @@ const Entry kCatalog[] = {
      max_of<GpuMetric::pclk_mhz>},
     {{"F043", "gpu_pclk_heat_drop_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal clock throttling: as F001 for the graphics clock, 100 x (mean pclk of cool rows - mean "
-      "pclk of hot rows) / mean pclk of cool rows, over the rows that report pclk and gpu_temp_c (hot: "
-      "gpu_temp_c > --temp-threshold). Per GPU over its rows; host over all GPUs' rows pooled."},
+      "pclk of hot rows) / mean pclk of cool rows, over the busy rows (sm > --idle-threshold) that "
+      "report pclk and gpu_temp_c (hot: gpu_temp_c > --temp-threshold), so idle clocks are not taken "
+      "for throttling (capacity). Per GPU over its rows; host over all GPUs' rows pooled."},
      gpu_pclk_heat_drop_pct},
     {{"F044", "gpu_mclk_mean_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean memory clock (dmon mclk, clocks.current.memory) over the rows that report it. Per GPU over "

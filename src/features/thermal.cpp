@@ -12,11 +12,14 @@ namespace {
 
 bool hot(const FeatureContext& c, double temp) { return temp > c.options.temp_threshold_c; }
 
-// Mean of `m` over hot rows vs cool rows (rows that report both m and gpu_temp_c), as a
-// relative drop in percent: 100 x (cool - hot) / cool.
+// Mean of `m` over hot rows vs cool rows, as a relative drop in percent: 100 x (cool - hot) /
+// cool. Like is compared with like: only busy rows (sm above the idle threshold) that report m
+// and gpu_temp_c, on both sides; an idle GPU is cool and slow, and comparing it with a busy hot
+// one would measure the load, not the heat (issue 14).
 FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, m)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
   struct Sums {
     double hot_sum = 0, cool_sum = 0;
     std::size_t hot_n = 0, cool_n = 0;
@@ -26,9 +29,11 @@ FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
       c.memo<Sums>(kMemoHeatDrop + static_cast<int>(m), gpu, [&] {
         const ColumnReader v(c.metric(m));
         const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
+        const ColumnReader sm(c.metric(GpuMetric::sm_pct));
         Sums o;
         for (auto r : c.rows(gpu)) {
           if (!v.is_valid(r) || !t.is_valid(r)) continue;
+          if (!sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
           if (o.hot_n + o.cool_n == 0) o.first = r;
           if (hot(c, t.get_float(r))) {
             o.hot_sum += v.get_float(r);
@@ -41,17 +46,19 @@ FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
         return o;
       });
   const auto name = gpu_metric_name(m);
+  const std::string busy = fmt::format(" while busy (sm > {:g} %)", c.options.idle_threshold_pct);
   if (hot_n + cool_n == 0)
-    return null_because(fmt::format("no GPU samples report both {} and gpu_temp_c", name));
+    return null_because(fmt::format("no busy GPU sample reports both {} and gpu_temp_c", name));
   if (hot_n == 0)
-    return null_because(never_hot(c, gpu));
+    return null_because(never_hot(c, gpu) + busy);
   if (cool_n == 0)
-    return null_because(gpu < 0 ? fmt::format("no GPU sample at or below {:g} °C", c.options.temp_threshold_c)
-                                : fmt::format("no sample of GPU {} at or below {:g} °C", gpu, c.options.temp_threshold_c));
+    return null_because((gpu < 0 ? fmt::format("no GPU sample at or below {:g} °C", c.options.temp_threshold_c)
+                                 : fmt::format("no sample of GPU {} at or below {:g} °C", gpu, c.options.temp_threshold_c)) +
+                        busy + ": heat cannot be separated from load");
   const double hot_mean = hot_sum / static_cast<double>(hot_n), cool_mean = cool_sum / static_cast<double>(cool_n);
   if (cool_mean <= 0) return null_because(fmt::format("{} is 0 in every cool sample", name));
   return value(100.0 * (cool_mean - hot_mean) / cool_mean,
-               fmt::format("hot: {} rows, mean {} {:.4g}; cool: {} rows, mean {:.4g}; first {}", hot_n, name, hot_mean,
+               fmt::format("hot: {} busy rows, mean {} {:.4g}; cool: {} busy rows, mean {:.4g}; first {}", hot_n, name, hot_mean,
                            cool_n, cool_mean, c.sample_where(first)));
 }
 

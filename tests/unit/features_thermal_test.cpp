@@ -29,13 +29,31 @@ TEST(FeaturesThermal, UtilizationDecayUnderHeatComparesHotAndCoolRows) {
   EXPECT_TRUE(has_value(host(fs, "gpu_util_heat_decay_pct"), 43.75));  // cool 480/6 = 80, hot 45
   EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "F001"), "no sample of GPU 1 above 78 °C"));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_pclk_heat_drop_pct"), 100.0 * 300 / 1800));
-  EXPECT_EQ(of_gpu(fs, 0, "F001").evidence, "hot: 4 rows, mean sm_pct 45; cool: 4 rows, mean 90; first dmon.txt:1");
+  EXPECT_EQ(of_gpu(fs, 0, "F001").evidence, "hot: 4 busy rows, mean sm_pct 45; cool: 4 busy rows, mean 90; first dmon.txt:1");
 
   FeatureOptions o;
   o.temp_threshold_c = 90;  // nothing is hot any more
   EXPECT_TRUE(is_null_with(host(run_features(b.build(), o), "F001"), "no GPU sample above 90 °C"));
   o.temp_threshold_c = 50;  // everything is hot
   EXPECT_TRUE(is_null_with(host(run_features(b.build(), o), "F001"), "at or below 50 °C"));
+}
+
+// Issue 14: F001 compared busy hot rows with idle cool ones and measured the load, not the heat.
+TEST(FeaturesThermal, HeatDecayComparesBusyRowsOnly) {
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  b.samples(f, 0, 10, 0, {{M::sm_pct, 0}, {M::gpu_temp_c, 40}, {M::pclk_mhz, 210}});    // idle and cool
+  b.samples(f, 10, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 70}, {M::pclk_mhz, 1800}}); // busy and cool
+  b.samples(f, 20, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 85}, {M::pclk_mhz, 1800}}); // busy and hot
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "F001"), 0));  // was -100: cool mean 45 with the idle rows
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_pclk_heat_drop_pct"), 0));
+
+  TimelineBuilder only_idle_cool;
+  const auto g = only_idle_cool.file("dmon.txt", FormatId::dmon);
+  only_idle_cool.samples(g, 0, 10, 0, {{M::sm_pct, 0}, {M::gpu_temp_c, 40}});
+  only_idle_cool.samples(g, 10, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 85}});
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(only_idle_cool.build()), 0, "F001"), "heat cannot be separated from load"));
 }
 
 TEST(FeaturesThermal, EpisodesAndTimeToHot) {
