@@ -110,11 +110,13 @@ const Entry kCatalog[] = {
       "Mean SM utilization (dmon sm, utilization.gpu) over the rows that report it. Per GPU over its "
       "rows; host over all GPUs' rows pooled."},
      mean_of<GpuMetric::sm_pct>},
-    {{"F015", "gpu_util_p50_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Median SM utilization: nearest-rank 50th percentile (the value at rank ceil(0.50 x n) of the n "
-      "sorted values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows "
-      "pooled."},
-     percentile_of<GpuMetric::sm_pct, 50>},
+    {{"F015", "driver_versions", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
+      "Distinct NVIDIA driver versions the kernel loaded ('NVRM: loading NVIDIA UNIX ... Kernel Module "
+      "550.120 ...') (reliability: a driver that changed across boots is the first suspect when errors "
+      "start or stop). 1 is a stable driver; 0 when no load line with a version is in the logs. The "
+      "evidence lists the versions in order of first load and how often consecutive loads changed "
+      "version. (Replaces gpu_util_p50_pct, a third statistic of the column F014 and F016 describe.)"},
+     driver_versions},
     {{"F016", "gpu_util_p95_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "SM utilization, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n sorted "
       "values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows pooled."},

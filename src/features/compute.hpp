@@ -171,6 +171,7 @@ FeatureValue pcie_link_width_max(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu);
+FeatureValue driver_versions(const FeatureContext& c, int gpu);
 
 // ---- kernel incidents: Xid classes, AER, taint (incidents.cpp) ----
 /// Xid classes of NVIDIA's catalog.

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "features/compute.hpp"
+#include "gpucost/text.hpp"
 
 namespace gpucost::features {
 
@@ -142,6 +143,48 @@ FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::min, "maximum PCIe generation (nvidia-smi -q)",
                       [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_max) : std::nullopt; });
+}
+
+namespace {
+
+// The version in an `NVRM: loading NVIDIA UNIX ... Kernel Module  550.120  ...` line: the first
+// blank-separated token of digits and dots with at least one dot; empty when none.
+std::string_view driver_version_of(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    const std::string_view tok = text.substr(i, j - i);
+    const bool version = !tok.empty() && text::is_digit(tok.front()) && tok.find('.') != std::string_view::npos &&
+                         std::all_of(tok.begin(), tok.end(), [](char ch) { return text::is_digit(ch) || ch == '.'; });
+    if (version) return tok;
+    i = j;
+  }
+  return {};
+}
+
+}  // namespace
+
+FeatureValue driver_versions(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  // In time order (placed loads first, as the table keeps them): each version once, the changes.
+  std::vector<std::string_view> seen;
+  std::string_view last;
+  std::size_t loads = 0, changes = 0;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_load)]) {
+    const std::string_view v = driver_version_of(c.event_text(r));
+    if (v.empty()) continue;
+    ++loads;
+    if (!last.empty() && v != last) ++changes;
+    last = v;
+    if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+  }
+  if (loads == 0) return value(0, "no 'NVRM: loading NVIDIA UNIX ... Kernel Module' line with a version");
+  std::string list;
+  for (auto v : seen) list += fmt::format("{}{}", list.empty() ? "" : ", ", v);
+  return value(static_cast<double>(seen.size()),
+               fmt::format("{} driver loads; versions in order: {}; {} changes between consecutive loads", loads, list, changes));
 }
 
 }  // namespace gpucost::features

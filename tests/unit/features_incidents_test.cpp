@@ -244,5 +244,22 @@ TEST(FeaturesIncidents, RatesCountOnlyTheEventsInsideTheirWindow) {
   EXPECT_TRUE(has_value(host(fs, "thermal_events_per_hour"), 1));
 }
 
+// Issue 14: which driver ran, and whether it changed across boots (it replaces a median of SM %).
+TEST(FeaturesIncidents, DriverVersionsAndTheirChanges) {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::driver_load, {}, {}, "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024");
+  b.event(k, at(100), EventKind::driver_load, {}, {},
+          "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01  Release Build  (dvs-builder@U22-I3-B10-02-5)  Mon Jun  2 13:13:04 UTC 2025");
+  b.event(k, at(200), EventKind::driver_load, {}, {}, "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024");
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "driver_versions"), 2));
+  EXPECT_EQ(host(fs, "driver_versions").evidence,
+            "3 driver loads; versions in order: 550.120, 570.158.01; 2 changes between consecutive loads");
+  TimelineBuilder none;
+  none.file("kern.log", FormatId::syslog);
+  EXPECT_TRUE(has_value(host(run_features(none.build()), "driver_versions"), 0));
+}
+
 }  // namespace
 }  // namespace gpucost
