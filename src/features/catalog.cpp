@@ -157,10 +157,13 @@ const Entry kCatalog[] = {
       "Mean board power draw (dmon pwr, power.draw) over the rows that report it. Per GPU over its "
       "rows; host: the mean of per-row values over all GPUs' rows."},
      mean_of<GpuMetric::power_w>},
-    {{"F025", "gpu_power_p95_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Board power, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n sorted "
-      "values) over the rows that report power. Per GPU over its rows; host over all GPUs' rows pooled."},
-     percentile_of<GpuMetric::power_w, 95>},
+    {{"F025", "xid_processes", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "Distinct processes the Xid events name (newer drivers print 'pid=1234, name=python3') "
+      "(reliability: one workload behind most Xids points at the application, Xids across many at the"
+      " GPU). The evidence lists each process with its Xid count, most first, and how many Xids name "
+      "none. Per GPU: the Xids naming that GPU (null as F079 when an address maps to no device); host: "
+      "all. (Replaces gpu_power_p95_w, a third statistic of the power column F024 and F026 describe.)"},
+     xid_processes},
     {{"F026", "gpu_power_max_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Maximum board power draw. Per GPU over its rows; host: the maximum over all rows."},
      max_of<GpuMetric::power_w>},

@@ -182,6 +182,7 @@ FeatureValue xid_events(const FeatureContext& c, int gpu);
 template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int gpu);
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
 FeatureValue xid_events_per_hour(const FeatureContext& c, int gpu);
+FeatureValue xid_processes(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int gpu);
 FeatureValue gpu_reset_events(const FeatureContext& c, int gpu);

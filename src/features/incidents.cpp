@@ -315,4 +315,29 @@ FeatureValue gsp_error_events(const FeatureContext& c, int gpu) {
 
 FeatureValue pcie_aer_events(const FeatureContext& c, int gpu) { return event_count(c, gpu, EventKind::pcie_aer); }
 
+FeatureValue xid_processes(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  // Newer drivers name the process an Xid hit (`pid=1234, name=python3`): one workload behind
+  // most Xids points at the application, many at the GPU.
+  const Column& proc = c.timeline.events.column(event_col::process);
+  std::vector<std::pair<std::string_view, std::size_t>> by_name;
+  std::size_t named = 0, xids = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
+    ++xids;
+    if (!proc.is_valid(r)) continue;
+    ++named;
+    const std::string_view name = proc.get_string(r);
+    auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& p) { return p.first == name; });
+    if (it == by_name.end()) by_name.emplace_back(name, 1);
+    else ++it->second;
+  }
+  std::stable_sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string list;
+  for (const auto& [name, n] : by_name) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", name, n);
+  return value(static_cast<double>(by_name.size()),
+               fmt::format("{} of {} Xid events name a process", named, xids) + (list.empty() ? "" : ": " + list));
+}
+
 }  // namespace gpucost::features

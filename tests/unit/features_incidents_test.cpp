@@ -261,5 +261,22 @@ TEST(FeaturesIncidents, DriverVersionsAndTheirChanges) {
   EXPECT_TRUE(has_value(host(run_features(none.build()), "driver_versions"), 0));
 }
 
+// Issue 14: Xid counts by the process they hit.
+TEST(FeaturesIncidents, XidProcesses) {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log", FormatId::syslog);
+  const auto x = [&](double t, std::int64_t code, std::string text, std::string process) {
+    b.event(k, at(t), EventKind::xid, code, "PCI:0000:01:00", std::move(text));
+    if (!process.empty()) b.named_process(std::move(process));
+  };
+  x(1, 13, "NVRM: Xid (PCI:0000:01:00): 13, pid=2211, name=python3, Graphics Exception", "python3");
+  x(2, 31, "NVRM: Xid (PCI:0000:01:00): 31, pid=2211, name=python3, Ch 00000010", "python3");
+  x(3, 43, "NVRM: Xid (PCI:0000:01:00): 43, pid=3001, name=blender, Ch 00000008", "blender");
+  x(4, 79, "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.", "");
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(host(fs, "xid_processes"), 2));
+  EXPECT_EQ(host(fs, "xid_processes").evidence, "3 of 4 Xid events name a process: python3 x2, blender x1");
+}
+
 }  // namespace
 }  // namespace gpucost
