@@ -36,20 +36,21 @@ const Entry kCatalog[] = {
      gpu_util_heat_decay_pct},
     {{"F002", "gpu_idle_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Idle fraction: rows with sm <= --idle-threshold (default 5 %) / rows that report sm. Counts "
-      "rows, not seconds. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "rows, not seconds. Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost."},
      gpu_idle_fraction},
     {{"F003", "launch_queue_fraction", "ratio", Layer::application, FeatureScope::host, "torch_trace",
       "Share of time lost to kernel-launch queueing: sum of queue_ns / sum of span_ns over the PyTorch "
       "profiler traces in the directory (span: the trace's wall span; queue: time the GPU sat idle "
       "while a launched kernel was pending). The five system logs cannot show this: null with the "
-      "reason 'no PyTorch profiler trace in the directory' when there is no trace."},
+      "reason 'no PyTorch profiler trace in the directory' when there is no trace. Informs: cost."},
      launch_queue_fraction},
     {{"F004", "power_event_loss_fraction", "ratio", Layer::derived, FeatureScope::host, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "Share of GPU time lost to suspends and AC switches: L / (S + L), where S = host gpu_sampled_s "
       "(F010) and L = power_event_loss_s (F134: suspended time inside the sampled span, plus the "
       "sample-less time after AC switches and resumes that interrupted a busy GPU). Idle rows after "
       "such an event are not in L: gpu_idle_fraction already counts them, so effective_utilization "
-      "counts each lost second once. Null without GPU samples or without a kernel/system log."},
+      "counts each lost second once. Null without GPU samples or without a kernel/system log."
+      " Informs: cost."},
      power_event_loss_fraction},
     {{"F005", "ac_switches_per_hour", "1/h", Layer::system, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "AC switches per hour of GPU sampling (cost: how often the battery interrupts work): the switches "
@@ -84,31 +85,33 @@ const Entry kCatalog[] = {
      maintenance_incidents},
     {{"F009", "gpu_samples", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Number of GPU sample rows (dmon, --query-gpu) in the timeline, after --since/--until. Per GPU: "
-      "its rows; host: all GPUs' rows (0 when a dmon or --query-gpu file holds no placed row)."},
+      "its rows; host: all GPUs' rows (0 when a dmon or --query-gpu file holds no placed row)."
+      " Informs: cost (the hours the measurements cover)."},
      gpu_samples},
     {{"F010", "gpu_sampled_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Time the samples cover: each row covers [ts, ts + interval), interval being its source's "
       "sampling interval; gaps cover nothing. Per GPU: sum of interval_ns of its rows / 1e9. Host: the "
-      "length of the union of [ts, ts + interval) over all GPUs' rows."},
+      "length of the union of [ts, ts + interval) over all GPUs' rows. Informs: cost (the hours the measurements cover)."},
      gpu_sampled_s},
     {{"F011", "gpu_sample_interval_mean_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean sampling interval: sum of interval / rows. Above 1 s, short throttling episodes can fall "
-      "between samples. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "between samples. Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost (the hours the measurements cover)."},
      gpu_sample_interval_mean_s},
     {{"F012", "gpu_sample_gap_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Time inside the sampled span that no row covers: (last row's ts + interval - first row's ts) - "
       "the length of the union of the rows' [ts, ts + interval). Per GPU over its rows; host over the "
-      "union of all GPUs' rows."},
+      "union of all GPUs' rows. Informs: cost (the hours the measurements cover)."},
      gpu_sample_gap_s},
     {{"F013", "gpu_count", "count", Layer::hardware, FeatureScope::host, "dmon|query_gpu_csv|nvidia_smi_q|dmesg|syslog|journal",
       "Number of GPUs: distinct GPU indices in the sample rows and in device records (nvidia-smi -q, "
       "--query-gpu) that have an index; when there are no indices, the number of device records; "
       "without samples and devices, 1 when the NVIDIA kernel messages (Xid, fallen off the bus, "
-      "RmInitAdapter, GSP) name a single PCI address (that GPU is index 0)."},
+      "RmInitAdapter, GSP) name a single PCI address (that GPU is index 0)."
+      " Informs: capacity (GPUs to plan for)."},
      gpu_count},
     {{"F014", "gpu_util_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean SM utilization (dmon sm, utilization.gpu) over the rows that report it. Per GPU over its "
-      "rows; host over all GPUs' rows pooled."},
+      "rows; host over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::sm_pct>},
     {{"F015", "driver_versions", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Distinct NVIDIA driver versions the kernel loaded ('NVRM: loading NVIDIA UNIX ... Kernel Module "
@@ -119,43 +122,44 @@ const Entry kCatalog[] = {
      driver_versions},
     {{"F016", "gpu_util_p95_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "SM utilization, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n sorted "
-      "values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows pooled."
+      " Informs: cost."},
      percentile_of<GpuMetric::sm_pct, 95>},
     {{"F017", "gpu_busy_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Busy time: sum of interval (s) of the rows with sm > --idle-threshold. Per GPU over its rows; "
-      "host: the sum over GPUs. (GPU-seconds)"},
+      "host: the sum over GPUs. (GPU-seconds) Informs: cost."},
      gpu_busy_s},
     {{"F018", "gpu_idle_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Idle time: sum of interval (s) of the rows with sm <= --idle-threshold. Per GPU over its rows; "
-      "host: the sum over GPUs. (GPU-seconds)"},
+      "host: the sum over GPUs. (GPU-seconds) Informs: cost."},
      gpu_idle_s},
     {{"F019", "gpu_idle_episodes", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Idle stretches of at least 60 s: runs of consecutive idle rows (sm <= --idle-threshold) of one "
       "GPU, where a busy row, a row without sm, or a gap (the next row later than ts + 1.5 x interval) "
       "ends a run; a run lasts the sum of its rows' intervals. Per GPU over its rows; host: the sum "
-      "over GPUs."},
+      "over GPUs. Informs: cost."},
      gpu_idle_episodes},
     {{"F020", "gpu_longest_idle_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Duration of the longest idle run (runs as in F019, of any length); 0 when no row is idle. Per "
-      "GPU; host: the longest over GPUs."},
+      "GPU; host: the longest over GPUs. Informs: cost."},
      gpu_longest_idle_s},
     {{"F021", "gpu_mem_util_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean memory-controller utilization (dmon mem, utilization.memory) over the rows that report it. "
-      "Per GPU over its rows; host over all GPUs' rows pooled."},
+      "Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::mem_pct>},
     {{"F022", "gpu_enc_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean video-encoder utilization (dmon enc, utilization.encoder) over the rows that report it; "
       "above 0 when something (a recorder, a stream) encodes video on the GPU. Per GPU over its rows; "
-      "host over all GPUs' rows pooled."},
+      "host over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::enc_pct>},
     {{"F023", "gpu_dec_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean video-decoder utilization (dmon dec, utilization.decoder) over the rows that report it; "
       "above 0 when something (a browser playing video) decodes on the GPU. Per GPU over its rows; host"
-      " over all GPUs' rows pooled."},
+      " over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::dec_pct>},
     {{"F024", "gpu_power_mean_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean board power draw (dmon pwr, power.draw) over the rows that report it. Per GPU over its "
-      "rows; host: the mean of per-row values over all GPUs' rows."},
+      "rows; host: the mean of per-row values over all GPUs' rows. Informs: cost."},
      mean_of<GpuMetric::power_w>},
     {{"F025", "xid_processes", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Distinct processes the Xid events name (newer drivers print 'pid=1234, name=python3') "
@@ -165,74 +169,80 @@ const Entry kCatalog[] = {
       "all. (Replaces gpu_power_p95_w, a third statistic of the power column F024 and F026 describe.)"},
      xid_processes},
     {{"F026", "gpu_power_max_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum board power draw. Per GPU over its rows; host: the maximum over all rows."},
+      "Maximum board power draw. Per GPU over its rows; host: the maximum over all rows. Informs: cost."},
      max_of<GpuMetric::power_w>},
     {{"F027", "gpu_energy_kwh", "kWh", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "GPU energy: sum of power_w x interval_s over the rows that report power, / 3.6e6. Per GPU over "
-      "its rows; host: the sum over GPUs."},
+      "its rows; host: the sum over GPUs. Informs: cost."},
      gpu_energy_kwh},
     {{"F028", "gpu_idle_energy_kwh", "kWh", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Energy spent while idle: sum of power_w x interval_s / 3.6e6 over the rows with power and sm <= "
-      "--idle-threshold. Per GPU over its rows; host: the sum over GPUs."},
+      "--idle-threshold. Per GPU over its rows; host: the sum over GPUs. Informs: cost."},
      gpu_idle_energy_kwh},
     {{"F029", "gpu_idle_power_mean_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "What the card draws doing nothing: mean power over the rows with power and sm <= --idle-"
-      "threshold; null when no such row. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "threshold; null when no such row. Per GPU over its rows; host over all GPUs' rows pooled."
+      " Informs: cost."},
      gpu_idle_power_mean_w},
     {{"F030", "gpu_busy_power_mean_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "What the card draws under load: mean power over the rows with power and sm > --idle-threshold; "
-      "null when no such row. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "null when no such row. Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost."},
      gpu_busy_power_mean_w},
     {{"F031", "gpu_power_limit_share", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + nvidia_smi_q|query_gpu_csv",
       "How close the card runs to its power cap: mean over the rows with power of power_w / limit, the "
       "limit being the row's power.limit (query-gpu) or else the GPU's enforced limit from nvidia-smi "
-      "-q; rows with neither are skipped. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "-q; rows with neither are skipped. Per GPU over its rows; host over all GPUs' rows pooled."
+      " Informs: cost."},
      gpu_power_limit_share},
     {{"F032", "gpu_temp_mean_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean GPU core temperature (dmon gtemp/temp, temperature.gpu) over the rows that report it. Per "
-      "GPU over its rows; host over all GPUs' rows pooled."},
+      "GPU over its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::gpu_temp_c>},
     {{"F033", "gpu_temp_p95_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "GPU core temperature, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n "
       "sorted values) over the rows that report it. Per GPU over its rows; host over all GPUs' rows "
-      "pooled."},
+      "pooled. Informs: capacity (cooling and clocks)."},
      percentile_of<GpuMetric::gpu_temp_c, 95>},
     {{"F034", "gpu_temp_max_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Maximum GPU core temperature (gpu_temp_c). Per GPU over its rows; host: the maximum over all "
-      "rows."},
+      "rows. Informs: capacity (cooling and clocks)."},
      max_of<GpuMetric::gpu_temp_c>},
     {{"F035", "gpu_time_above_temp_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Time hot: sum of interval (s) of the rows with gpu_temp_c > --temp-threshold (default 78 °C). "
-      "Per GPU over its rows; host: the sum over GPUs."},
+      "Per GPU over its rows; host: the sum over GPUs. Informs: capacity (cooling and clocks)."},
      gpu_time_above_temp_s},
     {{"F036", "gpu_hot_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Rows with gpu_temp_c > --temp-threshold / rows that report gpu_temp_c. Per GPU over its rows; "
-      "host over all GPUs' rows pooled."},
+      "host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      gpu_hot_fraction},
     {{"F037", "gpu_thermal_episodes", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal episodes: runs of consecutive rows of one GPU with gpu_temp_c > --temp-threshold, of any"
       " length; a cooler row, a row without temperature, or a gap (the next row later than ts + 1.5 x "
-      "interval) ends a run. Per GPU over its rows; host: the sum over GPUs."},
+      "interval) ends a run. Per GPU over its rows; host: the sum over GPUs."
+      " Informs: capacity (cooling and clocks)."},
      gpu_thermal_episodes},
     {{"F038", "gpu_thermal_episode_mean_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean duration of the thermal episodes of F037 (an episode lasts the sum of its rows' intervals);"
-      " null when there is none. Per GPU; host over all GPUs' episodes."},
+      " null when there is none. Per GPU; host over all GPUs' episodes."
+      " Informs: capacity (cooling and clocks)."},
      gpu_thermal_episode_mean_s},
     {{"F039", "gpu_time_to_hot_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "How long the GPU runs before it gets hot: seconds from its first sample row to its first row "
       "with gpu_temp_c > --temp-threshold; null when it never is. Per GPU; host: the shortest over "
-      "GPUs."},
+      "GPUs. Informs: capacity (cooling and clocks)."},
      gpu_time_to_hot_s},
     {{"F040", "gpu_mem_temp_max_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Maximum memory (HBM) temperature (dmon mtemp, temperature.memory); GeForce cards print '-' "
-      "(null). Per GPU over its rows; host: the maximum over all rows."},
+      "(null). Per GPU over its rows; host: the maximum over all rows."
+      " Informs: capacity (cooling and clocks)."},
      max_of<GpuMetric::mem_temp_c>},
     {{"F041", "gpu_pclk_mean_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean graphics clock (dmon pclk, clocks.current.graphics) over the rows that report it. Per GPU "
-      "over its rows; host over all GPUs' rows pooled."},
+      "over its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::pclk_mhz>},
     {{"F042", "gpu_pclk_max_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum graphics clock (pclk). Per GPU over its rows; host: the maximum over all rows."},
+      "Maximum graphics clock (pclk). Per GPU over its rows; host: the maximum over all rows."
+      " Informs: capacity (cooling and clocks)."},
      max_of<GpuMetric::pclk_mhz>},
     {{"F043", "gpu_pclk_heat_drop_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal clock throttling: as F001 for the graphics clock, 100 x (mean pclk of cool rows - mean "
@@ -242,19 +252,21 @@ const Entry kCatalog[] = {
      gpu_pclk_heat_drop_pct},
     {{"F044", "gpu_mclk_mean_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean memory clock (dmon mclk, clocks.current.memory) over the rows that report it. Per GPU over "
-      "its rows; host over all GPUs' rows pooled."},
+      "its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::mclk_mhz>},
     {{"F045", "gpu_power_violation_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Mean of dmon pviol, the share of each interval the GPU was throttled by its power limit, over "
-      "the rows that report it. Per GPU over its rows; host over all GPUs' rows pooled."},
+      "the rows that report it. Per GPU over its rows; host over all GPUs' rows pooled."
+      " Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::pviol_pct>},
     {{"F046", "gpu_thermal_violation_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Rows with dmon tviol > 0 (thermal throttling in the interval) / rows that report tviol. Per GPU "
-      "over its rows; host over all GPUs' rows pooled."},
+      "over its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      gpu_thermal_violation_fraction},
     {{"F047", "gpu_throttled_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Rows with pviol > 0 or tviol > 0 / rows that report pviol or tviol: intervals throttled by power"
-      " or heat. Per GPU over its rows; host over all GPUs' rows pooled."},
+      " or heat. Per GPU over its rows; host over all GPUs' rows pooled."
+      " Informs: capacity (cooling and clocks)."},
      gpu_throttled_fraction},
     {{"F048", "gpu_fb_mean_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean framebuffer memory used (dmon fb, memory.used) over the rows that report it (capacity: "
@@ -272,7 +284,7 @@ const Entry kCatalog[] = {
     {{"F051", "gpu_fb_max_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + nvidia_smi_q|query_gpu_csv",
       "Peak memory pressure: the maximum over rows of fb_mb / total, the total being the row's "
       "memory.total or else the GPU's total from nvidia-smi -q; rows with neither are skipped. Per GPU "
-      "over its rows; host: the maximum over all rows."},
+      "over its rows; host: the maximum over all rows. Informs: capacity (memory headroom)."},
      gpu_fb_max_fraction},
     {{"F052", "gpu_bar1_max_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Maximum BAR1 memory used (dmon bar1, MiB as in F048) (capacity). Per GPU over its rows; host: the"
@@ -281,40 +293,42 @@ const Entry kCatalog[] = {
     {{"F053", "gpu_sbecc_errors", "count", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Single-bit ECC errors during the samples: the increase of the dmon sbecc counter, per GPU the "
       "sum of consecutive rows that report it of (v - previous v) when v >= previous v, else v (the "
-      "counter restarted). Host: the sum over GPUs."},
+      "counter restarted). Host: the sum over GPUs. Informs: reliability (memory and link errors)."},
      increase_of<GpuMetric::sbecc>},
     {{"F054", "gpu_dbecc_errors", "count", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Double-bit ECC errors during the samples: the increase of the dmon dbecc counter, per GPU the "
       "sum of consecutive rows that report it of (v - previous v) when v >= previous v, else v (the "
-      "counter restarted). Host: the sum over GPUs."},
+      "counter restarted). Host: the sum over GPUs. Informs: reliability (memory and link errors)."},
      increase_of<GpuMetric::dbecc>},
     {{"F055", "gpu_pcie_replay_errors", "count", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "PCIe replay errors during the samples: the increase of the dmon pci counter, per GPU the sum of "
       "consecutive rows that report it of (v - previous v) when v >= previous v, else v (the counter "
-      "restarted). Host: the sum over GPUs."},
+      "restarted). Host: the sum over GPUs. Informs: reliability (memory and link errors)."},
      increase_of<GpuMetric::pci_err>},
     {{"F056", "gpu_pcie_rx_mean_mbs", "MB/s", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Mean PCIe receive throughput (dmon rxpci) over the rows that report it. Per GPU over its rows; "
-      "host over all GPUs' rows pooled."},
+      "host over all GPUs' rows pooled. Informs: capacity (host-device bandwidth)."},
      mean_of<GpuMetric::rxpci_mbs>},
     {{"F057", "gpu_pcie_tx_mean_mbs", "MB/s", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Mean PCIe transmit throughput (dmon txpci) over the rows that report it. Per GPU over its rows; "
-      "host over all GPUs' rows pooled."},
+      "host over all GPUs' rows pooled. Informs: capacity (host-device bandwidth)."},
      mean_of<GpuMetric::txpci_mbs>},
     {{"F058", "gpu_pcie_traffic_gb", "GB", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "PCIe traffic: sum over the rows that report rxpci or txpci of (rxpci + txpci, a missing one as "
-      "0) x interval_s, / 1000. Per GPU over its rows; host: the sum over GPUs."},
+      "0) x interval_s, / 1000. Per GPU over its rows; host: the sum over GPUs."
+      " Informs: capacity (host-device bandwidth)."},
      gpu_pcie_traffic_gb},
     {{"F059", "gpu_fan_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean fan speed (fan.speed) over the rows that report it. Per GPU over its rows; host over all "
-      "GPUs' rows pooled."},
+      "GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::fan_pct>},
     {{"F060", "gpu_util_drop_after_error_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "Utilization drop in the seconds after a hardware error (the events of F061 that have a time): "
       "for each, rows with ts in [t - 15 s, t) are before and rows in [t, t + 15 s) after (a row inside"
       " several windows counts in each); value = 100 x (mean sm before - mean sm after) / mean sm "
       "before, over all windows pooled. Per GPU: errors naming that GPU or no GPU, and its rows; host: "
-      "all errors and all rows. Null when no hardware error has a time or no sm rows lie around them."},
+      "all errors and all rows. Null when no hardware error has a time or no sm rows lie around them."
+      " Informs: reliability."},
      gpu_util_drop_after_error_pct},
     {{"F061", "hw_error_events", "count", Layer::hardware, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "GPU hardware and driver errors reported by the kernel (reliability): Xid events outside the "
@@ -337,7 +351,7 @@ const Entry kCatalog[] = {
     {{"F064", "driver_errors_while_hot", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "driver_error events with a time at whose instant some GPU's sample row covering it ([ts, ts + "
       "interval)) has gpu_temp_c > --temp-threshold: the article's display-engine errors that precede "
-      "thermal throttling."},
+      "thermal throttling. Informs: reliability."},
      driver_errors_while_hot},
     {{"F065", "driver_errors_per_thermal_episode", "ratio", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "driver_errors_while_hot (F064) / host gpu_thermal_episodes (F037), a ratio (errors per episode) "
@@ -354,27 +368,27 @@ const Entry kCatalog[] = {
      benign_driver_messages},
     {{"F067", "i915_hang_events", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
       "Intel integrated-GPU hangs (GPU HANG: ecode ...): on dual-GPU laptops the iGPU drives the "
-      "display and can stall."},
+      "display and can stall. Informs: reliability."},
      count_of<EventKind::i915_hang>},
     {{"F068", "gpu_power_limit_w", "W", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q|query_gpu_csv",
       "Enforced power limit: per GPU the mean power.limit of its rows (query-gpu), else the limit from "
-      "nvidia-smi -q. Host: the sum over GPUs."},
+      "nvidia-smi -q. Host: the sum over GPUs. Informs: capacity (power headroom)."},
      gpu_power_limit_w},
     {{"F069", "gpu_memory_total_mib", "MiB", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q|query_gpu_csv",
       "Total framebuffer memory: per GPU from nvidia-smi -q, else the largest memory.total of its rows."
-      " Host: the sum over GPUs."},
+      " Host: the sum over GPUs. Informs: capacity (memory headroom)."},
      gpu_memory_total_mib},
     {{"F070", "pcie_link_width", "lanes", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Current PCIe link width from nvidia-smi -q (GPU Link Info, Link Width Current). Per GPU; host: "
-      "the narrowest GPU."},
+      "the narrowest GPU. Informs: capacity (host-device bandwidth)."},
      pcie_link_width},
     {{"F071", "pcie_link_width_max", "lanes", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Maximum PCIe link width of the GPU and slot from nvidia-smi -q (Link Width Max). Per GPU; host: "
-      "the minimum over GPUs."},
+      "the minimum over GPUs. Informs: capacity (host-device bandwidth)."},
      pcie_link_width_max},
     {{"F072", "pcie_link_width_ratio", "ratio", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Current / maximum PCIe link width: 0.5 for a x16 card on a x8 link (common in laptops). Per GPU;"
-      " host: the minimum over GPUs."},
+      " host: the minimum over GPUs. Informs: capacity (host-device bandwidth)."},
      pcie_link_width_ratio},
     {{"F073", "pcie_link_gen", "gen", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "PCIe generation the link runs at under load (capacity: host-device bandwidth): the higher of "
@@ -385,11 +399,11 @@ const Entry kCatalog[] = {
      pcie_link_gen},
     {{"F074", "pcie_link_gen_max", "gen", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Maximum PCIe generation of the GPU and slot from nvidia-smi -q. Per GPU; host: the minimum over "
-      "GPUs."},
+      "GPUs. Informs: capacity (host-device bandwidth)."},
      pcie_link_gen_max},
     {{"F075", "pcie_link_degraded_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Kernel messages that a PCIe link runs below its capability ('downgraded', 'limited by ... x8 "
-      "link')."},
+      "link'). Informs: capacity (host-device bandwidth)."},
      count_of<EventKind::pcie_link_degraded>},
     {{"F076", "pcie_aer_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "PCIe Advanced Error Reporting events of any severity (reliability: a marginal link or slot). Per "
@@ -409,7 +423,7 @@ const Entry kCatalog[] = {
       "Distinct NVIDIA Xid events (a message read from dmesg, kern.log and the journal counts once). "
       "Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; "
       "with a single GPU, every event naming a GPU), null when an Xid names an address no device record"
-      " maps; host: all events."},
+      " maps; host: all events. Informs: reliability."},
      xid_events},
     {{"F080", "xid_application_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the catalog's application class (data/xid-catalog.csv: 8, 13, 31, 43, 45, 68, 69, 109)"
@@ -430,7 +444,7 @@ const Entry kCatalog[] = {
       ": ECC errors, page retirement, row remapping; a reset, or a returned board when they repeat (reliabi"
       "lity). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu"
       "; with a single GPU, every event naming a GPU), null when an Xid names an address no device record m"
-      "aps; host: all events."},
+      "aps; host: all events. Informs: reliability."},
      xid_class_events<XidClass::memory_ecc>},
     {{"F083", "xid_bus_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Xid events of the catalog's bus/interconnect and hardware class (data/xid-catalog.csv: 74 NVLink, 79"
@@ -455,7 +469,7 @@ const Entry kCatalog[] = {
       "Number of distinct Xid codes among the Xid events (the evidence lists them). Per GPU: the events"
       " whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a single GPU, "
       "every event naming a GPU), null when an Xid names an address no device record maps; host: all "
-      "events."},
+      "events. Informs: reliability."},
      xid_distinct_codes},
     {{"F087", "xid_events_per_hour", "1/h", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "xid_events (F079, host) inside the window of F007 per hour of H, H as in F007 (reliability)."},
@@ -480,11 +494,11 @@ const Entry kCatalog[] = {
       "one-GPU machine without bus ids, every NVIDIA driver message); host: all events."},
      gsp_error_events},
     {{"F091", "nv_assert_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "NVRM assertion failures (nvAssertFailed, nvAssertOkFailed)."},
+      "NVRM assertion failures (nvAssertFailed, nvAssertOkFailed). Informs: reliability."},
      count_of<EventKind::nv_assert>},
     {{"F092", "gpu_reset_events", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Resets and recoveries of NVIDIA GPUs: gpu_reset events whose text names NVRM or nvidia (i915 "
-      "'Resetting chip' is not counted)."},
+      "'Resetting chip' is not counted). Informs: reliability."},
      gpu_reset_events},
     {{"F093", "gpu_lost_s", "s", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "Time a GPU was lost (reliability and capacity: GPU-time that did no work and needed a person): "
@@ -502,15 +516,16 @@ const Entry kCatalog[] = {
      driver_error_events},
     {{"F095", "reboot_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Maintenance incidents (F008) that imply a reboot: they contain an Xid 79, fallen_off_bus, "
-      "rm_init_failed, or an Xid 154 announcing action 0x2 (node reboot)."},
+      "rm_init_failed, or an Xid 154 announcing action 0x2 (node reboot). Informs: reliability."},
      reboot_incidents},
     {{"F096", "gpu_reset_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "Maintenance incidents (F008) that imply a GPU reset or driver reload but no reboot: F008 - F095."},
+      "Maintenance incidents (F008) that imply a GPU reset or driver reload but no reboot: F008 - F095."
+      " Informs: reliability."},
      gpu_reset_incidents},
     {{"F097", "application_xid_incidents", "count", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
       "Job failures: application-class Xid events (13, 31, 43, 45) in time order, an event at most 60 s"
       " after the previous one joining its failure; events without a time count as one more. Each costs"
-      " a restarted job, not maintenance."},
+      " a restarted job, not maintenance. Informs: reliability."},
      application_xid_incidents},
     {{"F098", "gpu_service_restarts", "count", Layer::driver, FeatureScope::host, "syslog|journal",
       "Restarts of GPU daemons (nvidia-persistenced 'Started (pid)', nvidia-powerd's version line) "
@@ -520,72 +535,79 @@ const Entry kCatalog[] = {
      gpu_service_restarts},
     {{"F099", "ps_snapshots", "count", Layer::runtime, FeatureScope::host, "ps",
       "Number of ps snapshots: one per marker line '### gpucost-ps <time>', or one per file without "
-      "markers."},
+      "markers. Informs: capacity (contention for the machine)."},
      ps_snapshots},
     {{"F100", "ps_processes_mean", "count", Layer::runtime, FeatureScope::host, "ps",
-      "Mean number of process rows per ps snapshot."},
+      "Mean number of process rows per ps snapshot. Informs: capacity (contention for the machine)."},
      ps_processes_mean},
     {{"F101", "cpu_load_pct_mean", "%", Layer::runtime, FeatureScope::host, "ps",
       "Mean over ps snapshots of the sum of %CPU of all rows (100 = one core). ps %CPU is each "
-      "process's CPU time / its lifetime, not an instantaneous load."},
+      "process's CPU time / its lifetime, not an instantaneous load."
+      " Informs: capacity (contention for the machine)."},
      cpu_load_pct_mean},
     {{"F102", "cpu_competing_pct_mean", "%", Layer::runtime, FeatureScope::host, "ps",
       "CPU used by everything but the top process (usually the training job): mean over ps snapshots of"
-      " (sum of %CPU - the largest %CPU)."},
+      " (sum of %CPU - the largest %CPU). Informs: capacity (contention for the machine)."},
      cpu_competing_pct_mean},
     {{"F103", "ps_busy_processes_mean", "count", Layer::runtime, FeatureScope::host, "ps",
-      "Mean over ps snapshots of the number of processes with %CPU >= 10."},
+      "Mean over ps snapshots of the number of processes with %CPU >= 10."
+      " Informs: capacity (contention for the machine)."},
      ps_busy_processes_mean},
     {{"F104", "mem_used_pct_mean", "%", Layer::runtime, FeatureScope::host, "ps",
-      "Mean over ps snapshots of the sum of %MEM (resident memory as a share of RAM)."},
+      "Mean over ps snapshots of the sum of %MEM (resident memory as a share of RAM)."
+      " Informs: capacity (contention for the machine)."},
      mem_used_pct_mean},
     {{"F105", "desktop_gpu_clients_max", "count", Layer::runtime, FeatureScope::host, "ps",
       "Maximum over ps snapshots of the processes whose program (first word of the command, without its"
       " directory) is a desktop GPU client that holds /dev/nvidia* and GPU memory: Xorg, X, Xwayland, "
       "gnome-shell, kwin_x11, kwin_wayland, plasmashell, sway, Hyprland, weston, mutter, cinnamon, "
       "chrome, chromium, chromium-browser, google-chrome, firefox, firefox-esr, firefox-bin, msedge, "
-      "brave, opera, code, code-oss, electron, steam, obs, vlc, mpv, blender, zed."},
+      "brave, opera, code, code-oss, electron, steam, obs, vlc, mpv, blender, zed."
+      " Informs: capacity (contention for the machine)."},
      desktop_gpu_clients_max},
     {{"F106", "ps_uninterruptible_max", "count", Layer::runtime, FeatureScope::host, "ps",
       "Maximum over ps snapshots of the processes in state D (uninterruptible sleep, often stuck in a "
-      "driver call)."},
+      "driver call). Informs: capacity (contention for the machine)."},
      ps_uninterruptible_max},
     {{"F107", "wsl2_host", "bool", Layer::runtime, FeatureScope::host, "dmesg|syslog|journal|ps",
       "1 when the machine is a WSL2 guest (a boot message names a microsoft-standard or WSL2 kernel, or"
-      " pid 1 in ps is /init), else 0; null with neither a kernel log nor ps."},
+      " pid 1 in ps is /init), else 0; null with neither a kernel log nor ps."
+      " Informs: cost (a WSL2 GPU is shared with Windows)."},
      wsl2_host},
     {{"F108", "gpu_processes_mean", "count", Layer::runtime, FeatureScope::per_gpu, "pmon",
       "Mean number of distinct pids per pmon interval (the rows of one GPU in one pmon sample). Per "
-      "GPU; host over all GPUs' intervals."},
+      "GPU; host over all GPUs' intervals. Informs: capacity (contention for the machine)."},
      gpu_processes_mean},
     {{"F109", "gpu_processes_max", "count", Layer::runtime, FeatureScope::per_gpu, "pmon",
-      "Maximum number of distinct pids in one pmon interval. Per GPU; host over all GPUs' intervals."},
+      "Maximum number of distinct pids in one pmon interval. Per GPU; host over all GPUs' intervals."
+      " Informs: capacity (contention for the machine)."},
      gpu_processes_max},
     {{"F110", "gpu_competing_processes_mean", "count", Layer::runtime, FeatureScope::per_gpu, "pmon",
       "Processes sharing the GPU with the main one: mean over pmon intervals of max(0, distinct pids - "
-      "1). Per GPU; host over all GPUs' intervals."},
+      "1). Per GPU; host over all GPUs' intervals. Informs: capacity (contention for the machine)."},
      gpu_competing_processes_mean},
     {{"F111", "gpu_top_process_sm_share", "ratio", Layer::runtime, FeatureScope::per_gpu, "pmon",
       "Sum over pmon intervals of the largest per-process sm % / the sum of all per-process sm %: 1 "
       "when one process does all the GPU work; null when no process used SM. Per GPU; host over all "
-      "GPUs' intervals."},
+      "GPUs' intervals. Informs: capacity (contention for the machine)."},
      gpu_top_process_sm_share},
     {{"F112", "profiler_kernel_busy_fraction", "ratio", Layer::application, FeatureScope::host, "torch_trace",
       "Sum of kernel_busy_ns / sum of span_ns over the profiler traces: share of profiled time in which"
-      " at least one kernel ran."},
+      " at least one kernel ran. Informs: cost."},
      profiler_kernel_busy_fraction},
     {{"F113", "profiler_launch_delay_mean_ms", "ms", Layer::application, FeatureScope::host, "torch_trace",
       "Mean delay from a kernel-launch call to the kernel's start on the GPU over all launches of all "
-      "traces (each trace's mean weighted by its launches)."},
+      "traces (each trace's mean weighted by its launches). Informs: cost."},
      profiler_launch_delay_mean_ms},
     {{"F114", "profiler_kernels_per_s", "1/s", Layer::application, FeatureScope::host, "torch_trace",
-      "GPU kernels per second of profiled time: sum of kernels / sum of span_s over the traces."},
+      "GPU kernels per second of profiled time: sum of kernels / sum of span_s over the traces."
+      " Informs: cost."},
      profiler_kernels_per_s},
     {{"F115", "oom_kill_events", "count", Layer::application, FeatureScope::host, "dmesg|syslog|journal",
-      "Out-of-memory kills: the kernel killed a process to free RAM."},
+      "Out-of-memory kills: the kernel killed a process to free RAM. Informs: reliability."},
      count_of<EventKind::oom_kill>},
     {{"F116", "segfault_events", "count", Layer::application, FeatureScope::host, "dmesg|syslog|journal",
-      "Process crashes reported by the kernel ('segfault at', 'traps:')."},
+      "Process crashes reported by the kernel ('segfault at', 'traps:'). Informs: reliability."},
      count_of<EventKind::segfault>},
     {{"F117", "ac_switches", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "AC adapter state changes. Take ac_online/ac_offline events with a time in time order; events of "
@@ -593,43 +615,43 @@ const Entry kCatalog[] = {
       "report the same change); a report that comes within 60 s after a boot event, or has mono_ns < 60"
       " s, sets the initial state without counting; every other report whose state differs from the "
       "last known state counts 1; the first report after the initial state (when no state is known) "
-      "counts 1."},
+      "counts 1. Informs: cost."},
      ac_switches},
     {{"F118", "battery_s", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Time on battery inside the observation window (see F133): from each AC report of F117 saying "
       "offline until the next report saying online, or the window's end. Before the first report the "
-      "state is unknown and not counted; with no AC events, 0."},
+      "state is unknown and not counted; with no AC events, 0. Informs: cost."},
      battery_s},
     {{"F119", "lid_closes", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "lid_close events, where lid_close events within 10 s of each other count once (logind, acpid and"
-      " the kernel report one close); a lid_close without a time counts 1."},
+      " the kernel report one close); a lid_close without a time counts 1. Informs: cost."},
      lid_closes},
     {{"F120", "laptop_signals", "bool", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
-      "1 when any AC or lid event exists (a laptop: cloud hosts have none), else 0."},
+      "1 when any AC or lid event exists (a laptop: cloud hosts have none), else 0. Informs: cost."},
      laptop_signals},
     {{"F121", "suspends", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Suspend/resume cycles: the number of Timeline::suspends entries (align: a suspend event opens a "
       "cycle and suspend events within 60 s join it; the first resume after it closes it and resumes "
-      "within 60 s after that join it)."},
+      "within 60 s after that join it). Informs: cost."},
      suspends},
     {{"F122", "suspended_s", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Time suspended: sum of (end - begin) over the suspend cycles with both ends known (end = the "
-      "latest resume event of the cycle)."},
+      "latest resume event of the cycle). Informs: cost."},
      suspended_s},
     {{"F123", "resume_recovery_s_mean", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "Mean seconds from a resume until the first sample row (any GPU) with sm > --idle-threshold, "
       "capped at 300 s, over the suspend cycles that interrupted a busy GPU: at the latest sampling "
       "instant before the suspend began (at most 60 s before it) some row had sm > --idle-threshold. "
-      "Null when none did."},
+      "Null when none did. Informs: cost."},
      resume_recovery_s_mean},
     {{"F124", "ac_switch_recovery_s_mean", "s", Layer::system, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "Mean seconds from an AC switch (F117) until the first sample row with sm > --idle-threshold, "
       "capped at 300 s, over the switches that interrupted a busy GPU (busy as in F123, at the switch)."
-      " Null when none did."},
+      " Null when none did. Informs: cost."},
      ac_switch_recovery_s_mean},
     {{"F125", "boots", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Boots seen: boot events with a time (journal '-- Boot --', kernel 'Linux version', ...) in time "
-      "order, an event at most 120 s after the previous one joining its boot."},
+      "order, an event at most 120 s after the previous one joining its boot. Informs: reliability."},
      boots},
     {{"F126", "unclean_reboots", "count", Layer::system, FeatureScope::host, "dmesg|syslog|journal",
       "Reboots (boots of F125 with an earlier record in the logs) without a shutdown event in the 600 s"
@@ -648,37 +670,37 @@ const Entry kCatalog[] = {
     {{"F128", "container_starts", "count", Layer::system, FeatureScope::host, "syslog|journal",
       "Container starts: container_start events with a time in time order, an event at most 10 s after "
       "the previous one joining its start (dockerd's API call and containerd's 'starting signal loop' "
-      "report one start); events without a time count 1 each."},
+      "report one start); events without a time count 1 each. Informs: cost."},
      container_starts},
     {{"F129", "container_start_latency_mean_s", "s", Layer::system, FeatureScope::host, "syslog|journal",
       "Container start latency: mean seconds from a container_create to the last event of the first "
       "unpaired start (as in F128) that begins at or after it and at most 300 s later, i.e. until the "
-      "container runs. Null without pairs."},
+      "container runs. Null without pairs. Informs: cost."},
      container_start_latency_mean_s},
     {{"F130", "container_start_latency_max_s", "s", Layer::system, FeatureScope::host, "syslog|journal",
-      "The longest container start latency (pairs as in F129)."},
+      "The longest container start latency (pairs as in F129). Informs: cost."},
      container_start_latency_max_s},
     {{"F131", "service_failures", "count", Layer::system, FeatureScope::host, "syslog|journal",
       "systemd units that failed: service_failed events ('<unit>: Failed with result', older systemd's"
       " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
-      " counted again."},
+      " counted again. Informs: reliability."},
      count_of<EventKind::service_failed>},
     {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
       "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "
-      "syslog."},
+      "syslog. Informs: capacity (background load on the machine)."},
      cron_events_per_hour},
     {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
       "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
       " row or event to the latest sample row's end (ts + interval) or event, minus for each reboot (as"
       " in F126) the gap from the latest earlier record to the boot. Records placed at their file's "
-      "modification time (no stamp of their own) do not widen the window."},
+      "modification time (no stamp of their own) do not widen the window. Informs: cost."},
      log_uptime_s},
     {{"F134", "power_event_loss_s", "s", Layer::derived, FeatureScope::host, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "GPU time lost to power events (L of F004): the suspended time inside the sampled span [first "
       "row's ts, last row's end), plus, for each AC switch of F117 outside a suspend and each resume "
       "that lies inside the span and interrupted a busy GPU (as in F123), the time without any sample "
       "row and not suspended from the event until the first row with sm > --idle-threshold, capped at "
-      "300 s and at the span's end."},
+      "300 s and at the span's end. Informs: cost."},
      power_event_loss_s},
     {{"F135", "effective_gpu_hours", "h", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv (+ torch_trace)",
       "GPU-hours of useful work (cost: what the local GPU delivered, against cloud hours): gpu_busy_s "
@@ -688,11 +710,11 @@ const Entry kCatalog[] = {
      effective_gpu_hours},
     {{"F136", "energy_per_busy_hour_kwh", "kWh/h", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Energy per hour of useful GPU work, idle draw included: gpu_energy_kwh / (gpu_busy_s / 3600); "
-      "null without busy rows. Per GPU; host from the host sums."},
+      "null without busy rows. Per GPU; host from the host sums. Informs: cost."},
      energy_per_busy_hour_kwh},
     {{"F137", "idle_energy_fraction", "ratio", Layer::derived, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Share of GPU energy spent while idle: gpu_idle_energy_kwh / gpu_energy_kwh. Per GPU; host from "
-      "the host sums."},
+      "the host sums. Informs: cost."},
      idle_energy_fraction},
 };
 
