@@ -93,10 +93,14 @@ const Entry kCatalog[] = {
       "sampling interval; gaps cover nothing. Per GPU: sum of interval_ns of its rows / 1e9. Host: the "
       "length of the union of [ts, ts + interval) over all GPUs' rows. Informs: cost (the hours the measurements cover)."},
      gpu_sampled_s},
-    {{"F011", "gpu_sample_interval_mean_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean sampling interval: sum of interval / rows. Above 1 s, short throttling episodes can fall "
-      "between samples. Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost (the hours the measurements cover)."},
-     gpu_sample_interval_mean_s},
+    {{"F011", "battery_busy_clock_ratio", "ratio", Layer::system, FeatureScope::per_gpu, "dmon|query_gpu_csv + dmesg|syslog|journal",
+      "Graphics clock on battery against on AC power, under load (cost: what a battery switch costs a "
+      "laptop's work): mean pclk of busy rows (sm > --idle-threshold) while on battery / mean pclk of "
+      "busy rows while on AC. Battery time as in F118 (an AC offline report to the next online one); "
+      "before the first AC report the state is unknown unless that report is an unplug. Null without "
+      "AC reports or without busy rows on either side. (Replaces gpu_sample_interval_mean_s, a "
+      "property of the collection, not of the machine.)"},
+     battery_busy_clock_ratio},
     {{"F012", "gpu_sample_gap_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Time inside the sampled span that no row covers: (last row's ts + interval - first row's ts) - "
       "the length of the union of the rows' [ts, ts + interval). Per GPU over its rows; host over the "
@@ -198,11 +202,12 @@ const Entry kCatalog[] = {
       "Mean GPU core temperature (dmon gtemp/temp, temperature.gpu) over the rows that report it. Per "
       "GPU over its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::gpu_temp_c>},
-    {{"F033", "gpu_temp_p95_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "GPU core temperature, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n "
-      "sorted values) over the rows that report it. Per GPU over its rows; host over all GPUs' rows "
-      "pooled. Informs: capacity (cooling and clocks)."},
-     percentile_of<GpuMetric::gpu_temp_c, 95>},
+    {{"F033", "battery_busy_power_ratio", "ratio", Layer::system, FeatureScope::per_gpu, "dmon|query_gpu_csv + dmesg|syslog|journal",
+      "GPU power on battery against on AC power, under load (cost: the laptop's battery power limit, "
+      "e.g. 55 W against 115 W): mean power of busy rows (sm > --idle-threshold) on battery / on AC, "
+      "battery time as in F011. Null without AC reports or without busy rows on either side. "
+      "(Replaces gpu_temp_p95_c, a third statistic of the temperature column F032 and F034 describe.)"},
+     battery_busy_power_ratio},
     {{"F034", "gpu_temp_max_c", "°C", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Maximum GPU core temperature (gpu_temp_c). Per GPU over its rows; host: the maximum over all "
       "rows. Informs: capacity (cooling and clocks)."},

@@ -128,7 +128,6 @@ template <EventKind K> FeatureValue count_of(const FeatureContext& c, int gpu) {
 // ---- GPU sample statistics (gpu_stats.cpp) ----
 FeatureValue gpu_samples(const FeatureContext& c, int gpu);
 FeatureValue gpu_sampled_s(const FeatureContext& c, int gpu);
-FeatureValue gpu_sample_interval_mean_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_count(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu);
@@ -227,6 +226,9 @@ std::vector<AcReport> ac_reports(const FeatureContext& c);
 FeatureValue ac_switches(const FeatureContext& c, int gpu);
 FeatureValue ac_switches_per_hour(const FeatureContext& c, int gpu);
 FeatureValue battery_s(const FeatureContext& c, int gpu);
+/// Mean power / graphics clock of busy rows on battery over that on AC power.
+FeatureValue battery_busy_power_ratio(const FeatureContext& c, int gpu);
+FeatureValue battery_busy_clock_ratio(const FeatureContext& c, int gpu);
 FeatureValue lid_closes(const FeatureContext& c, int gpu);
 FeatureValue laptop_signals(const FeatureContext& c, int gpu);
 FeatureValue suspends(const FeatureContext& c, int gpu);

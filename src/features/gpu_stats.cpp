@@ -185,14 +185,6 @@ FeatureValue gpu_sampled_s(const FeatureContext& c, int gpu) {
   return value(seconds(sum), rows_evidence(c, gpu, rows.size(), rows.front()));
 }
 
-FeatureValue gpu_sample_interval_mean_s(const FeatureContext& c, int gpu) {
-  if (auto n = need_samples(c, gpu)) return *n;
-  const auto& rows = c.rows(gpu);
-  TimeNs sum = 0;
-  for (auto r : rows) sum += c.sample_interval(r);
-  return value(seconds(sum) / static_cast<double>(rows.size()), rows_evidence(c, gpu, rows.size(), rows.front()));
-}
-
 FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu) {
   if (auto n = need_samples(c, gpu)) return *n;
   const auto& rows = c.rows(gpu);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "features/compute.hpp"
 
@@ -156,6 +157,53 @@ FeatureValue battery_s(const FeatureContext& c, int) {
   return value(seconds(sum), reps.empty() ? std::string("no AC reports: assumed on AC power")
                                           : fmt::format("{} AC reports; first {}", reps.size(), c.event_where(reps.front().row)));
 }
+
+namespace {
+
+// Busy rows (sm above the idle threshold) on battery against on AC power: the mean of a metric
+// on each side, as battery / AC. Battery time runs from an AC offline report to the next online
+// one (as battery_s); before the first report the machine counts as on AC only when that first
+// report is an unplug.
+FeatureValue battery_ratio(const FeatureContext& c, int gpu, GpuMetric m) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_metric(c, gpu, m)) return *n;
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
+  const auto reps = ac_reports(c);
+  if (reps.empty()) return null_because("no AC adapter reports: not a laptop, or no battery time to compare");
+  std::vector<std::pair<TimeNs, TimeNs>> battery;
+  for (std::size_t k = 0; k < reps.size(); ++k) {
+    if (reps[k].online || (k > 0 && !reps[k - 1].online)) continue;
+    TimeNs end = kNoTime;
+    for (std::size_t j = k + 1; j < reps.size() && end == kNoTime; ++j)
+      if (reps[j].online) end = reps[j].ts;
+    battery.emplace_back(reps[k].ts, end == kNoTime ? std::numeric_limits<TimeNs>::max() : end);
+  }
+  // Before the first report the state is unknown unless that report is an unplug (then: AC).
+  const TimeNs known_from = reps.front().online ? reps.front().ts : std::numeric_limits<TimeNs>::min();
+  const ColumnReader v(c.metric(m)), sm(c.metric(GpuMetric::sm_pct));
+  double bat_sum = 0, ac_sum = 0;
+  std::size_t bat_n = 0, ac_n = 0;
+  for (auto r : c.rows(gpu)) {
+    if (!v.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
+    const TimeNs t = c.sample_time(r);
+    if (t < known_from) continue;
+    const bool on_battery = std::any_of(battery.begin(), battery.end(), [&](const auto& b) { return t >= b.first && t < b.second; });
+    (on_battery ? bat_sum : ac_sum) += v.get_float(r);
+    ++(on_battery ? bat_n : ac_n);
+  }
+  const auto name = gpu_metric_name(m);
+  if (bat_n == 0) return null_because(fmt::format("no busy row on battery reports {}", name));
+  if (ac_n == 0) return null_because(fmt::format("no busy row on AC power reports {}", name));
+  const double bat = bat_sum / static_cast<double>(bat_n), ac = ac_sum / static_cast<double>(ac_n);
+  if (ac <= 0) return null_because(fmt::format("{} is 0 in every busy row on AC power", name));
+  return value(bat / ac, fmt::format("busy rows: {} on battery, mean {} {:.4g}; {} on AC, mean {:.4g}", bat_n, name, bat,
+                                     ac_n, ac));
+}
+
+}  // namespace
+
+FeatureValue battery_busy_power_ratio(const FeatureContext& c, int gpu) { return battery_ratio(c, gpu, GpuMetric::power_w); }
+FeatureValue battery_busy_clock_ratio(const FeatureContext& c, int gpu) { return battery_ratio(c, gpu, GpuMetric::pclk_mhz); }
 
 FeatureValue lid_closes(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;

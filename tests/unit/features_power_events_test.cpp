@@ -175,5 +175,28 @@ TEST(FeaturesPowerEvents, RebootsAfterABootOnlyTheKernelLogCoversAreUnknown) {
   EXPECT_TRUE(has_value(host(fs, "boots"), 2));
 }
 
+// Issue 14: what a battery switch costs a laptop's work, at the same (busy) load.
+TEST(FeaturesPowerEvents, BusyPowerAndClocksOnBatteryAgainstOnAc) {
+  TimelineBuilder b;
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::ac_online);
+  b.samples(d, 100, 100, 0, {{M::sm_pct, 95}, {M::power_w, 110}, {M::pclk_mhz, 2400}});
+  b.event(k, at(200), EventKind::ac_offline);
+  b.samples(d, 200, 100, 0, {{M::sm_pct, 95}, {M::power_w, 55}, {M::pclk_mhz, 1800}});
+  b.samples(d, 300, 50, 0, {{M::sm_pct, 0}, {M::power_w, 8}, {M::pclk_mhz, 210}});  // idle: not compared
+  b.event(k, at(350), EventKind::ac_online);
+  b.samples(d, 350, 50, 0, {{M::sm_pct, 95}, {M::power_w, 110}, {M::pclk_mhz, 2400}});
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "battery_busy_power_ratio"), 0.5));
+  EXPECT_TRUE(has_value(host(fs, "battery_busy_clock_ratio"), 0.75));
+  EXPECT_EQ(host(fs, "battery_busy_power_ratio").evidence, "busy rows: 100 on battery, mean power_w 55; 150 on AC, mean 110");
+
+  TimelineBuilder desk;
+  desk.samples(desk.file("dmon.txt", FormatId::dmon), 0, 10, 0, {{M::sm_pct, 95}, {M::power_w, 300}});
+  desk.file("kern.log", FormatId::syslog);
+  EXPECT_TRUE(is_null_with(host(run_features(desk.build()), "battery_busy_power_ratio"), "no AC adapter reports"));
+}
+
 }  // namespace
 }  // namespace gpucost
