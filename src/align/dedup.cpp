@@ -111,6 +111,8 @@ template <typename Better>
 void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& placed,
                             std::vector<std::vector<std::uint32_t>>& clusters, Better better) {
   const Column& kind = e.column(event_col::kind);
+  const Column& file = e.column(event_col::file);
+  const Column& line = e.column(event_col::line);
   std::vector<std::size_t> reports;  // clusters of physical kinds with a time
   for (std::size_t i = 0; i < clusters.size(); ++i) {
     const std::uint32_t r = clusters[i].front();
@@ -151,7 +153,10 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
     if (gone[i] || clusters[i].size() < 2) continue;
     auto& m = clusters[i];
     const auto best = std::min_element(m.begin(), m.end(), better);
-    std::rotate(m.begin(), best, best + 1);  // the best-placed report first
+    std::rotate(m.begin(), best, best + 1);  // the best-placed report first, the others by (file, line)
+    std::sort(m.begin() + 1, m.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
+    });
   }
   std::size_t w = 0;
   for (std::size_t i = 0; i < clusters.size(); ++i) {
