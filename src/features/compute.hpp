@@ -23,8 +23,8 @@ inline constexpr TimeNs kBootClusterNs = 120 * kNsPerSec;      ///< boot events 
 inline constexpr TimeNs kShutdownBeforeBootNs = 600 * kNsPerSec;
 inline constexpr TimeNs kContainerPairNs = 300 * kNsPerSec;
 inline constexpr TimeNs kContainerStartMergeNs = 10 * kNsPerSec;  ///< start events of one start
-inline constexpr TimeNs kRestartGapNs = kNsPerHour;
-inline constexpr TimeNs kServiceBootStartNs = 300 * kNsPerSec;  ///< a daemon's start with the machine  ///< a longer gap before a boot: the machine was off
+inline constexpr TimeNs kRestartGapNs = kNsPerHour;  ///< a longer gap before a boot: the machine was off
+inline constexpr TimeNs kServiceBootStartNs = 300 * kNsPerSec;  ///< a daemon's start with the machine
 inline constexpr double kIdleEpisodeMinS = 60.0;
 inline constexpr double kBusyProcessCpuPct = 10.0;
 
@@ -182,6 +182,9 @@ template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
 FeatureValue xid_events_per_hour(const FeatureContext& c, int gpu);
 FeatureValue xid_processes(const FeatureContext& c, int gpu);
+FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
+FeatureValue pcie_aer_events(const FeatureContext& c, int gpu);
+FeatureValue incidents_per_hour(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int gpu);
 FeatureValue gpu_reset_events(const FeatureContext& c, int gpu);
@@ -264,8 +267,6 @@ bool is_benign_driver_message(std::string_view text) noexcept;
 bool is_benign_event(const FeatureContext& c, std::uint32_t row);
 FeatureValue benign_driver_messages(const FeatureContext& c, int gpu);
 FeatureValue driver_error_events(const FeatureContext& c, int gpu);
-FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
-FeatureValue pcie_aer_events(const FeatureContext& c, int gpu);
 
 // ---- lost GPUs (lost_gpu.cpp) ----
 /// Time GPUs were lost after an Xid 79, a fall off the bus or an RmInitAdapter failure naming
@@ -290,7 +291,6 @@ FeatureValue gpu_service_restarts(const FeatureContext& c, int gpu);
 
 // ---- derived figures (derived.cpp) ----
 FeatureValue effective_utilization(const FeatureContext& c, int gpu);
-FeatureValue incidents_per_hour(const FeatureContext& c, int gpu);
 FeatureValue effective_gpu_hours(const FeatureContext& c, int gpu);
 FeatureValue energy_per_busy_hour_kwh(const FeatureContext& c, int gpu);
 FeatureValue idle_energy_fraction(const FeatureContext& c, int gpu);

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "features/compute.hpp"
 #include "gpucost/features/xid_catalog.hpp"
 #include "timeline_builder.hpp"
 
@@ -123,6 +124,17 @@ TEST(FeaturesLostGpu, BenignMessagesCpuThermalLinesAndCorrectedAerAreNoGpuErrors
   EXPECT_TRUE(has_value(host(fs, "thermal_events"), 1));
   EXPECT_TRUE(has_value(host(fs, "pcie_aer_corrected_events"), 1));
   EXPECT_TRUE(has_value(host(fs, "maintenance_incidents"), 0));
+}
+
+TEST(FeaturesLostGpu, EveryBenignMessageSaysWhyAndWhoSaysSo) {
+  ASSERT_FALSE(features::benign_driver_messages_table().empty());
+  for (const auto& b : features::benign_driver_messages_table()) {
+    EXPECT_FALSE(b.parts[0].empty());
+    EXPECT_GT(b.why.size(), 40u) << b.parts[0];
+    EXPECT_NE(b.why.find('#'), std::string_view::npos) << "a public report (owner/repo#N) shows it: " << b.parts[0];
+    EXPECT_TRUE(features::is_benign_driver_message(std::string(b.parts[0]) + " x " + std::string(b.parts[1])));
+  }
+  EXPECT_FALSE(features::is_benign_driver_message("nvidia-modeset: ERROR: GPU:0: Failed to query display engine status."));
 }
 
 TEST(XidCatalog, EveryCodeInTheFileIsClassedAndTheDocumentedOnesAreThere) {
