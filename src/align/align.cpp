@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <stdexcept>
 
@@ -74,9 +75,23 @@ std::string describe_step(TimeNs d) {
   return fmt::format("{} days", d / kNsPerDay);
 }
 
-void extend_span(const Table& t, Timeline& out) {
+// Rows placed at their file's modification time (no stamp of their own: a ps snapshot without
+// marker, a pasted line) are approximate: they never widen the measured span (issue 14).
+bool placed_at_mtime(const Table& t, std::size_t r, std::size_t wall_kind_col, std::size_t flags_col) {
+  if (flags_col != SIZE_MAX) {
+    const Column& f = t.column(flags_col);
+    if (!f.is_valid(r)) return false;
+    const auto fl = f.get_int(r);
+    return (fl & kFlagApproxTime) && !(fl & (kFlagFromMonotonic | kFlagFromWall));
+  }
+  const Column& wk = t.column(wall_kind_col);
+  return !wk.is_valid(r) || static_cast<WallKind>(wk.get_int(r)) == WallKind::kNone;
+}
+
+void extend_span(const Table& t, Timeline& out, std::size_t wall_kind_col = SIZE_MAX, std::size_t flags_col = SIZE_MAX) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (!t.ts().is_valid(r)) continue;
+    if ((wall_kind_col != SIZE_MAX || flags_col != SIZE_MAX) && placed_at_mtime(t, r, wall_kind_col, flags_col)) continue;
     const TimeNs v = t.ts().get_int(r);
     if (out.first_ns == kNoTime || v < out.first_ns) out.first_ns = v;
     if (out.last_ns == kNoTime || v > out.last_ns) out.last_ns = v;
@@ -189,8 +204,9 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   if (out.year_reason != "no stamps without a year") diag.notes.push_back("year of stamps without one: " + out.year_reason);
   describe_boots(boots, out, diag);
   extend_span(out.samples, out);
-  extend_span(out.events, out);
-  extend_span(out.processes, out);
+  extend_span(out.events, out, SIZE_MAX, event_col::flags);
+  extend_span(out.processes, out, process_col::wall_kind);
+  if (out.first_ns == kNoTime) extend_span(out.processes, out);  // nothing else: the approximate span
   if (merged) diag.notes.push_back(fmt::format("{} copies of events read from several sources were merged", merged));
   if (!window.open())
     diag.notes.push_back(fmt::format("--since/--until cut {} sample rows, {} events and {} process rows", samples_cut,

@@ -7,7 +7,10 @@
 // Per message, files are merged one after the other into the clusters found so far, both sides
 // in time order (a two-pointer walk), so a flood of identical lines costs n log n, not n².
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "align/internal.hpp"
 
@@ -90,6 +93,78 @@ void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>
   clusters.insert(clusters.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
   std::inplace_merge(clusters.begin(), clusters.begin() + mid, clusters.end(),
                      [](const Cluster& a, const Cluster& b) { return a.key < b.key; });
+}
+
+// ---- one physical event, one row ----
+// The kernel's ACPI line and acpid's, upower's and logind's reports of one AC unplug or lid close
+// are different messages milliseconds apart: after the copies of each message are merged, the
+// reports of one physical event (same kind, different messages, within kPhysicalEventNs of the
+// first) become one
+// event whose origins list every report.
+constexpr TimeNs kPhysicalEventNs = 500 * kNsPerMs;
+
+bool is_physical_kind(EventKind k) {
+  return k == EventKind::ac_online || k == EventKind::ac_offline || k == EventKind::lid_close || k == EventKind::lid_open;
+}
+
+template <typename Better>
+void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& placed,
+                            std::vector<std::vector<std::uint32_t>>& clusters, Better better) {
+  const Column& kind = e.column(event_col::kind);
+  const Column& file = e.column(event_col::file);
+  const Column& line = e.column(event_col::line);
+  std::vector<std::size_t> reports;  // clusters of physical kinds with a time
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const std::uint32_t r = clusters[i].front();
+    if (placed[r].ts != kNoTime && is_physical_kind(static_cast<EventKind>(kind.get_int(r)))) reports.push_back(i);
+  }
+  if (reports.size() < 2) return;
+  auto ts_of = [&](std::size_t i) { return placed[clusters[i].front()].ts; };
+  std::stable_sort(reports.begin(), reports.end(), [&](std::size_t a, std::size_t b) { return ts_of(a) < ts_of(b); });
+  const Column& text = e.column(event_col::text);
+  auto first_line = [&](std::size_t i) {
+    const std::string_view t = text.get_string(clusters[i].front());
+    return t.substr(0, t.find('\n'));
+  };
+  std::vector<bool> gone(clusters.size(), false);
+  // Per kind, the open group: its cluster, the time of its first report, the messages in it. A
+  // message already in the group is a second event of its reporter (a line printed twice), not
+  // another report of this one.
+  struct Group {
+    std::size_t cluster = SIZE_MAX;
+    TimeNs first = kNoTime;
+    std::vector<std::string_view> messages;
+  };
+  std::vector<Group> open(kEventKindCount);
+  for (const std::size_t i : reports) {
+    Group& g = open[static_cast<std::size_t>(kind.get_int(clusters[i].front()))];
+    const std::string_view msg = first_line(i);
+    if (g.cluster != SIZE_MAX && ts_of(i) - g.first <= kPhysicalEventNs &&
+        std::find(g.messages.begin(), g.messages.end(), msg) == g.messages.end()) {
+      auto& into = clusters[g.cluster];
+      into.insert(into.end(), clusters[i].begin(), clusters[i].end());
+      g.messages.push_back(msg);
+      gone[i] = true;
+    } else {
+      g = Group{i, ts_of(i), {msg}};
+    }
+  }
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    if (gone[i] || clusters[i].size() < 2) continue;
+    auto& m = clusters[i];
+    const auto best = std::min_element(m.begin(), m.end(), better);
+    std::rotate(m.begin(), best, best + 1);  // the best-placed report first, the others by (file, line)
+    std::sort(m.begin() + 1, m.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
+    });
+  }
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    if (gone[i]) continue;
+    if (w != i) clusters[w] = std::move(clusters[i]);  // not onto itself: that may empty it
+    ++w;
+  }
+  clusters.resize(w);
 }
 
 }  // namespace
@@ -177,6 +252,7 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
       out.push_back(std::move(m));
     }
   }
+  merge_physical_reports(e, placed, out, better);
   return out;
 }
 

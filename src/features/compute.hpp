@@ -4,6 +4,7 @@
 // Every function takes the context and a scope: gpu < 0 is the host, else one GPU index.
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "features/context.hpp"
@@ -23,6 +24,7 @@ inline constexpr TimeNs kShutdownBeforeBootNs = 600 * kNsPerSec;
 inline constexpr TimeNs kContainerPairNs = 300 * kNsPerSec;
 inline constexpr TimeNs kContainerStartMergeNs = 10 * kNsPerSec;  ///< start events of one start
 inline constexpr TimeNs kRestartGapNs = kNsPerHour;  ///< a longer gap before a boot: the machine was off
+inline constexpr TimeNs kServiceBootStartNs = 300 * kNsPerSec;  ///< a daemon's start with the machine
 inline constexpr double kIdleEpisodeMinS = 60.0;
 inline constexpr double kBusyProcessCpuPct = 10.0;
 
@@ -47,6 +49,11 @@ std::optional<FeatureValue> need_source(const FeatureContext& c, LogSource s);
 LogSource source_of(EventKind k) noexcept;
 /// Hours that rates are expressed per: host sampled hours, else the log uptime; 0 when none.
 double rate_hours(const FeatureContext& c, std::string* basis = nullptr);
+/// The window a rate's events must lie in to be divided by rate_hours(): the host's sampled span
+/// [first row, last row's end) when there are samples, else the observation window.
+std::pair<TimeNs, TimeNs> rate_window(const FeatureContext& c) noexcept;
+/// Whether an event row has a time inside rate_window().
+bool in_rate_window(const FeatureContext& c, std::uint32_t row) noexcept;
 
 FeatureValue metric_mean(const FeatureContext& c, int gpu, GpuMetric m);
 FeatureValue metric_max(const FeatureContext& c, int gpu, GpuMetric m);
@@ -121,7 +128,6 @@ template <EventKind K> FeatureValue count_of(const FeatureContext& c, int gpu) {
 // ---- GPU sample statistics (gpu_stats.cpp) ----
 FeatureValue gpu_samples(const FeatureContext& c, int gpu);
 FeatureValue gpu_sampled_s(const FeatureContext& c, int gpu);
-FeatureValue gpu_sample_interval_mean_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_count(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu);
@@ -164,6 +170,7 @@ FeatureValue pcie_link_width_max(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu);
+FeatureValue driver_versions(const FeatureContext& c, int gpu);
 
 // ---- kernel incidents: Xid classes, AER, taint (incidents.cpp) ----
 /// Xid classes of NVIDIA's catalog.
@@ -174,9 +181,12 @@ FeatureValue xid_events(const FeatureContext& c, int gpu);
 template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int gpu);
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
 FeatureValue xid_events_per_hour(const FeatureContext& c, int gpu);
+FeatureValue xid_processes(const FeatureContext& c, int gpu);
+FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
+FeatureValue pcie_aer_events(const FeatureContext& c, int gpu);
+FeatureValue incidents_per_hour(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int gpu);
-FeatureValue kernel_tainted(const FeatureContext& c, int gpu);
 FeatureValue gpu_reset_events(const FeatureContext& c, int gpu);
 FeatureValue maintenance_incidents(const FeatureContext& c, int gpu);
 FeatureValue reboot_incidents(const FeatureContext& c, int gpu);
@@ -219,6 +229,9 @@ std::vector<AcReport> ac_reports(const FeatureContext& c);
 FeatureValue ac_switches(const FeatureContext& c, int gpu);
 FeatureValue ac_switches_per_hour(const FeatureContext& c, int gpu);
 FeatureValue battery_s(const FeatureContext& c, int gpu);
+/// Mean power / graphics clock of busy rows on battery over that on AC power.
+FeatureValue battery_busy_power_ratio(const FeatureContext& c, int gpu);
+FeatureValue battery_busy_clock_ratio(const FeatureContext& c, int gpu);
 FeatureValue lid_closes(const FeatureContext& c, int gpu);
 FeatureValue laptop_signals(const FeatureContext& c, int gpu);
 FeatureValue suspends(const FeatureContext& c, int gpu);
@@ -242,16 +255,42 @@ FeatureValue reboot_downtime_s(const FeatureContext& c, int gpu);
 FeatureValue power_event_loss_s(const FeatureContext& c, int gpu);
 FeatureValue power_event_loss_fraction(const FeatureContext& c, int gpu);
 
+// ---- known-benign driver messages (benign.cpp) ----
+/// A row of the benign table: every part must occur in the message.
+struct BenignDriverMessage {
+  std::string_view parts[2];
+  std::string_view why;  ///< why it is harmless, and who says so
+};
+std::span<const BenignDriverMessage> benign_driver_messages_table() noexcept;
+bool is_benign_driver_message(std::string_view text) noexcept;
+/// Whether an event row is a driver_error whose text is known-benign.
+bool is_benign_event(const FeatureContext& c, std::uint32_t row);
+FeatureValue benign_driver_messages(const FeatureContext& c, int gpu);
+FeatureValue driver_error_events(const FeatureContext& c, int gpu);
+
+// ---- lost GPUs (lost_gpu.cpp) ----
+/// Time GPUs were lost after an Xid 79, a fall off the bus or an RmInitAdapter failure naming
+/// them, until each was back (its next sample row or the next boot), else until the end of the
+/// measured window; intervals of one GPU are merged. Host scope: summed over GPUs.
+struct LostTime {
+  TimeNs total = 0;    ///< lost GPU-time
+  TimeNs in_span = 0;  ///< of it, inside the host's sampled span (F006's window)
+  std::size_t events = 0, not_back = 0, unattributed = 0, unplaced = 0;
+  std::uint32_t first = 0;
+};
+LostTime lost_time(const FeatureContext& c, int gpu);
+FeatureValue gpu_lost_s(const FeatureContext& c, int gpu);
+
 // ---- services: containers, cron, windows (services.cpp) ----
 FeatureValue container_starts(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_mean_s(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_max_s(const FeatureContext& c, int gpu);
 FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu);
 FeatureValue log_uptime_s(const FeatureContext& c, int gpu);
+FeatureValue gpu_service_restarts(const FeatureContext& c, int gpu);
 
 // ---- derived figures (derived.cpp) ----
 FeatureValue effective_utilization(const FeatureContext& c, int gpu);
-FeatureValue incidents_per_hour(const FeatureContext& c, int gpu);
 FeatureValue effective_gpu_hours(const FeatureContext& c, int gpu);
 FeatureValue energy_per_busy_hour_kwh(const FeatureContext& c, int gpu);
 FeatureValue idle_energy_fraction(const FeatureContext& c, int gpu);

@@ -26,17 +26,91 @@ std::string_view missing_reason(LogSource s) noexcept {
 
 namespace {
 
+// The GPU of a PCI address: the device record with that bus id; else, when no device record
+// knows any bus id and the message comes from the NVIDIA driver of a one-GPU machine, that GPU.
+// An address that records exist for but none matches (a root port, an NVMe drive) is no GPU.
+int gpu_of_pci(std::string_view s, bool nvidia_message, const std::vector<int>& gpus,
+               const std::vector<const GpuDevice*>& devs) {
+  const std::string bus = normalize_pci_bus(s);
+  if (bus.empty()) return -1;
+  bool any_bus = false;
+  for (std::size_t k = 0; k < gpus.size(); ++k) {
+    if (!devs[k] || devs[k]->pci_bus.empty()) continue;
+    any_bus = true;
+    if (devs[k]->pci_bus == bus) return gpus[k];
+  }
+  if (!any_bus && nvidia_message && gpus.size() == 1) return gpus[0];
+  return -1;
+}
+
 // The GPU index an event's `gpu` text names: a plain index, or a PCI address of a known device.
-int resolve_gpu(std::string_view s, const std::vector<int>& gpus, const std::vector<const GpuDevice*>& devs) {
+int resolve_gpu(std::string_view s, bool nvidia_message, const std::vector<int>& gpus,
+                const std::vector<const GpuDevice*>& devs) {
   s = text::trim(s);
   if (s.empty()) return -1;
   if (auto idx = text::to_int<int>(s)) return *idx;
-  const std::string bus = normalize_pci_bus(s);
-  if (!bus.empty())
-    for (std::size_t k = 0; k < gpus.size(); ++k)
-      if (devs[k] && devs[k]->pci_bus == bus) return gpus[k];
-  // One GPU and no way to tell: the message can only be about it.
-  if (gpus.size() == 1) return gpus[0];
+  return gpu_of_pci(s, nvidia_message, gpus, devs);
+}
+
+// The next PCI address (`0000:01:00.0`, `00000000:01:00.0`, `0000:01:00`) in t at or after
+// `from`; empty when none. `from` moves past it.
+std::string_view next_pci(std::string_view t, std::size_t& from) {
+  for (std::size_t i = from; i + 10 <= t.size(); ++i) {
+    if (!text::is_hex(t[i]) || (i > 0 && (text::is_hex(t[i - 1]) || t[i - 1] == ':'))) continue;
+    std::size_t j = i;
+    while (j < t.size() && text::is_hex(t[j])) ++j;
+    const std::size_t dom = j - i;
+    if (dom < 4 || dom > 8 || j + 6 > t.size() || t[j] != ':' || !text::is_hex(t[j + 1]) || !text::is_hex(t[j + 2]) ||
+        t[j + 3] != ':' || !text::is_hex(t[j + 4]) || !text::is_hex(t[j + 5])) {
+      i = j;
+      continue;
+    }
+    j += 6;
+    if (j + 1 < t.size() && t[j] == '.' && text::is_digit(t[j + 1])) j += 2;
+    from = j;
+    return t.substr(i, j - i);
+  }
+  from = t.size();
+  return {};
+}
+
+// The GPU index right after `marker` (`GPU:1:` of nvidia-modeset, `GPU1 ` of NVRM), or -1.
+int index_after(std::string_view t, std::string_view marker) {
+  const auto p = t.find(marker);
+  if (p == std::string_view::npos) return -1;
+  std::size_t e = p + marker.size(), b = e;
+  while (e < t.size() && text::is_digit(t[e])) ++e;
+  if (e == b || e - b > 3) return -1;
+  return text::to_int<int>(t.substr(b, e - b)).value_or(-1);
+}
+
+// Messages of the NVIDIA driver (their PCI address is a GPU's); AER and link messages name
+// whichever device reports them.
+bool is_nvidia_kind(EventKind k) {
+  switch (k) {
+    case EventKind::xid:
+    case EventKind::fallen_off_bus:
+    case EventKind::rm_init_failed:
+    case EventKind::gsp_error:
+    case EventKind::driver_error:
+    case EventKind::nv_assert: return true;
+    default: return false;
+  }
+}
+
+// The GPU an event names in its text, when its `gpu` field names none that is known: the
+// `GPU:N` of nvidia-modeset, the `GPUN` of NVRM, or any PCI address in the text that a device
+// record maps (an AER report names the root port first and the GPU after it). -1 when none.
+int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus, const std::vector<const GpuDevice*>& devs) {
+  if (k == EventKind::driver_error || k == EventKind::gsp_error || k == EventKind::nv_assert) {
+    for (std::string_view marker : {"GPU:", "NVRM: GPU"})
+      if (const int g = index_after(t, marker); g >= 0 && std::find(gpus.begin(), gpus.end(), g) != gpus.end()) return g;
+  }
+  // An AER report from the NVIDIA driver (`nvidia 0000:01:00.0: PCIe Bus Error`) is the GPU's.
+  const bool nvidia = is_nvidia_kind(k) || (k == EventKind::pcie_aer && text::trim(t).substr(0, 7) == "nvidia ");
+  std::size_t from = 0;
+  for (std::string_view pci = next_pci(t, from); !pci.empty(); pci = next_pci(t, from))
+    if (const int g = gpu_of_pci(pci, nvidia, gpus, devs); g >= 0) return g;
   return -1;
 }
 
@@ -137,17 +211,30 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
   const Table& e = t.events;
   const Column& kind = e.column(event_col::kind);
   const Column& egpu = e.column(event_col::gpu);
-  std::vector<int> code_gpu(egpu.dictionary().size(), -2);
+  const Column& flags = e.column(event_col::flags);
+  // Per dictionary code of the `gpu` column, resolved once: [0] any message, [1] the NVIDIA driver's.
+  std::vector<std::array<int, 2>> code_gpu(egpu.dictionary().size(), {-2, -2});
   event_gpu.assign(e.rows(), -1);
   for (std::size_t r = 0; r < e.rows(); ++r) {
     const auto k = static_cast<std::size_t>(kind.get_int(r));
     if (k < kEventKindCount) events_by_kind[k].push_back(static_cast<std::uint32_t>(r));
+    const auto ek = static_cast<EventKind>(k);
     if (egpu.is_valid(r)) {
       const auto code = egpu.get_code(r);
-      if (code_gpu[code] == -2) code_gpu[code] = resolve_gpu(egpu.get_string(r), gpus, gpu_device);
-      event_gpu[r] = code_gpu[code];
+      const bool nv = is_nvidia_kind(ek);
+      int& slot = code_gpu[code][nv ? 1 : 0];
+      if (slot == -2) slot = resolve_gpu(egpu.get_string(r), nv, gpus, gpu_device);
+      event_gpu[r] = slot;
     }
-    if (e.ts().is_valid(r)) {
+    // Only the kinds that name a device are read again; kernel noise is never looked at.
+    if (event_gpu[r] < 0 && !gpus.empty() &&
+        (is_nvidia_kind(ek) || ek == EventKind::pcie_aer || ek == EventKind::pcie_link_degraded || ek == EventKind::gpu_reset))
+      event_gpu[r] = gpu_from_text(e.column(event_col::text).get_string(r), ek, gpus, gpu_device);
+    // An event placed at its file's modification time has no time of its own: it does not
+    // widen the measured window.
+    const auto fl = flags.is_valid(r) ? flags.get_int(r) : 0;
+    const bool at_mtime = (fl & kFlagApproxTime) && !(fl & (kFlagFromMonotonic | kFlagFromWall));
+    if (e.ts().is_valid(r) && !at_mtime) {
       const TimeNs ts = e.ts().get_int(r);
       if (events_first == kNoTime || ts < events_first) events_first = ts;
       if (events_last == kNoTime || ts > events_last) events_last = ts;

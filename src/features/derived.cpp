@@ -13,52 +13,65 @@ namespace {
 std::string num(double v) { return format_number(v); }
 }  // namespace
 
-FeatureValue effective_utilization(const FeatureContext& c, int gpu) {
-  const FeatureValue idle = gpu_idle_fraction(c, gpu);
-  if (!idle.value) return idle;
+namespace {
+
+// The parts of effective utilization over one scope. The window is the host's sampled span
+// [first row, last row's end); of it each GPU counts its sampled seconds (rows that report sm),
+// the host's power-event loss (suspended and sample-less time after power events) and the time
+// it was lost (fallen off the bus). Unsampled time that nothing explains is left out.
+struct Utilization {
+  double busy_s = 0, sampled_s = 0, power_loss_s = 0, lost_s = 0, queue = 0;
+  std::size_t gpus = 0;
+  std::string unmeasured;  // what the sources present could not measure
+  double denominator() const noexcept { return sampled_s + power_loss_s + lost_s; }
+};
+
+std::optional<FeatureValue> utilization_of(const FeatureContext& c, int gpu, Utilization& u) {
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return n;
+  const bool kernel = c.has(LogSource::kernel);
+  const FeatureValue loss = power_event_loss_s(c, -1);
+  for (auto k : scope_slots(c, gpu)) {
+    const int g = c.gpus[k];
+    const auto& st = c.stats(g, GpuMetric::sm_pct);
+    if (st.n == 0) continue;
+    ++u.gpus;
+    u.sampled_s += st.covered_s;
+    u.busy_s += *gpu_busy_s(c, g).value;
+    if (loss.value) u.power_loss_s += *loss.value;
+    if (kernel) u.lost_s += seconds(lost_time(c, g).in_span);
+  }
+  auto add = [&](std::string_view what) { u.unmeasured += fmt::format("{}{}", u.unmeasured.empty() ? "" : "; ", what); };
+  if (!loss.value)
+    add(fmt::format("power-event loss not measured ({}): suspends and AC switches are not in the window", loss.reason));
+  if (!kernel) add("lost GPU time not measured (no kernel or system log): a GPU that fell off the bus is not seen");
   const FeatureValue queue = launch_queue_fraction(c, -1);
-  const FeatureValue loss = power_event_loss_fraction(c, -1);
-  const double q = queue.value.value_or(0.0), l = loss.value.value_or(0.0);
-  const double v = std::clamp(1.0 - *idle.value - q - l, 0.0, 1.0);
-  std::string ev = fmt::format("1 - idle {} - queue {} - power loss {}", num(*idle.value), num(q), num(l));
-  if (!queue.value) ev += fmt::format("; launch_queue_fraction taken as 0 ({})", queue.reason);
-  if (!loss.value) ev += fmt::format("; power_event_loss_fraction taken as 0 ({})", loss.reason);
+  if (queue.value) u.queue = *queue.value;
+  else add(fmt::format("launch queueing not measured ({})", queue.reason));
+  return std::nullopt;
+}
+
+}  // namespace
+
+FeatureValue effective_utilization(const FeatureContext& c, int gpu) {
+  Utilization u;
+  if (auto n = utilization_of(c, gpu, u)) return *n;
+  if (u.denominator() <= 0) return null_because("no sampled time: every row has a zero interval");
+  const double v = std::clamp(u.busy_s * (1.0 - u.queue) / u.denominator(), 0.0, 1.0);
+  std::string ev = fmt::format("busy {} s x (1 - queue {}) / (sampled {} s + power-event loss {} s + lost {} s)",
+                               num(u.busy_s), num(u.queue), num(u.sampled_s), num(u.power_loss_s), num(u.lost_s));
+  if (gpu < 0) ev += fmt::format(" over {} GPUs", u.gpus);
+  if (!u.unmeasured.empty()) ev += "; not measured, not counted: " + u.unmeasured;
   return value(v, ev);
 }
 
-FeatureValue incidents_per_hour(const FeatureContext& c, int) {
-  const FeatureValue n = maintenance_incidents(c, -1);
-  if (!n.value) return n;
-  std::string basis;
-  const double h = rate_hours(c, &basis);
-  if (h <= 0) return null_because("no time span: no placed samples or events");
-  return value(*n.value / h, fmt::format("{} incidents {}", num(*n.value), basis));
-}
-
 FeatureValue effective_gpu_hours(const FeatureContext& c, int gpu) {
-  if (gpu >= 0) {
-    const FeatureValue s = gpu_sampled_s(c, gpu);
-    if (!s.value) return s;
-    const FeatureValue e = effective_utilization(c, gpu);
-    if (!e.value) return e;
-    return value(*s.value / 3600.0 * *e.value,
-                 fmt::format("{} s sampled x effective utilization {}", num(*s.value), num(*e.value)));
-  }
-  if (auto n = need_samples(c, -1)) return *n;
-  double sum = 0;
-  std::size_t used = 0;
-  std::string first_reason;
-  for (int g : c.gpus) {
-    const FeatureValue v = effective_gpu_hours(c, g);
-    if (v.value) {
-      sum += *v.value;
-      ++used;
-    } else if (first_reason.empty()) {
-      first_reason = v.reason;
-    }
-  }
-  if (used == 0) return null_because(first_reason);
-  return value(sum, fmt::format("sum over {} of {} GPUs", used, c.gpus.size()));
+  // Effective utilization times its window: the busy hours less launch queueing. Suspended or
+  // lost time is in the window's denominator only, so it is never taken out of busy time twice.
+  Utilization u;
+  if (auto n = utilization_of(c, gpu, u)) return *n;
+  return value(u.busy_s * (1.0 - u.queue) / 3600.0,
+               fmt::format("busy {} s x (1 - queue {}) over {} GPUs", num(u.busy_s), num(u.queue), u.gpus) +
+                   (u.queue == 0 && !c.has(LogSource::profiler) ? "; launch queueing not measured (no profiler trace)" : ""));
 }
 
 FeatureValue energy_per_busy_hour_kwh(const FeatureContext& c, int gpu) {

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "features/compute.hpp"
+#include "gpucost/text.hpp"
 
 namespace gpucost::features {
 
@@ -94,14 +96,95 @@ FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu) {
                       });
 }
 
+namespace {
+
+// The PCIe generation of `N GT/s` (2.5 gen 1, 5 gen 2, 8 gen 3, 16 gen 4, 32 gen 5, 64 gen 6).
+std::optional<int> gen_of_rate(double gts) {
+  static constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
+  for (int i = 0; i < 6; ++i)
+    if (gts > kRates[i] * 0.9 && gts < kRates[i] * 1.1) return i + 1;
+  return std::nullopt;
+}
+
+// The generation the kernel's `limited by 8.0 GT/s PCIe x8 link` line (printed when the GPU is
+// probed, its link trained for work) gives for a GPU; nullopt when no such line names it.
+std::optional<int> kernel_trained_gen(const FeatureContext& c, int gpu) {
+  std::optional<int> gen;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::pcie_link_degraded)]) {
+    if (c.event_gpu[r] != gpu) continue;
+    const std::string_view t = c.event_text(r);
+    const auto p = t.find("limited by ");
+    if (p == std::string_view::npos) continue;
+    std::string_view rest = t.substr(p + 11);
+    const auto sp = rest.find(" GT/s");
+    if (sp == std::string_view::npos) continue;
+    double v = 0;
+    if (std::from_chars(rest.data(), rest.data() + sp, v).ec != std::errc{}) continue;
+    if (auto g = gen_of_rate(v); g && (!gen || *g > *gen)) gen = g;
+  }
+  return gen;
+}
+
+}  // namespace
+
 FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "current PCIe generation (nvidia-smi -q)",
-                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_current) : std::nullopt; });
+  // nvidia-smi -q is a snapshot, usually of an idle GPU whose link has dropped to gen 1 to save
+  // power; the kernel's probe line says what the link trains to for work. The higher one is what
+  // the link runs at under load.
+  return device_value(c, gpu, HostAgg::min, "PCIe generation under load (kernel 'limited by' line or nvidia-smi -q)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        std::optional<double> q = d ? opt(d->pcie_gen_current) : std::nullopt;
+                        const auto k = g >= 0 ? kernel_trained_gen(cx, g) : std::nullopt;
+                        if (k && (!q || *k > *q)) return *k;
+                        return q;
+                      });
 }
 
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::min, "maximum PCIe generation (nvidia-smi -q)",
                       [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_max) : std::nullopt; });
+}
+
+namespace {
+
+// The version in an `NVRM: loading NVIDIA UNIX ... Kernel Module  550.120  ...` line: the first
+// blank-separated token of digits and dots with at least one dot; empty when none.
+std::string_view driver_version_of(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    const std::string_view tok = text.substr(i, j - i);
+    const bool version = !tok.empty() && text::is_digit(tok.front()) && tok.find('.') != std::string_view::npos &&
+                         std::all_of(tok.begin(), tok.end(), [](char ch) { return text::is_digit(ch) || ch == '.'; });
+    if (version) return tok;
+    i = j;
+  }
+  return {};
+}
+
+}  // namespace
+
+FeatureValue driver_versions(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  // In time order (placed loads first, as the table keeps them): each version once, the changes.
+  std::vector<std::string_view> seen;
+  std::string_view last;
+  std::size_t loads = 0, changes = 0;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_load)]) {
+    const std::string_view v = driver_version_of(c.event_text(r));
+    if (v.empty()) continue;
+    ++loads;
+    if (!last.empty() && v != last) ++changes;
+    last = v;
+    if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+  }
+  if (loads == 0) return value(0, "no 'NVRM: loading NVIDIA UNIX ... Kernel Module' line with a version");
+  std::string list;
+  for (auto v : seen) list += fmt::format("{}{}", list.empty() ? "" : ", ", v);
+  return value(static_cast<double>(seen.size()),
+               fmt::format("{} driver loads; versions in order: {}; {} changes between consecutive loads", loads, list, changes));
 }
 
 }  // namespace gpucost::features

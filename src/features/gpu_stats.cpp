@@ -79,6 +79,18 @@ double rate_hours(const FeatureContext& c, std::string* basis) {
   return h > 0 ? h : 0;
 }
 
+std::pair<TimeNs, TimeNs> rate_window(const FeatureContext& c) noexcept {
+  if (!c.host_coverage.empty()) return {c.host_coverage.front().first, c.host_coverage.back().second};
+  return {c.window_begin, c.window_end == kNoTime ? kNoTime : c.window_end + 1};  // the last event is inside
+}
+
+bool in_rate_window(const FeatureContext& c, std::uint32_t row) noexcept {
+  if (!c.event_placed(row)) return false;
+  const auto [a, b] = rate_window(c);
+  const TimeNs t = c.event_time(row);
+  return a != kNoTime && t >= a && t < b;
+}
+
 std::vector<std::size_t> scope_slots(const FeatureContext& c, int gpu) {
   std::vector<std::size_t> slots;
   if (gpu < 0) {
@@ -171,14 +183,6 @@ FeatureValue gpu_sampled_s(const FeatureContext& c, int gpu) {
   TimeNs sum = 0;
   for (auto r : rows) sum += c.sample_interval(r);
   return value(seconds(sum), rows_evidence(c, gpu, rows.size(), rows.front()));
-}
-
-FeatureValue gpu_sample_interval_mean_s(const FeatureContext& c, int gpu) {
-  if (auto n = need_samples(c, gpu)) return *n;
-  const auto& rows = c.rows(gpu);
-  TimeNs sum = 0;
-  for (auto r : rows) sum += c.sample_interval(r);
-  return value(seconds(sum) / static_cast<double>(rows.size()), rows_evidence(c, gpu, rows.size(), rows.front()));
 }
 
 FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu) {

@@ -7,20 +7,21 @@
 #include <set>
 
 #include "features/compute.hpp"
+#include "gpucost/features/xid_catalog.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost::features {
 
 XidClass xid_class(std::optional<std::int64_t> code) noexcept {
-  if (!code) return XidClass::other;
-  switch (*code) {
-    case 13: case 31: case 43: case 45: return XidClass::application;
-    case 32: case 61: case 62: case 119: case 120: return XidClass::driver_firmware;
-    case 48: case 63: case 64: case 94: case 95: return XidClass::memory_ecc;
-    case 74: case 79: return XidClass::bus;
-    case 154: return XidClass::recovery_action;
-    default: return XidClass::other;
-  }
+  const XidInfo* x = code ? xid_info(*code) : nullptr;
+  if (!x) return XidClass::other;
+  const std::string_view k = x->xid_class;
+  if (k == "application") return XidClass::application;
+  if (k == "driver_firmware") return XidClass::driver_firmware;
+  if (k == "memory_ecc") return XidClass::memory_ecc;
+  if (k == "bus") return XidClass::bus;
+  if (k == "recovery_action") return XidClass::recovery_action;
+  return XidClass::other;
 }
 
 std::string_view xid_class_name(XidClass c) noexcept {
@@ -62,17 +63,21 @@ Maintenance maintenance_of(const FeatureContext& c, std::uint32_t r) {
   const auto kind = static_cast<EventKind>(c.timeline.events.column(event_col::kind).get_int(r));
   switch (kind) {
     case EventKind::xid: {
+      // What the catalog says the code needs from a person (data/xid-catalog.csv).
       const auto code = c.event_code(r);
-      switch (xid_class(code)) {
-        case XidClass::driver_firmware:
-        case XidClass::memory_ecc: return {true, false};
-        case XidClass::bus: return {true, code && *code == 79};
-        case XidClass::recovery_action: {
+      const XidInfo* x = code ? xid_info(*code) : nullptr;
+      if (!x) return {};
+      switch (x->needs) {
+        case XidNeeds::none: return {};
+        case XidNeeds::reset:
+        case XidNeeds::rma: return {true, false};
+        case XidNeeds::reboot: return {true, true};
+        case XidNeeds::per_line: {
           const int a = xid154_action(c.event_text(r));
           return {a != 0, a == 2};
         }
-        default: return {};
       }
+      return {};
     }
     case EventKind::fallen_off_bus:
     case EventKind::rm_init_failed: return {true, true};
@@ -90,7 +95,7 @@ struct Incidents {
 
 // Clusters maintenance events: an event at most kIncidentGapNs after the previous one joins its
 // incident. Unplaced events (no time) form one incident together.
-Incidents maintenance_incidents_of(const FeatureContext& c) {
+Incidents maintenance_incidents_of(const FeatureContext& c, bool rate_window_only = false) {
   std::vector<std::pair<TimeNs, std::uint32_t>> placed;
   Incidents out;
   bool unplaced_reboot = false, have_first = false;
@@ -98,7 +103,7 @@ Incidents maintenance_incidents_of(const FeatureContext& c) {
                  EventKind::gpu_reset})
     for (auto r : kind_rows(c, k)) {
       const Maintenance m = maintenance_of(c, r);
-      if (!m.counts) continue;
+      if (!m.counts || (rate_window_only && !in_rate_window(c, r))) continue;
       ++out.events;
       if (!have_first || r < out.first) out.first = r;
       have_first = true;
@@ -192,20 +197,24 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue xid_events_per_hour(const FeatureContext& c, int) {
-  FeatureValue n = xid_events(c, -1);
-  if (!n.value) return n;
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::string basis;
   const double h = rate_hours(c, &basis);
   if (h <= 0) return null_because("no time span: no placed samples or events");
-  return value(*n.value / h, n.evidence + "; " + basis);
+  // Only the events inside the window the hours measure (not last month's kern.log.2.gz).
+  std::size_t in = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) in += in_rate_window(c, r);
+  return value(static_cast<double>(in) / h, fmt::format("{} of {} Xid events inside the window; ", in,
+                                                         kind_rows(c, EventKind::xid).size()) + basis);
 }
 
 namespace {
-FeatureValue aer_by_severity(const FeatureContext& c, bool corrected) {
+FeatureValue aer_by_severity(const FeatureContext& c, int gpu, bool corrected) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::pcie_aer)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
     const auto code = c.event_code(r);
     const bool is_corrected = code && *code == 0;
     const bool is_uncorrected = code && (*code == 1 || *code == 2);
@@ -216,14 +225,8 @@ FeatureValue aer_by_severity(const FeatureContext& c, bool corrected) {
 }
 }  // namespace
 
-FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int) { return aer_by_severity(c, true); }
-FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int) { return aer_by_severity(c, false); }
-
-FeatureValue kernel_tainted(const FeatureContext& c, int) {
-  FeatureValue n = event_count(c, -1, EventKind::taint);
-  if (!n.value) return n;
-  return value(*n.value > 0 ? 1.0 : 0.0, n.evidence);
-}
+FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int gpu) { return aer_by_severity(c, gpu, true); }
+FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int gpu) { return aer_by_severity(c, gpu, false); }
 
 FeatureValue gpu_reset_events(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
@@ -232,6 +235,16 @@ FeatureValue gpu_reset_events(const FeatureContext& c, int) {
   for (auto r : kind_rows(c, EventKind::gpu_reset))
     if (is_nvidia_reset(c.event_text(r)) && n++ == 0) first = r;
   return value(static_cast<double>(n), events_evidence(c, n, first, "NVIDIA GPU reset events"));
+}
+
+FeatureValue incidents_per_hour(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  std::string basis;
+  const double h = rate_hours(c, &basis);
+  if (h <= 0) return null_because("no time span: no placed samples or events");
+  // Only the incidents inside the window the hours measure.
+  const Incidents in = maintenance_incidents_of(c, true);
+  return value(static_cast<double>(in.incidents) / h, fmt::format("{} incidents inside the window {}", in.incidents, basis));
 }
 
 FeatureValue maintenance_incidents(const FeatureContext& c, int) {
@@ -273,6 +286,58 @@ FeatureValue application_xid_incidents(const FeatureContext& c, int) {
   if (unplaced) ++n;
   return value(static_cast<double>(n), events_evidence(c, events, first, "application Xid events") +
                                            (unplaced ? fmt::format("; {} unplaced counted as one", unplaced) : ""));
+}
+
+}  // namespace gpucost::features
+
+namespace gpucost::features {
+
+FeatureValue gsp_error_events(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  // The GSP's own reports, and the Xids NVIDIA's catalog words as GSP failures (119 RPC timeout,
+  // 120 GSP error): the driver prints either, or both.
+  std::size_t reports = 0, xids = 0;
+  std::uint32_t first = 0;
+  bool have = false;
+  auto take = [&](std::uint32_t r) {
+    if (!have || r < first) first = r;
+    have = true;
+  };
+  for (auto r : kind_rows(c, EventKind::gsp_error))
+    if (gpu < 0 || c.event_gpu[r] == gpu) ++reports, take(r);
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    const auto code = c.event_code(r);
+    if ((gpu < 0 || c.event_gpu[r] == gpu) && code && (*code == 119 || *code == 120)) ++xids, take(r);
+  }
+  return value(static_cast<double>(reports + xids),
+               fmt::format("{} GSP reports, {} Xid 119/120 events", reports, xids) + (have ? "; first " + c.event_where(first) : ""));
+}
+
+FeatureValue pcie_aer_events(const FeatureContext& c, int gpu) { return event_count(c, gpu, EventKind::pcie_aer); }
+
+FeatureValue xid_processes(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  // Newer drivers name the process an Xid hit (`pid=1234, name=python3`): one workload behind
+  // most Xids points at the application, many at the GPU.
+  const Column& proc = c.timeline.events.column(event_col::process);
+  std::vector<std::pair<std::string_view, std::size_t>> by_name;
+  std::size_t named = 0, xids = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
+    ++xids;
+    if (!proc.is_valid(r)) continue;
+    ++named;
+    const std::string_view name = proc.get_string(r);
+    auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& p) { return p.first == name; });
+    if (it == by_name.end()) by_name.emplace_back(name, 1);
+    else ++it->second;
+  }
+  std::stable_sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string list;
+  for (const auto& [name, n] : by_name) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", name, n);
+  return value(static_cast<double>(by_name.size()),
+               fmt::format("{} of {} Xid events name a process", named, xids) + (list.empty() ? "" : ": " + list));
 }
 
 }  // namespace gpucost::features

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "features/compute.hpp"
 
@@ -125,12 +126,16 @@ FeatureValue ac_switches(const FeatureContext& c, int) {
                                                    c.event_where(reps.front().row)));
 }
 
-FeatureValue ac_switches_per_hour(const FeatureContext& c, int gpu) {
-  FeatureValue n = ac_switches(c, gpu);
-  if (!n.value) return n;
+FeatureValue ac_switches_per_hour(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
   if (c.host_sampled_s() <= 0) return null_because("no GPU samples (nvidia-smi dmon or --query-gpu)");
-  return value(*n.value / (c.host_sampled_s() / 3600.0),
-               n.evidence + fmt::format("; per {:.4g} h of host gpu_sampled_s", c.host_sampled_s() / 3600.0));
+  // Only the switches inside the sampled span that the hours measure.
+  std::size_t in = 0, all = 0;
+  for (const auto& r : ac_reports(c))
+    if (r.counted) ++all, in += in_rate_window(c, r.row);
+  return value(static_cast<double>(in) / (c.host_sampled_s() / 3600.0),
+               fmt::format("{} of {} AC switches inside the sampled span; per {:.4g} h of host gpu_sampled_s", in, all,
+                           c.host_sampled_s() / 3600.0));
 }
 
 FeatureValue battery_s(const FeatureContext& c, int) {
@@ -152,6 +157,53 @@ FeatureValue battery_s(const FeatureContext& c, int) {
   return value(seconds(sum), reps.empty() ? std::string("no AC reports: assumed on AC power")
                                           : fmt::format("{} AC reports; first {}", reps.size(), c.event_where(reps.front().row)));
 }
+
+namespace {
+
+// Busy rows (sm above the idle threshold) on battery against on AC power: the mean of a metric
+// on each side, as battery / AC. Battery time runs from an AC offline report to the next online
+// one (as battery_s); before the first report the machine counts as on AC only when that first
+// report is an unplug.
+FeatureValue battery_ratio(const FeatureContext& c, int gpu, GpuMetric m) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_metric(c, gpu, m)) return *n;
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
+  const auto reps = ac_reports(c);
+  if (reps.empty()) return null_because("no AC adapter reports: not a laptop, or no battery time to compare");
+  std::vector<std::pair<TimeNs, TimeNs>> battery;
+  for (std::size_t k = 0; k < reps.size(); ++k) {
+    if (reps[k].online || (k > 0 && !reps[k - 1].online)) continue;
+    TimeNs end = kNoTime;
+    for (std::size_t j = k + 1; j < reps.size() && end == kNoTime; ++j)
+      if (reps[j].online) end = reps[j].ts;
+    battery.emplace_back(reps[k].ts, end == kNoTime ? std::numeric_limits<TimeNs>::max() : end);
+  }
+  // Before the first report the state is unknown unless that report is an unplug (then: AC).
+  const TimeNs known_from = reps.front().online ? reps.front().ts : std::numeric_limits<TimeNs>::min();
+  const ColumnReader v(c.metric(m)), sm(c.metric(GpuMetric::sm_pct));
+  double bat_sum = 0, ac_sum = 0;
+  std::size_t bat_n = 0, ac_n = 0;
+  for (auto r : c.rows(gpu)) {
+    if (!v.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
+    const TimeNs t = c.sample_time(r);
+    if (t < known_from) continue;
+    const bool on_battery = std::any_of(battery.begin(), battery.end(), [&](const auto& b) { return t >= b.first && t < b.second; });
+    (on_battery ? bat_sum : ac_sum) += v.get_float(r);
+    ++(on_battery ? bat_n : ac_n);
+  }
+  const auto name = gpu_metric_name(m);
+  if (bat_n == 0) return null_because(fmt::format("no busy row on battery reports {}", name));
+  if (ac_n == 0) return null_because(fmt::format("no busy row on AC power reports {}", name));
+  const double bat = bat_sum / static_cast<double>(bat_n), ac = ac_sum / static_cast<double>(ac_n);
+  if (ac <= 0) return null_because(fmt::format("{} is 0 in every busy row on AC power", name));
+  return value(bat / ac, fmt::format("busy rows: {} on battery, mean {} {:.4g}; {} on AC, mean {:.4g}", bat_n, name, bat,
+                                     ac_n, ac));
+}
+
+}  // namespace
+
+FeatureValue battery_busy_power_ratio(const FeatureContext& c, int gpu) { return battery_ratio(c, gpu, GpuMetric::power_w); }
+FeatureValue battery_busy_clock_ratio(const FeatureContext& c, int gpu) { return battery_ratio(c, gpu, GpuMetric::pclk_mhz); }
 
 FeatureValue lid_closes(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
@@ -345,12 +397,57 @@ FeatureValue boots(const FeatureContext& c, int) {
                    (unplaced ? fmt::format("; {} unplaced boot events ignored", unplaced) : ""));
 }
 
+namespace {
+
+// Whether user space logged (a syslog or journal message of a daemon, not the kernel) in
+// [from, to): only then could a clean shutdown have been seen. Boots read from kern.log alone
+// carry kernel messages only.
+bool user_space_logged(const FeatureContext& c, TimeNs from, TimeNs to) {
+  const Table& e = c.timeline.events;
+  const Column& ident = e.column(event_col::ident);
+  const Column& kind = e.column(event_col::kind);
+  std::size_t lo = 0, hi = e.rows();
+  while (lo < hi) {  // placed events come first, in time order
+    const std::size_t mid = (lo + hi) / 2;
+    if (e.ts().is_valid(mid) && e.ts().get_int(mid) < from) lo = mid + 1; else hi = mid;
+  }
+  for (std::size_t r = lo; r < e.rows() && e.ts().is_valid(r) && e.ts().get_int(r) < to; ++r) {
+    if (source_of(static_cast<EventKind>(kind.get_int(r))) == LogSource::service ||
+        static_cast<EventKind>(kind.get_int(r)) == EventKind::shutdown)
+      return true;
+    if (ident.is_valid(r) && ident.get_string(r) != "kernel") return true;
+  }
+  return false;
+}
+
+// The reboots whose previous boot no syslog or journal covers (null reason), or "" when all are.
+std::string uncovered_reboots(const FeatureContext& c, const std::vector<BootRecord>& boots) {
+  std::size_t reboots = 0, uncovered = 0;
+  std::uint32_t first = 0;
+  TimeNs prev_start = c.window_begin;
+  for (const auto& b : boots) {
+    if (b.previous_record != kNoTime) {
+      ++reboots;
+      if (!user_space_logged(c, prev_start, b.start) && uncovered++ == 0) first = b.row;
+    }
+    prev_start = b.start;
+  }
+  if (uncovered == 0) return {};
+  return fmt::format("{} of {} reboots follow a boot that no syslog or journal message covers (kernel log only, "
+                     "e.g. an older kern.log): its shutdown could not be seen; first reboot {}",
+                     uncovered, reboots, c.event_where(first));
+}
+
+}  // namespace
+
 FeatureValue unclean_reboots(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   const auto& shut = kind_rows(c, EventKind::shutdown);
   std::size_t reboots = 0, unclean = 0;
   std::uint32_t first = 0;
-  for (const auto& b : boot_clusters(c)) {
+  const auto boots = boot_clusters(c);
+  if (auto why = uncovered_reboots(c, boots); !why.empty()) return null_because(why);
+  for (const auto& b : boots) {
     if (b.previous_record == kNoTime) continue;  // the logs begin with this boot
     ++reboots;
     bool clean = false;
@@ -368,7 +465,10 @@ FeatureValue reboot_downtime_s(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   TimeNs sum = 0;
   std::size_t restarts = 0, off = 0;
-  for (const auto& b : boot_clusters(c)) {
+  const auto boots = boot_clusters(c);
+  // Without user space's messages a boot's last record is an early kernel line, not its end.
+  if (auto why = uncovered_reboots(c, boots); !why.empty()) return null_because(why);
+  for (const auto& b : boots) {
     if (b.previous_record == kNoTime) continue;
     const TimeNs gap = b.start - b.previous_record;
     if (gap > kRestartGapNs) {

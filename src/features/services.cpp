@@ -109,4 +109,30 @@ FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu) {
   return value(*n.value / h, n.evidence + fmt::format("; per {:.4g} h of log uptime", h));
 }
 
+FeatureValue gpu_service_restarts(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::service)) return *n;
+  // A GPU daemon that starts with the machine (nvidia-persistenced's `Started (pid)` seconds
+  // after the boot) has not restarted: only starts later than kServiceBootStartNs after the
+  // latest boot count.
+  std::size_t n = 0, at_boot = 0, unplaced = 0;
+  std::uint32_t first = 0;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::service_restart)]) {
+    if (!c.event_placed(r)) {
+      ++unplaced;
+      continue;
+    }
+    const TimeNs t = c.event_time(r);
+    auto b = std::upper_bound(c.boot_ts.begin(), c.boot_ts.end(), t);
+    if (b != c.boot_ts.begin() && t - *(b - 1) <= kServiceBootStartNs) {
+      ++at_boot;
+      continue;
+    }
+    if (n++ == 0) first = r;
+  }
+  std::string ev = events_evidence(c, n, first, "GPU daemon restarts", LogSource::service);
+  if (at_boot) ev += fmt::format("; {} starts within {} s of a boot not counted", at_boot, kServiceBootStartNs / kNsPerSec);
+  if (unplaced) ev += fmt::format("; {} starts without a time not counted", unplaced);
+  return value(static_cast<double>(n), ev);
+}
+
 }  // namespace gpucost::features

@@ -12,11 +12,14 @@ namespace {
 
 bool hot(const FeatureContext& c, double temp) { return temp > c.options.temp_threshold_c; }
 
-// Mean of `m` over hot rows vs cool rows (rows that report both m and gpu_temp_c), as a
-// relative drop in percent: 100 x (cool - hot) / cool.
+// Mean of `m` over hot rows vs cool rows, as a relative drop in percent: 100 x (cool - hot) /
+// cool. Like is compared with like: only busy rows (sm above the idle threshold) that report m
+// and gpu_temp_c, on both sides; an idle GPU is cool and slow, and comparing it with a busy hot
+// one would measure the load, not the heat (issue 14).
 FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, m)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
   struct Sums {
     double hot_sum = 0, cool_sum = 0;
     std::size_t hot_n = 0, cool_n = 0;
@@ -26,9 +29,11 @@ FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
       c.memo<Sums>(kMemoHeatDrop + static_cast<int>(m), gpu, [&] {
         const ColumnReader v(c.metric(m));
         const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
+        const ColumnReader sm(c.metric(GpuMetric::sm_pct));
         Sums o;
         for (auto r : c.rows(gpu)) {
           if (!v.is_valid(r) || !t.is_valid(r)) continue;
+          if (!sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
           if (o.hot_n + o.cool_n == 0) o.first = r;
           if (hot(c, t.get_float(r))) {
             o.hot_sum += v.get_float(r);
@@ -41,17 +46,19 @@ FeatureValue heat_drop(const FeatureContext& c, int gpu, GpuMetric m) {
         return o;
       });
   const auto name = gpu_metric_name(m);
+  const std::string busy = fmt::format(" while busy (sm > {:g} %)", c.options.idle_threshold_pct);
   if (hot_n + cool_n == 0)
-    return null_because(fmt::format("no GPU samples report both {} and gpu_temp_c", name));
+    return null_because(fmt::format("no busy GPU sample reports both {} and gpu_temp_c", name));
   if (hot_n == 0)
-    return null_because(never_hot(c, gpu));
+    return null_because(never_hot(c, gpu) + busy);
   if (cool_n == 0)
-    return null_because(gpu < 0 ? fmt::format("no GPU sample at or below {:g} °C", c.options.temp_threshold_c)
-                                : fmt::format("no sample of GPU {} at or below {:g} °C", gpu, c.options.temp_threshold_c));
+    return null_because((gpu < 0 ? fmt::format("no GPU sample at or below {:g} °C", c.options.temp_threshold_c)
+                                 : fmt::format("no sample of GPU {} at or below {:g} °C", gpu, c.options.temp_threshold_c)) +
+                        busy + ": heat cannot be separated from load");
   const double hot_mean = hot_sum / static_cast<double>(hot_n), cool_mean = cool_sum / static_cast<double>(cool_n);
   if (cool_mean <= 0) return null_because(fmt::format("{} is 0 in every cool sample", name));
   return value(100.0 * (cool_mean - hot_mean) / cool_mean,
-               fmt::format("hot: {} rows, mean {} {:.4g}; cool: {} rows, mean {:.4g}; first {}", hot_n, name, hot_mean,
+               fmt::format("hot: {} busy rows, mean {} {:.4g}; cool: {} busy rows, mean {:.4g}; first {}", hot_n, name, hot_mean,
                            cool_n, cool_mean, c.sample_where(first)));
 }
 
@@ -179,28 +186,30 @@ bool is_hw_error(const FeatureContext& c, std::uint32_t row) {
     }
     case EventKind::fallen_off_bus:
     case EventKind::rm_init_failed:
-    case EventKind::gsp_error:
-    case EventKind::driver_error:
-    case EventKind::pcie_aer: return true;
-    case EventKind::thermal: return c.event_code(row).value_or(1) != 0;
+    case EventKind::gsp_error: return true;
+    case EventKind::driver_error: return !is_benign_event(c, row);
+    // Corrected AER errors were retried by the link (a marginal link, F077), not a GPU error; an
+    // uncorrected one counts when it is about a GPU.
+    case EventKind::pcie_aer: return c.event_code(row).value_or(1) != 0 && c.event_gpu[row] >= 0;
+    // The kernel's thermal lines are about the CPU (machine-check `CPU4: Core temperature ...`,
+    // ACPI thermal zones): the GPU's heat is in its samples (F035-F039).
     default: return false;
   }
 }
 
 namespace {
 constexpr EventKind kHwKinds[] = {EventKind::xid,       EventKind::fallen_off_bus, EventKind::rm_init_failed,
-                                  EventKind::gsp_error, EventKind::driver_error,   EventKind::pcie_aer,
-                                  EventKind::thermal};
+                                  EventKind::gsp_error, EventKind::driver_error,   EventKind::pcie_aer};
 }
 
-FeatureValue hw_error_events(const FeatureContext& c, int) {
+FeatureValue hw_error_events(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   bool have_first = false;
   for (auto k : kHwKinds)
     for (auto r : c.events_by_kind[static_cast<std::size_t>(k)])
-      if (is_hw_error(c, r)) {
+      if ((gpu < 0 || c.event_gpu[r] == gpu) && is_hw_error(c, r)) {
         ++n;
         if (!have_first || r < first) first = r;
         have_first = true;
@@ -258,13 +267,16 @@ FeatureValue thermal_events(const FeatureContext& c, int) {
   return value(static_cast<double>(n), events_evidence(c, n, first, "thermal events"));
 }
 
-FeatureValue thermal_events_per_hour(const FeatureContext& c, int gpu) {
-  FeatureValue n = thermal_events(c, gpu);
-  if (!n.value) return n;
+FeatureValue thermal_events_per_hour(const FeatureContext& c, int) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
   std::string basis;
   const double h = rate_hours(c, &basis);
   if (h <= 0) return null_because("no time span: no placed samples or events");
-  return value(*n.value / h, n.evidence + "; " + basis);
+  // Only the events inside the window the hours measure.
+  std::size_t in = 0, all = 0;
+  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
+    if (c.event_code(r).value_or(1) != 0) ++all, in += in_rate_window(c, r);
+  return value(static_cast<double>(in) / h, fmt::format("{} of {} thermal events inside the window; ", in, all) + basis);
 }
 
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
@@ -274,7 +286,7 @@ FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
   std::size_t n = 0, total = 0;
   std::uint32_t first = 0;
   for (auto e : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
-    if (!c.event_placed(e)) continue;
+    if (!c.event_placed(e) || is_benign_event(c, e)) continue;
     ++total;
     const TimeNs ts = c.event_time(e);
     bool is_hot = false;

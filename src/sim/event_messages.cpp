@@ -142,6 +142,8 @@ std::string xid_text(const World& w, const XidPlan& x, Rng& rng) {
       return s + "pid='<unknown>', name=<unknown>, Row Remapper: New row (0x0000000" + random_hex(rng, 9) +
              ") is marked for remapping, reset gpu to activate.";
     case 79: return s + "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+    case 109:
+      return s + who + ", Ch 000000" + random_hex(rng, 2) + ", errorString CTX SWITCH TIMEOUT, Info 0x" + random_hex(rng, 5);
     default: return s + who;
   }
 }
@@ -295,6 +297,21 @@ void aer_burst(World& w, Emitter& e, const AerPlan& a, Rng&) {
   e.kernel(a.t + seconds(0.000017), "nvidia " + dev + ":    [ 0] RxErr                  (First)", 4);
 }
 
+// nvidia-modeset polling the display engine of a hybrid-graphics laptop's powered-down GPU: bursts
+// of known-benign ERROR lines (issue 14: counted as benign_driver_messages, never as errors).
+void modeset_spam(World& w, Emitter& e, TimeNs from, Rng& rng) {
+  TimeNs t = from;
+  for (int burst = 0; burst < 30 && t < w.span_end; ++burst) {
+    for (int ch : {4, 6})
+      annotate(e.kernel(t + seconds(0.00026 * (ch / 2 - 2)),
+                        "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d:" +
+                            std::to_string(ch) + ":0:0x0000000f",
+                        3),
+               EventKind::driver_error, -1, 0);
+    t += seconds(rng.uniform(40, 80));
+  }
+}
+
 void login(World& w, Emitter& e, TimeNs t) {
   const Daemon* logind = w.daemon("systemd-logind");
   const Daemon* sd = w.daemon("systemd");
@@ -323,6 +340,7 @@ void schedule_events(World& w, const Plan& plan, Rng& rng) {
   for (const auto& a : plan.ac) ac_change(w, e, a, rng);
   for (const auto& h : plan.hot) hot_phase(w, e, h, rng);
   for (const auto& a : plan.aer) aer_burst(w, e, a, rng);
+  if (w.laptop) modeset_spam(w, e, plan.login + seconds(rng.uniform(20, 40)), rng);
 }
 
 }  // namespace gpucost::sim

@@ -383,7 +383,7 @@ World build_world(const SimOptions& options) {
       codes = laptop_xid_order(rng);
       codes.resize(static_cast<std::size_t>(std::clamp<long>(std::lround(lh * 1.5), 1, 7)));
     } else {
-      codes = {13, 48};
+      codes = {13, 48, 109, 38};  // 109 and 38: a sample of NVIDIA's catalog beyond the classic codes
     }
     for (int code : codes) {
       XidPlan x;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "gpucost/features/xid_catalog.hpp"
 #include "gpucost/report/json_writer.hpp"
 #include "sim/emit.hpp"
 
@@ -13,13 +14,8 @@ namespace {
 bool is(const TruthEvent& e, EventKind k) { return e.kind == k; }
 
 std::string_view xid_class(int code) {
-  switch (code) {
-    case 13: case 31: case 43: case 45: return "application";
-    case 32: case 61: case 62: case 119: case 120: return "driver_firmware";
-    case 48: case 63: case 64: case 94: case 95: return "memory_ecc";
-    case 74: case 79: return "bus";
-    default: return "other";
-  }
+  const XidInfo* x = xid_info(code);
+  return x ? std::string_view(x->xid_class) : std::string_view("other");
 }
 
 void instant(JsonWriter& j, std::string_view key, TimeNs t) {
@@ -40,7 +36,10 @@ std::vector<std::string_view> sources(const World& w, const TruthEvent& e) {
 
 }  // namespace
 
-int count_ac_switches(const std::vector<TruthEvent>& events) {
+int count_ac_switches(const std::vector<TruthEvent>& events) { return count_ac_switches_in(events, kNoTime, kNoTime); }
+
+int count_ac_switches_in(const std::vector<TruthEvent>& events, TimeNs from, TimeNs to) {
+  auto inside = [&](TimeNs t) { return (from == kNoTime || t >= from) && (to == kNoTime || t < to); };
   int switches = 0;
   int state = -1;       // unknown
   int last_state = -1;  // state of the previous AC event
@@ -62,7 +61,7 @@ int count_ac_switches(const std::vector<TruthEvent>& events) {
       state = s;
       continue;
     }
-    if (state != s) ++switches;
+    if (state != s && inside(e.ts)) ++switches;
     state = s;
   }
   return switches;
@@ -181,6 +180,8 @@ std::string Truth::json() const {
     // As nvidia-smi -q shows them (taken at the start of the collection, GPU idle).
     j.kv("driver_version", w_.driver_version);
     j.kv("pcie_gen_max", g.pcie_gen_max).kv("pcie_gen_current", g.brand == "GeForce" ? 1 : g.pcie_gen_max);
+    // Under load: the laptop's x8 slot trains at 8 GT/s (gen 3; the kernel's "limited by" line).
+    j.kv("pcie_gen_under_load", g.brand == "GeForce" ? 3 : g.pcie_gen_max);
     j.kv("pcie_width_max", g.pcie_width_max).kv("pcie_width_current", g.pcie_width_cur);
     j.kv("power_limit_w", g.power_limit_w).kv("memory_total_mib", g.mem_total_mib);
     instant(j, "dmon_end", samples && w_.dmon_end[static_cast<std::size_t>(g.index)] < w_.span_end
@@ -274,7 +275,15 @@ std::string Truth::json() const {
   gpu_features(has_rows ? rows : 0, host_seconds_, sm, idle, power, tmax, hot);
   j.kv("xid_events", count(EventKind::xid));
   j.kv("ac_switches", ac);
-  if (has_rows) j.kv("ac_switches_per_hour", ac / (static_cast<double>(host_seconds_) / 3600.0));
+  // Per sampled hour, the switches inside the sampled span [first row, last row + 1 s).
+  TimeNs span_a = kNoTime, span_b = kNoTime;
+  for (const auto& g : gpus_)
+    if (g.first_row != kNoTime) {
+      span_a = span_a == kNoTime ? g.first_row : std::min(span_a, g.first_row);
+      span_b = std::max(span_b, g.last_row + kNsPerSec);
+    }
+  if (has_rows)
+    j.kv("ac_switches_per_hour", count_ac_switches_in(ev, span_a, span_b) / (static_cast<double>(host_seconds_) / 3600.0));
   else j.key("ac_switches_per_hour").null();
   j.kv("lid_closes", count_lid_closes(ev));
   j.kv("suspends", static_cast<std::int64_t>(cycles.size()));
@@ -293,11 +302,28 @@ std::string Truth::json() const {
 
   // What else the generator knows.
   j.key("extra").begin_object();
+  // The end of the host's sampled span: the last row of any GPU, plus its 1 s.
+  TimeNs rows_end = kNoTime;
+  for (const auto& g : gpus_)
+    if (g.last_row != kNoTime) rows_end = std::max(rows_end, g.last_row + kNsPerSec);
   j.key("per_gpu_sums").begin_array();
   for (std::size_t i = 0; i < gpus_.size(); ++i) {
     const auto& g = gpus_[i];
     j.begin_object();
     j.kv("gpu", static_cast<int>(i)).kv("rows", g.rows).kv("sm_sum", g.sm_sum).kv("idle_rows", g.idle_rows);
+    // A GPU that fell off the bus: its rows stop at dmon_end while the others go on. It is lost
+    // from then to the end of the sampled span; its effective utilization is its busy seconds
+    // over the span it should have been sampled (issue 14). Suspends would add their own loss:
+    // the figure is written only for runs without them.
+    const TimeNs dmon_end = w_.dmon_end.empty() ? kNoTime : w_.dmon_end[i];
+    const double lost_s = samples && rows_end != kNoTime && dmon_end < rows_end
+                              ? static_cast<double>(rows_end - dmon_end) / 1e9 : 0.0;
+    if (samples) j.kv("lost_s", lost_s);
+    else j.key("lost_s").null();
+    if (samples && w_.suspends.empty() && g.rows > 0)
+      j.kv("effective_utilization", static_cast<double>(g.rows - g.idle_rows) / (static_cast<double>(g.rows) + lost_s));
+    else
+      j.key("effective_utilization").null();
     j.kv("power_sum_w", g.power_sum).kv("hot_rows", g.hot_rows);
     if (samples) j.kv("gpu_idle_s", static_cast<double>(g.idle_rows));
     else j.key("gpu_idle_s").null();
@@ -327,6 +353,12 @@ std::string Truth::json() const {
   j.kv("lid_close_events", count(EventKind::lid_close));
   j.kv("thermal_events", count(EventKind::thermal));
   j.kv("driver_error_events", count(EventKind::driver_error));
+  // Of them, the known-benign nvidia-modeset spam (benign_driver_messages, never an error).
+  j.kv("benign_driver_messages",
+       static_cast<std::int64_t>(std::count_if(ev.begin(), ev.end(), [](const TruthEvent& e) {
+         return e.kind == EventKind::driver_error &&
+                e.message.find("Failed to query display engine channel state") != std::string::npos;
+       })));
   j.kv("pcie_aer_events", count(EventKind::pcie_aer));
   j.kv("cron_lines", cron_lines_);
   j.key("battery").begin_array();

@@ -78,6 +78,31 @@ TEST(AlignDedup, BestPlacedCopyIsKept) {
   EXPECT_EQ(origins_of(t, 0).size(), 2u);
 }
 
+// Issue 14: one AC unplug is the kernel's ACPI line and acpid's "received" and "completed" lines,
+// milliseconds apart: one event whose origins list all three; a second unplug a minute later is
+// another event, and so is a lid close in the same second.
+TEST(AlignDedup, ReportsOfOnePhysicalEventAreOneRow) {
+  Input b;
+  const auto s = b.file("syslog", FormatId::syslog);
+  const TimeNs t0 = at(2026, 11, 29, 11, 0, 0);
+  auto ac = [&](std::uint64_t line, TimeNs t, const char* text, EventKind k = EventKind::ac_offline) {
+    b.event({.file = s, .line = line, .kind = k, .wall_kind = WallKind::kUtc, .wall = t, .text = text});
+  };
+  ac(1, t0, "ACPI: AC: AC Adapter [ADP1] (off-line)");
+  ac(2, t0 + 9 * kNsPerMs, "received netlink event \"ac_adapter ACPI0003:00 00000080 00000000\"");
+  ac(3, t0 + 10 * kNsPerMs, "completed netlink event \"ac_adapter ACPI0003:00 00000080 00000000\"");
+  ac(4, t0 + 500 * kNsPerMs, "received input layer event \"button/lid LID close\"", EventKind::lid_close);
+  ac(5, t0 + 501 * kNsPerMs, "Lid closed.", EventKind::lid_close);
+  ac(6, t0 + 60 * kNsPerSec, "ACPI: AC: AC Adapter [ADP1] (off-line)");
+  const Timeline t = align(b.in);
+  ASSERT_EQ(rows_of(t, EventKind::ac_offline).size(), 2u);
+  ASSERT_EQ(rows_of(t, EventKind::lid_close).size(), 1u);
+  const auto first = rows_of(t, EventKind::ac_offline).front();
+  EXPECT_EQ(origins_of(t, first).size(), 3u);
+  EXPECT_EQ(ts_of(t.events, first), t0);
+  EXPECT_EQ(origins_of(t, rows_of(t, EventKind::lid_close).front()).size(), 2u);
+}
+
 TEST(AlignDedup, RepeatedLinesOfOneFileStaySeparate) {
   Input b;
   const TimeNs mtime = at(2026, 11, 29, 12, 0, 0);

@@ -161,7 +161,8 @@ TEST(AlignWall, StamplessLinesAtTheModificationTimeOrNull) {
   EXPECT_EQ(ts_of(t.events, 2), kNoTime);  // null last
   EXPECT_EQ(t.events.column(event_col::file).get_int(2), nomtime);
   EXPECT_TRUE(t.events.column(event_col::flags).get_int(2) & kFlagApproxTime);
-  EXPECT_EQ(t.first_ns, mtime);
+  // Issue 14: a line placed at its file's modification time does not widen the measured span.
+  EXPECT_EQ(t.first_ns, at(2026, 11, 29, 13, 0, 0));
   EXPECT_EQ(t.last_ns, at(2026, 11, 29, 13, 0, 0));
 }
 
@@ -247,6 +248,23 @@ TEST(AlignWall, PsSnapshotWithoutMarkerAtModificationTime) {
   const Timeline t = align(b.in);
   ASSERT_EQ(t.processes.rows(), 1u);
   EXPECT_EQ(ts_of(t.processes, 0), mtime);
+  EXPECT_EQ(t.first_ns, mtime);  // nothing else has a time: the approximate span is all there is
+}
+
+// Issue 14: a 3 h run's report said 6 301 h because a ps file without markers sat at its
+// modification time, months later: an approximate placement never widens the measured span.
+TEST(AlignWall, APsFileAtItsModificationTimeDoesNotWidenTheSpan) {
+  Input b;
+  const auto q = b.file("query.csv", FormatId::query_gpu_csv);
+  const auto ps = b.file("ps.txt", FormatId::ps, at(2027, 9, 1, 0, 0, 0));
+  const TimeNs t0 = at(2026, 11, 29, 12, 0, 0);
+  for (int i = 0; i < 10; ++i) b.sample(q, i + 2, 0, WallKind::kUtc, t0 + i * kNsPerSec);
+  b.process(ps, 2, 0, 1, WallKind::kNone, kNoTime);
+  const Timeline t = align(b.in);
+  ASSERT_EQ(t.processes.rows(), 1u);
+  EXPECT_EQ(ts_of(t.processes, 0), at(2027, 9, 1, 0, 0, 0));  // still placed, approximately
+  EXPECT_EQ(t.first_ns, t0);
+  EXPECT_EQ(t.last_ns, t0 + 9 * kNsPerSec);
 }
 
 }  // namespace

@@ -47,6 +47,16 @@ TEST(FeatureCatalog, Has137SequentialUniqueIdsAndCompleteFields) {
   EXPECT_EQ(feature_index("no_such_feature"), kNoFeature);
 }
 
+// Issue 14: every feature says which decision it informs: the cost verdict, reliability
+// (maintenance, what to fix) or capacity (what the machine can take on).
+TEST(FeatureCatalog, EveryDefinitionNamesTheDecisionItInforms) {
+  for (const auto& d : feature_catalog()) {
+    bool names = d.definition.find("Informs: ") != std::string::npos;
+    for (const char* tag : {"(cost", "(reliability", "(capacity"}) names = names || d.definition.find(tag) != std::string::npos;
+    EXPECT_TRUE(names) << d.id << " " << d.name << " names no decision (cost, reliability, capacity)";
+  }
+}
+
 TEST(FeatureCatalog, CoversEveryLayer) {
   std::set<Layer> layers;
   for (const auto& d : feature_catalog()) layers.insert(d.layer);

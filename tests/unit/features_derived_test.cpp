@@ -58,18 +58,19 @@ TimelineBuilder utilization_fixture() {
   return b;
 }
 
-TEST(FeaturesDerived, EffectiveUtilizationSubtractsIdleQueueAndPowerLoss) {
+TEST(FeaturesDerived, EffectiveUtilizationIsBusyTimeOverItsWindow) {
   TimelineBuilder b = utilization_fixture();
-  const FeatureSet fs = run_features(b.build());  // no kernel log: the power loss is null, taken as 0
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "effective_utilization"), 1 - 0.2 - 0.03));
-  EXPECT_TRUE(has_value(of_gpu(fs, 1, "effective_utilization"), 1 - 0.5 - 0.03));
-  EXPECT_TRUE(has_value(host(fs, "effective_utilization"), 1 - 0.35 - 0.03));
-  EXPECT_NE(host(fs, "effective_utilization").evidence.find("power_event_loss_fraction taken as 0 (no kernel"),
-            std::string::npos);
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "effective_gpu_hours"), 10.0 / 3600 * 0.77));
-  EXPECT_TRUE(has_value(host(fs, "effective_gpu_hours"), 10.0 / 3600 * (0.77 + 0.47)));
+  const FeatureSet fs = run_features(b.build());  // no kernel log: power loss and lost time unmeasured
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "effective_utilization"), 0.8 * 0.97));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "effective_utilization"), 0.5 * 0.97));
+  EXPECT_TRUE(has_value(host(fs, "effective_utilization"), 13.0 / 20 * 0.97));
+  const std::string& ev = host(fs, "effective_utilization").evidence;
+  EXPECT_NE(ev.find("not measured, not counted: power-event loss not measured (no kernel"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("lost GPU time not measured"), std::string::npos) << ev;
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "effective_gpu_hours"), 8.0 / 3600 * 0.97));
+  EXPECT_TRUE(has_value(host(fs, "effective_gpu_hours"), 13.0 / 3600 * 0.97));
 
-  // With a kernel log and a 10 s suspend inside the sampled span: loss = 10 / (10 + 10).
+  // With a kernel log and a 10 s suspend inside the sampled span: the window grows by 10 s.
   TimelineBuilder s;
   const auto d = s.file("dmon.txt", FormatId::dmon);
   s.file("kern.log", FormatId::syslog);
@@ -77,8 +78,50 @@ TEST(FeaturesDerived, EffectiveUtilizationSubtractsIdleQueueAndPowerLoss) {
   s.suspend(at(5), at(15));
   const FeatureSet fl = run_features(s.build());
   EXPECT_TRUE(has_value(host(fl, "power_event_loss_fraction"), 0.5));
-  EXPECT_TRUE(has_value(host(fl, "effective_utilization"), 0.5));  // no trace: queue taken as 0
-  EXPECT_NE(host(fl, "effective_utilization").evidence.find("launch_queue_fraction taken as 0"), std::string::npos);
+  EXPECT_TRUE(has_value(host(fl, "effective_utilization"), 0.5));  // 10 busy s / (10 sampled + 10 suspended)
+  EXPECT_NE(host(fl, "effective_utilization").evidence.find("launch queueing not measured"), std::string::npos);
+}
+
+// Issue 14: the suspended time was taken out of the sampled hours and then again through F006,
+// so F135 fell below the busy hours.
+TEST(FeaturesDerived, EffectiveGpuHoursNeverExceedBusyHoursNorFallBelowThemForSuspends) {
+  TimelineBuilder s;
+  const auto d = s.file("dmon.txt", FormatId::dmon);
+  s.file("kern.log", FormatId::syslog);
+  s.samples(d, 0, 100, 0, {{M::sm_pct, 90}}).samples(d, 1100, 100, 0, {{M::sm_pct, 90}});
+  s.samples(d, 1200, 50, 0, {{M::sm_pct, 0}});
+  s.suspend(at(100), at(1100));
+  const FeatureSet fs = run_features(s.build());
+  ASSERT_TRUE(has_value(host(fs, "gpu_busy_s"), 200));
+  EXPECT_TRUE(has_value(host(fs, "effective_gpu_hours"), 200.0 / 3600));  // not 250/3600 x (1 - 0.2 - 0.8)
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "effective_gpu_hours"), 200.0 / 3600));
+  EXPECT_TRUE(has_value(host(fs, "effective_utilization"), 200.0 / (250 + 1000)));
+}
+
+// Issue 14: F006 is defined on one window; each source only adds what it measures. From dmon
+// alone it is B / S; with the kernel logs B / (S + L), L the measured power-event loss.
+TEST(FeaturesDerived, EffectiveUtilizationFromDmonAloneAndWithKernelLogsDifferByTheMeasuredLoss) {
+  auto build = [](bool kernel) {
+    TimelineBuilder s;
+    const auto d = s.file("dmon.txt", FormatId::dmon);
+    if (kernel) {
+      const auto k = s.file("kern.log", FormatId::syslog);
+      s.event(k, at(40), EventKind::suspend).event(k, at(100), EventKind::resume);
+      s.suspend(at(40), at(100));
+    }
+    s.samples(d, 0, 40, 0, {{M::sm_pct, 70}}).samples(d, 100, 60, 0, {{M::sm_pct, 1}});
+    return run_features(s.build());
+  };
+  const FeatureSet alone = build(false), with = build(true);
+  const FeatureValue& a = host(alone, "effective_utilization");
+  const FeatureValue& w = host(with, "effective_utilization");
+  ASSERT_TRUE(a.value && w.value);
+  const double loss = *host(with, "power_event_loss_s").value;
+  EXPECT_DOUBLE_EQ(loss, 60);
+  EXPECT_DOUBLE_EQ(*a.value, 40.0 / 100);
+  EXPECT_DOUBLE_EQ(40.0 / *w.value - 40.0 / *a.value, loss);  // the windows differ by exactly L
+  EXPECT_NE(a.evidence.find("power-event loss not measured"), std::string::npos) << a.evidence;
+  EXPECT_EQ(w.evidence.find("power-event loss not measured"), std::string::npos) << w.evidence;
 }
 
 TEST(FeaturesDerived, EffectiveUtilizationIsClampedAndNullWithoutUtilization) {
@@ -87,7 +130,7 @@ TEST(FeaturesDerived, EffectiveUtilizationIsClampedAndNullWithoutUtilization) {
   b.samples(d, 0, 10, 0, {{M::sm_pct, 0}, {M::power_w, 30}});
   b.profile(trace(b.file("trace.json", FormatId::torch_trace), 1, 0.5, 0.1, 1, 1, 1));
   const FeatureSet fs = run_features(b.build());
-  EXPECT_TRUE(has_value(host(fs, "effective_utilization"), 0));  // 1 - 1 - 0.5 clamps to 0
+  EXPECT_TRUE(has_value(host(fs, "effective_utilization"), 0));  // no busy row
   EXPECT_TRUE(is_null_with(host(fs, "energy_per_busy_hour_kwh"), "no busy samples"));
   EXPECT_TRUE(has_value(host(fs, "idle_energy_fraction"), 1));
 

@@ -97,7 +97,7 @@ Timeline laptop_day() {
   b.suspend(at(1000), at(1600)).suspend(at(3000), kNoTime);
   b.event(k, at(4000), EventKind::shutdown);
   b.event(k, at(4100), EventKind::boot).event(k, at(4130), EventKind::boot);  // one boot, two sources
-  b.event(k, at(8000), EventKind::xid, 31);
+  b.event(k, at(8000), EventKind::xid, 31).event(k, at(8000), EventKind::cron);  // user space logs in this boot
   b.event(k, at(9000), EventKind::boot);  // no shutdown before: unclean
   b.event(k, at(9500), EventKind::shutdown);
   b.event(k, at(20000), EventKind::boot);  // switched off for hours: not a restart
@@ -158,6 +158,44 @@ TEST(FeaturesPowerEvents, BootsRebootsAndDowntime) {
   EXPECT_TRUE(has_value(host(fs, "reboot_downtime_s"), 1100));
   EXPECT_EQ(host(fs, "reboot_downtime_s").evidence, "2 restarts; 1 longer gaps (machine off) not counted");
   EXPECT_TRUE(has_value(host(fs, "log_uptime_s"), 20000 - 100 - 1000 - 10500));
+}
+
+// Issue 14: an earlier boot read from kern.log alone never shows its shutdown: whether the
+// reboot after it was clean is unknown, not "unclean".
+TEST(FeaturesPowerEvents, RebootsAfterABootOnlyTheKernelLogCoversAreUnknown) {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log.1", FormatId::syslog);
+  b.event(k, at(0), EventKind::boot, {}, {}, "Linux version 6.1.0-18-amd64");
+  b.event(k, at(30), EventKind::xid, 31);
+  b.event(k, at(5000), EventKind::boot, {}, {}, "Linux version 6.1.0-18-amd64");
+  b.event(k, at(5100), EventKind::cron);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(is_null_with(host(fs, "unclean_reboots"), "1 of 1 reboots follow a boot that no syslog or journal"));
+  EXPECT_TRUE(is_null_with(host(fs, "reboot_downtime_s"), "its shutdown could not be seen"));
+  EXPECT_TRUE(has_value(host(fs, "boots"), 2));
+}
+
+// Issue 14: what a battery switch costs a laptop's work, at the same (busy) load.
+TEST(FeaturesPowerEvents, BusyPowerAndClocksOnBatteryAgainstOnAc) {
+  TimelineBuilder b;
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::ac_online);
+  b.samples(d, 100, 100, 0, {{M::sm_pct, 95}, {M::power_w, 110}, {M::pclk_mhz, 2400}});
+  b.event(k, at(200), EventKind::ac_offline);
+  b.samples(d, 200, 100, 0, {{M::sm_pct, 95}, {M::power_w, 55}, {M::pclk_mhz, 1800}});
+  b.samples(d, 300, 50, 0, {{M::sm_pct, 0}, {M::power_w, 8}, {M::pclk_mhz, 210}});  // idle: not compared
+  b.event(k, at(350), EventKind::ac_online);
+  b.samples(d, 350, 50, 0, {{M::sm_pct, 95}, {M::power_w, 110}, {M::pclk_mhz, 2400}});
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "battery_busy_power_ratio"), 0.5));
+  EXPECT_TRUE(has_value(host(fs, "battery_busy_clock_ratio"), 0.75));
+  EXPECT_EQ(host(fs, "battery_busy_power_ratio").evidence, "busy rows: 100 on battery, mean power_w 55; 150 on AC, mean 110");
+
+  TimelineBuilder desk;
+  desk.samples(desk.file("dmon.txt", FormatId::dmon), 0, 10, 0, {{M::sm_pct, 95}, {M::power_w, 300}});
+  desk.file("kern.log", FormatId::syslog);
+  EXPECT_TRUE(is_null_with(host(run_features(desk.build()), "battery_busy_power_ratio"), "no AC adapter reports"));
 }
 
 }  // namespace

@@ -29,13 +29,31 @@ TEST(FeaturesThermal, UtilizationDecayUnderHeatComparesHotAndCoolRows) {
   EXPECT_TRUE(has_value(host(fs, "gpu_util_heat_decay_pct"), 43.75));  // cool 480/6 = 80, hot 45
   EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "F001"), "no sample of GPU 1 above 78 °C"));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_pclk_heat_drop_pct"), 100.0 * 300 / 1800));
-  EXPECT_EQ(of_gpu(fs, 0, "F001").evidence, "hot: 4 rows, mean sm_pct 45; cool: 4 rows, mean 90; first dmon.txt:1");
+  EXPECT_EQ(of_gpu(fs, 0, "F001").evidence, "hot: 4 busy rows, mean sm_pct 45; cool: 4 busy rows, mean 90; first dmon.txt:1");
 
   FeatureOptions o;
   o.temp_threshold_c = 90;  // nothing is hot any more
   EXPECT_TRUE(is_null_with(host(run_features(b.build(), o), "F001"), "no GPU sample above 90 °C"));
   o.temp_threshold_c = 50;  // everything is hot
   EXPECT_TRUE(is_null_with(host(run_features(b.build(), o), "F001"), "at or below 50 °C"));
+}
+
+// Issue 14: F001 compared busy hot rows with idle cool ones and measured the load, not the heat.
+TEST(FeaturesThermal, HeatDecayComparesBusyRowsOnly) {
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  b.samples(f, 0, 10, 0, {{M::sm_pct, 0}, {M::gpu_temp_c, 40}, {M::pclk_mhz, 210}});    // idle and cool
+  b.samples(f, 10, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 70}, {M::pclk_mhz, 1800}}); // busy and cool
+  b.samples(f, 20, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 85}, {M::pclk_mhz, 1800}}); // busy and hot
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "F001"), 0));  // was -100: cool mean 45 with the idle rows
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_pclk_heat_drop_pct"), 0));
+
+  TimelineBuilder only_idle_cool;
+  const auto g = only_idle_cool.file("dmon.txt", FormatId::dmon);
+  only_idle_cool.samples(g, 0, 10, 0, {{M::sm_pct, 0}, {M::gpu_temp_c, 40}});
+  only_idle_cool.samples(g, 10, 10, 0, {{M::sm_pct, 90}, {M::gpu_temp_c, 85}});
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(only_idle_cool.build()), 0, "F001"), "heat cannot be separated from load"));
 }
 
 TEST(FeaturesThermal, EpisodesAndTimeToHot) {
@@ -92,15 +110,17 @@ TEST(FeaturesThermal, HardwareErrorSetAndThermalEvents) {
   b.event(k, at(3), EventKind::xid, 154);          // recovery notice: no
   b.event(k, at(4), EventKind::driver_error);      // yes
   b.event(k, at(5), EventKind::thermal, 0);        // back to normal: no
-  b.event(k, at(6), EventKind::thermal, 1);        // yes
-  b.event(k, at(7), EventKind::thermal);           // no code: heat, yes
-  b.event(k, at(8), EventKind::pcie_aer, 0);       // yes
+  // Issue 14: the kernel's thermal lines are the CPU's (machine check), not a GPU error, and a
+  // corrected AER error was retried by the link: neither is a GPU hardware error.
+  b.event(k, at(6), EventKind::thermal, 1);        // CPU heat: thermal_events, not a GPU error
+  b.event(k, at(7), EventKind::thermal);           // no code: heat, thermal_events
+  b.event(k, at(8), EventKind::pcie_aer, 0);       // corrected: no
   b.event(k, at(9), EventKind::taint);             // no
   const FeatureSet fs = run_features(b.build());
-  EXPECT_TRUE(has_value(host(fs, "hw_error_events"), 5));
+  EXPECT_TRUE(has_value(host(fs, "hw_error_events"), 2));
   EXPECT_TRUE(has_value(host(fs, "thermal_events"), 2));
   EXPECT_TRUE(has_value(host(fs, "thermal_events_per_hour"), 2));
-  EXPECT_EQ(host(fs, "hw_error_events").evidence, "5 hardware error events; first kern.log:1");
+  EXPECT_EQ(host(fs, "hw_error_events").evidence, "2 hardware error events; first kern.log:1");
 
   TimelineBuilder none;
   none.file("kern.log", FormatId::syslog);

@@ -119,7 +119,7 @@ inline Truth read_truth(const fs::path& dir) {
   for (simdjson::dom::element g : root["gpus"].get_array()) {
     ++t.gpus;
     std::map<std::string, double> spec;
-    for (const char* k : {"pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "power_limit_w",
+    for (const char* k : {"pcie_gen_current", "pcie_gen_under_load", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "power_limit_w",
                           "memory_total_mib"})
       if (double v; g[k].get(v) == simdjson::SUCCESS) spec[k] = v;
     t.gpu_specs.push_back(std::move(spec));

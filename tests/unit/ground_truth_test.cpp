@@ -34,8 +34,8 @@ class GroundTruth : public ::testing::TestWithParam<Scenario> {
 
 std::string_view xid_class(std::int64_t code) {
   switch (code) {
-    case 13: case 31: case 43: case 45: return "application";
-    case 32: case 61: case 62: case 119: case 120: return "driver_firmware";
+    case 13: case 31: case 43: case 45: case 109: return "application";
+    case 32: case 38: case 61: case 62: case 119: case 120: return "driver_firmware";
     case 48: case 63: case 64: case 94: case 95: return "memory_ecc";
     case 74: case 79: return "bus";
     default: return "other";
@@ -134,16 +134,22 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
   // Thermal events report heat: the truth's `thermal_events` also counts the code-0 `temperature/
   // speed normal` lines, which F062 leaves out by definition.
   want["thermal_events"] = count("thermal", [](const TruthEvent& e) { return e.code != 0; });
-  want["driver_error_events"] = count("driver_error", all);
+  // Known-benign driver messages (the modeset spam) are counted on their own, never as errors.
+  auto benign = [](const TruthEvent& e) { return e.message.find("Failed to query display engine channel state") != std::string::npos; };
+  want["driver_error_events"] = count("driver_error", [&](const TruthEvent& e) { return !benign(e); });
+  want["benign_driver_messages"] = count("driver_error", benign);
   want["fallen_off_bus_events"] = count("fallen_off_bus", all);
   want["pcie_aer_events"] = count("pcie_aer", all);
   want["pcie_aer_corrected_events"] = count("pcie_aer", [](const TruthEvent& e) { return e.code == 0; });
   want["pcie_aer_uncorrected_events"] = count("pcie_aer", [](const TruthEvent& e) { return e.code > 0; });
   want["pcie_link_degraded_events"] = count("pcie_link_degraded", all);
-  want["driver_load_events"] = count("driver_load", all);
-  want["gpu_service_restarts"] = count("service_restart", all);
+  // nvidia-persistenced's start seconds after the boot is no restart (issue 14).
+  TimeNs boot_wall = kNoTime;
+  for (const auto& e : t.events)
+    if (e.kind == "boot" && e.boot == 0 && boot_wall == kNoTime) boot_wall = e.ts;
+  want["gpu_service_restarts"] =
+      count("service_restart", [&](const TruthEvent& e) { return boot_wall == kNoTime || e.ts - boot_wall > 300 * kNsPerSec; });
   want["boots"] = count("boot", all);
-  want["kernel_tainted"] = count("taint", all) > 0 ? 1 : 0;
   want["laptop_signals"] = count("ac_online", all) + count("ac_offline", all) + count("lid_close", all) > 0 ? 1 : 0;
   for (const char* cls : {"application", "driver_firmware", "memory_ecc", "bus"})
     want[std::string("xid_") + cls + "_events"] = static_cast<double>(t.xid_by_class.count(cls) ? t.xid_by_class.at(cls) : 0);
@@ -188,7 +194,7 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
     for (const auto& g : t.gpu_specs) v = sum ? v + g.at(key) : std::min(v, g.at(key));
     return v;
   };
-  want["pcie_link_gen"] = spec("pcie_gen_current", false);
+  want["pcie_link_gen"] = spec("pcie_gen_under_load", false);  // issue 14: not the idle snapshot
   want["pcie_link_gen_max"] = spec("pcie_gen_max", false);
   want["pcie_link_width"] = spec("pcie_width_current", false);
   want["pcie_link_width_max"] = spec("pcie_width_max", false);
@@ -220,7 +226,7 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
                    samples ? Number(static_cast<double>(last - first) / 1e9 + 1 - static_cast<double>(rows)) : std::nullopt,
                    "gpu_sample_gap_s", scope);
     const auto& s = t.gpu_specs.at(g);
-    expect_feature(fs.find_gpu(gpu, "pcie_link_gen"), smi_q ? Number(s.at("pcie_gen_current")) : std::nullopt, "pcie_link_gen", scope);
+    expect_feature(fs.find_gpu(gpu, "pcie_link_gen"), smi_q ? Number(s.at("pcie_gen_under_load")) : std::nullopt, "pcie_link_gen", scope);
     expect_feature(fs.find_gpu(gpu, "pcie_link_width_ratio"),
                    smi_q ? Number(s.at("pcie_width_current") / s.at("pcie_width_max")) : std::nullopt, "pcie_link_width_ratio", scope);
     expect_feature(fs.find_gpu(gpu, "gpu_power_limit_w"), smi_q ? Number(s.at("power_limit_w")) : std::nullopt,
@@ -241,27 +247,49 @@ TEST_P(GroundTruth, EveryInjectedEventOnceAtItsTrueInstant) {
   for (std::size_t r = 0; r < ev.rows(); ++r)
     cron += static_cast<EventKind>(ev.column(event_col::kind).get_int(r)) == EventKind::cron;
   EXPECT_EQ(cron, static_cast<std::size_t>(k.truth.cron_lines));
+  // Issue 14: the reports of one physical event (the kernel's ACPI line, acpid's received and
+  // completed lines, logind's "Lid closed.": same kind, within 500 ms of the first) are one event
+  // whose origins list them all (a different message within 500 ms of the first).
+  std::vector<std::vector<const TruthEvent*>> groups;
   for (const auto& e : k.truth.events) {
+    const bool physical = e.kind == "ac_online" || e.kind == "ac_offline" || e.kind == "lid_close" || e.kind == "lid_open";
+    bool joined = false;
+    for (auto it = groups.rbegin(); physical && !joined && it != groups.rend(); ++it)
+      if (it->front()->kind == e.kind && e.ts >= it->front()->ts && e.ts - it->front()->ts <= 500 * kNsPerMs &&
+          std::none_of(it->begin(), it->end(), [&](const TruthEvent* m) { return first_line(m->message) == first_line(e.message); })) {
+        it->push_back(&e);
+        joined = true;
+      }
+    if (!joined) groups.push_back({&e});
+  }
+  for (const auto& group : groups) {
+    const TruthEvent& e = *group.front();
     std::size_t best = ev.rows();
     TimeNs best_dt = 0;
     for (std::size_t r = 0; r < ev.rows(); ++r) {
       if (used[r] || event_kind_name(static_cast<EventKind>(ev.column(event_col::kind).get_int(r))) != e.kind) continue;
-      if (first_line(ev.column(event_col::text).get_string(r)) != first_line(e.message)) continue;
       if (!ev.ts().is_valid(r)) continue;
-      const TimeNs dt = std::llabs(ev.ts().get_int(r) - e.ts);
-      if (best == ev.rows() || dt < best_dt) best = r, best_dt = dt;
+      for (const TruthEvent* m : group) {
+        if (first_line(ev.column(event_col::text).get_string(r)) != first_line(m->message)) continue;
+        const TimeNs dt = std::llabs(ev.ts().get_int(r) - m->ts);
+        if (best == ev.rows() || dt < best_dt) best = r, best_dt = dt;
+      }
     }
     ASSERT_NE(best, ev.rows()) << e.kind << " at " << format_rfc3339(e.ts, 6) << " not on the timeline: " << e.message;
     used[best] = true;
     EXPECT_LE(best_dt, e.boot == 0 ? 10 * kNsPerMs : kNsPerSec)
         << e.kind << " at " << format_rfc3339(e.ts, 6) << " placed " << format_rfc3339(ev.ts().get_int(best), 6);
     EXPECT_EQ(ev.column(event_col::flags).get_int(best) & kFlagApproxTime, 0) << e.kind << " " << e.message;
-    std::vector<std::string> seen;
+    std::vector<std::string> seen, want;
     for (auto o = tl.origin_begin[best]; o < tl.origin_begin[best + 1]; ++o) seen.push_back(tl.files.at(tl.origins[o].file).path);
-    std::sort(seen.begin(), seen.end());
-    std::vector<std::string> want = e.sources;
-    std::sort(want.begin(), want.end());
+    for (const TruthEvent* m : group) want.insert(want.end(), m->sources.begin(), m->sources.end());
+    for (auto* v : {&seen, &want}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
     EXPECT_EQ(seen, want) << e.kind << " " << e.message;
+    if (group.size() > 1)
+      EXPECT_EQ(tl.origin_begin[best + 1] - tl.origin_begin[best] >= group.size(), true) << e.kind << " " << e.message;
   }
   for (std::size_t r = 0; r < ev.rows(); ++r) {
     const auto kind = static_cast<EventKind>(ev.column(event_col::kind).get_int(r));

@@ -60,7 +60,13 @@ class TimelineBuilder {
   /// One event; ts = kNoTime for an event align could not place.
   TimelineBuilder& event(std::uint32_t file, TimeNs ts, EventKind kind, std::optional<std::int64_t> code = {},
                          std::string gpu = {}, std::string text = {}, TimeNs mono = kNoTime) {
-    events_.push_back(Event{ts, kind, code, std::move(gpu), std::move(text), mono, file, next_line(file)});
+    events_.push_back(Event{ts, kind, code, std::move(gpu), std::move(text), mono, file, next_line(file), {}});
+    return *this;
+  }
+
+  /// The process the last event names (the recognizer's `process` field).
+  TimelineBuilder& named_process(std::string process) {
+    events_.back().process = std::move(process);
     return *this;
   }
 
@@ -125,7 +131,7 @@ class TimelineBuilder {
       if (e.code) tb.column(event_col::code).push_int(*e.code); else tb.column(event_col::code).push_null();
       if (e.gpu.empty()) tb.column(event_col::gpu).push_null(); else tb.column(event_col::gpu).push_string(e.gpu);
       tb.column(event_col::pid).push_null();
-      tb.column(event_col::process).push_null();
+      if (e.process.empty()) tb.column(event_col::process).push_null(); else tb.column(event_col::process).push_string(e.process);
       tb.column(event_col::ident).push_string("kernel");
       tb.column(event_col::text).push_string(e.text);
       tb.column(event_col::flags).push_int(0);
@@ -176,6 +182,7 @@ class TimelineBuilder {
     TimeNs mono;
     std::uint32_t file;
     std::uint64_t line;
+    std::string process = {};  ///< as the recognizer reads it (`name=` of an Xid); empty: null
   };
   struct Proc {
     TimeNs ts;

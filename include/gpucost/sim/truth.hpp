@@ -45,6 +45,9 @@ inline constexpr int kTempThresholdC = 78;
 /// whose state differs from the known state counts, and so does the first report when no state
 /// is known. Events must be sorted by ts.
 int count_ac_switches(const std::vector<TruthEvent>& events);
+/// The switches of count_ac_switches() whose instant lies in [from, to): the ones a rate over
+/// that span divides (issue 14: a rate divides only the events inside its window).
+int count_ac_switches_in(const std::vector<TruthEvent>& events, TimeNs from, TimeNs to);
 /// `lid_closes`: lid_close events, those within 10 s of the previous one counting once.
 int count_lid_closes(const std::vector<TruthEvent>& events);
 

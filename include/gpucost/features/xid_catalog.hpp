@@ -1,0 +1,46 @@
+#pragma once
+// NVIDIA's Xid catalog as data: data/xid-catalog.csv, compiled into the binary. Each code has
+// its meaning, typical cause, recommended action, gpucost's feature class and whether a person
+// must act.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost {
+
+/// What an Xid asks of a person.
+enum class XidNeeds : std::uint8_t {
+  none,      ///< nothing: the application restarts, or it is a warning
+  reset,     ///< a GPU reset or driver reload
+  reboot,    ///< a node reboot
+  rma,       ///< return the board
+  per_line,  ///< the line names it (Xid 154's recovery action)
+};
+
+/// One row of the catalog.
+struct XidInfo {
+  int code = 0;
+  std::string name;       ///< meaning, as the catalog words it
+  std::string cause;      ///< application | driver | hardware | thermal-power | memory
+  std::string xid_class;  ///< application | driver_firmware | memory_ecc | bus | recovery_action
+  std::string action;     ///< recommended action
+  XidNeeds needs = XidNeeds::none;
+  std::string note;
+};
+
+/// The text of data/xid-catalog.csv as compiled in.
+std::string_view embedded_xid_catalog_csv() noexcept;
+/// Parses catalog text (`#` comment lines, a header, then one row per code); throws
+/// std::invalid_argument naming the line when a row has the wrong number of fields, an unknown
+/// cause, class or needs_person, or a code seen before.
+std::vector<XidInfo> parse_xid_catalog(std::string_view csv);
+/// The compiled-in catalog, ascending by code.
+const std::vector<XidInfo>& xid_catalog();
+/// The catalog row of a code, or nullptr when the catalog does not list it.
+const XidInfo* xid_info(std::int64_t code) noexcept;
+/// `none`, `reset`, `reboot`, `rma`, `per-line`.
+std::string_view xid_needs_name(XidNeeds n) noexcept;
+
+}  // namespace gpucost
