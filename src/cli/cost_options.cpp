@@ -19,6 +19,11 @@ cost::ResolveRequest make_request(const CostCliOptions& o) {
   if (o.currency_option && o.currency_option->count() > 0) rq.cli.currency = o.currency;
   if (o.job_hours_option && o.job_hours_option->count() > 0) rq.cli.job_hours = o.job_hours;
   if (o.target_premium_option && o.target_premium_option->count() > 0) rq.cli.target_premium = o.target_premium;
+  for (const auto& r : o.ranges) cost::parse_range(r, "--range", rq.cli);
+  if (o.seed_option && o.seed_option->count() > 0) rq.cli.seed = static_cast<double>(o.seed);
+  if (o.draws_option && o.draws_option->count() > 0) rq.cli.draws = static_cast<double>(o.draws);
+  if (o.local_throughput_option && o.local_throughput_option->count() > 0) rq.cli.local_throughput = o.local_throughput;
+  if (o.cloud_throughput_option && o.cloud_throughput_option->count() > 0) rq.cli.cloud_throughput = o.cloud_throughput;
   return rq;
 }
 }  // namespace
@@ -48,7 +53,9 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
     std::string help = fmt::format("{} ({})", s.description, unit);
     if (!s.fallback_why.empty()) help += fmt::format(". Default {}: {}", fmt::format("{:g}", s.fallback), s.fallback_why);
     o.value_options[static_cast<std::size_t>(s.id)] =
-        app.add_option(cost::input_flag(s.id), o.values[static_cast<std::size_t>(s.id)], help)->group(kGroup);
+        app.add_option(cost::input_flag(s.id) + (s.alias.empty() ? std::string() : "," + std::string(s.alias)),
+                       o.values[static_cast<std::size_t>(s.id)], help)
+            ->group(kGroup);
   }
   o.job_hours_option =
       app.add_option("--job-hours", o.job_hours,
@@ -58,6 +65,24 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
       app.add_option("--target-premium", o.target_premium,
                      "Premium local/cloud - 1 to find the job length of (default 0.12, the article's 12 %)")
           ->group(kGroup);
+  o.local_throughput_option =
+      app.add_option("--local-throughput", o.local_throughput,
+                     "Throughput of your own job on the local GPU (any unit, e.g. samples/s); with\n"
+                     "--cloud-throughput it gives the relative speed, which beats the spec-sheet bracket")
+          ->group(kGroup);
+  o.cloud_throughput_option =
+      app.add_option("--cloud-throughput", o.cloud_throughput,
+                     "Throughput of the same job on the cloud GPU, in the unit of --local-throughput")
+          ->group(kGroup);
+  app.add_option("--range", o.ranges,
+                 "An input's range for the Monte Carlo, NAME=LOW:HIGH, drawn uniformly (repeatable), e.g.\n"
+                 "--range local.hours_per_month=20:60 --range cloud.hourly_rate=0.34:0.69")
+      ->group(kGroup);
+  o.seed_option = app.add_option("--seed", o.seed, "Seed of the Monte Carlo (default 1; the same seed, the same draws)")
+                      ->group(kGroup);
+  o.draws_option = app.add_option("--draws", o.draws, "Draws of the Monte Carlo (default 10000; 0 turns it off)")
+                       ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+                       ->group(kGroup);
   if (measured) {
     app.add_flag("--no-measured", o.no_measured,
                  "Do not take power, effective utilization and incident rate from the logs (presets and defaults)")
@@ -99,7 +124,8 @@ std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, co
       return r;
     });
   } else if (features) {
-    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour})
+    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour,
+                    cost::InputId::hours_per_month, cost::InputId::job_stall_fraction})
       rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
   }
   cost::CostQuery q;

@@ -22,6 +22,14 @@ struct CostCliOptions {
   std::array<double, cost::kInputCount> values{};
   std::array<CLI::Option*, cost::kInputCount> value_options{};
   double job_hours = 1.0, target_premium = 0.12;
+  double local_throughput = 0, cloud_throughput = 0;  ///< --local-throughput, --cloud-throughput
+  std::vector<std::string> ranges;  ///< --range NAME=LOW:HIGH (repeatable)
+  std::uint64_t seed = 1;
+  std::size_t draws = 10000;
+  CLI::Option* seed_option = nullptr;
+  CLI::Option* draws_option = nullptr;
+  CLI::Option* local_throughput_option = nullptr;
+  CLI::Option* cloud_throughput_option = nullptr;
   CLI::Option* currency_option = nullptr;
   CLI::Option* job_hours_option = nullptr;
   CLI::Option* target_premium_option = nullptr;

@@ -52,7 +52,21 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "the article's 92 % for an A10 instance", "Share of billed cloud time the GPU does useful work"},
     {InputId::relative_speed, Side::cloud, "relative_speed", "ratio", Domain::positive, false, 1,
      "equal speed assumed (no throughput figures for the two GPUs)",
-     "Cloud GPU throughput / local GPU throughput on the same job"},
+     "Cloud GPU throughput / local GPU throughput on the same job", "--relative-speed"},
+    {InputId::resale_fraction, Side::local, "resale_fraction", "ratio", Domain::ratio, false, 0,
+     "no resale value counted (the whole price is spent); used GPUs often resell for a sizeable share",
+     "Share of the purchase price recovered by selling the GPU (or machine) after the amortization months",
+     "--resale-fraction"},
+    {InputId::interest_rate, Side::local, "interest_rate", "1/year", Domain::non_negative, false, 0,
+     "no cost of capital counted", "Yearly cost of capital on the purchase price (0.05 = 5 % a year)",
+     "--interest-rate"},
+    {InputId::hours_per_month, Side::local, "hours_per_month", "h/month", Domain::non_negative, false, kNone, "",
+     "Usage: local-equivalent busy GPU-hours a month (measured from the logs by analyze)", "--hours-per-month"},
+    {InputId::job_stall_fraction, Side::cloud, "job_stall_fraction", "ratio", Domain::ratio, false, 0,
+     "no stalls of the job itself counted on the cloud side (analyze measures the launch-queue share)",
+     "Share of the job's time lost to its own stalls (input pipeline, kernel-launch queue): they move to the "
+     "cloud with the job",
+     "--job-stall-fraction"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }
@@ -133,6 +147,10 @@ void validate(const CostInputs& in, const CostQuery& q) {
           "give {} in {} or pick presets in one currency",
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
+  if (in.get(InputId::job_stall_fraction) >= 1)
+    throw std::invalid_argument(fmt::format(
+        "cloud.job_stall_fraction = {} ({}) is impossible: a job that only stalls does no work anywhere",
+        format_number(in.get(InputId::job_stall_fraction)), origin_text(in[InputId::job_stall_fraction])));
   if (in.get(InputId::effective_utilization) == 0 && in.get(InputId::utilization) == 0)
     throw std::invalid_argument(
         "local.effective_utilization and cloud.utilization are both 0: neither GPU does any work, so no job "

@@ -29,7 +29,23 @@ std::string n(double v) {
 std::string pct(double v) { return fmt::format("{:+.1f} %", 100 * v); }
 
 double v(const CostInputs& in, InputId id) { return in.get(id); }
+
+// (1 + interest_rate)^(amortization_months / 12): what a unit of money spent on the purchase is
+// worth at the end of the period (yearly compounding).
+double capital_growth(const CostInputs& in) {
+  return std::pow(1 + v(in, InputId::interest_rate), v(in, InputId::amortization_months) / 12);
+}
 }  // namespace
+
+std::string human_duration(double hours) {
+  if (!std::isfinite(hours)) return "never";
+  const double secs = std::round(hours * 3600);
+  if (secs < 60) return fmt::format("{:.0f} s", secs);
+  if (secs < 3600) return fmt::format("{:.0f} min {:.0f} s", std::floor(secs / 60), std::fmod(secs, 60));
+  const double mins = std::round(hours * 60);
+  if (mins < 100 * 60) return fmt::format("{:.0f} h {:.0f} min", std::floor(mins / 60), std::fmod(mins, 60));
+  return fmt::format("{:.0f} h", std::round(hours));
+}
 
 std::string_view verdict_name(Verdict v) noexcept {
   switch (v) {
@@ -43,7 +59,9 @@ std::string_view verdict_name(Verdict v) noexcept {
 
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
-  c.amortization_per_hour = v(in, InputId::purchase_price) / v(in, InputId::amortization_hours);
+  const double price = v(in, InputId::purchase_price);
+  c.capital_cost = price * capital_growth(in) - v(in, InputId::resale_fraction) * price;
+  c.amortization_per_hour = c.capital_cost / v(in, InputId::amortization_hours);
   c.electricity_per_hour = v(in, InputId::power_w) / 1000 * v(in, InputId::electricity_price);
   c.cooling_per_hour = v(in, InputId::cooling_w) / 1000 * v(in, InputId::electricity_price);
   c.maintenance_per_hour =
@@ -63,7 +81,10 @@ LocalCost local_cost(const CostInputs& in) {
 CloudCost cloud_cost(const CostInputs& in) {
   CloudCost c;
   const double rate = v(in, InputId::hourly_rate);
-  const double work = v(in, InputId::utilization) * v(in, InputId::relative_speed);
+  // The job's own stalls (input pipeline, launch queue) travel with it; the local-only losses
+  // (idle, suspends, AC switches, incidents) do not.
+  const double work =
+      v(in, InputId::utilization) * (1 - v(in, InputId::job_stall_fraction)) * v(in, InputId::relative_speed);
   c.cost_per_effective_hour = work > 0 ? rate / work : kInf;
   c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
   c.cold_start_cost = rate * c.cold_start_hours;
@@ -171,7 +192,6 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   }
 
   // 3. Buy vs rent: after how much work the running-cost savings repay the purchase price.
-  const double price = v(in, InputId::purchase_price);
   const double months = v(in, InputId::amortization_months);
   b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
   if (std::isinf(c)) {
@@ -184,9 +204,17 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
         "buying never pays for itself",
         n(c), cur, n(local.running_per_effective_hour), cur);
   } else {
-    b.buy_vs_rent_hours = price / (c - local.running_per_effective_hour);
+    b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
     b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
   }
+
+  // 4. The same as usage: hours a month over the amortization months, against the usage.
+  b.hours_per_month = v(in, InputId::hours_per_month);
+  b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
+  b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
+  const double keep = capital_growth(in) - v(in, InputId::resale_fraction);
+  if (b.buy_vs_rent_hours && keep > 0 && b.hours_per_month > 0)
+    b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month * months / keep;
   return b;
 }
 
@@ -241,6 +269,8 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
         const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
         m[k] = metric_of(b, s.metric);
         vd[k] = b.verdict;
+        (k == 0 ? r.low_usage_threshold : r.high_usage_threshold) = b.usage_threshold_hours_per_month;
+        (k == 0 ? r.low_buy_pays : r.high_buy_pays) = b.buy_pays;
       } catch (const std::invalid_argument& e) {
         ok[k] = false;
         r.note += (r.note.empty() ? "" : "; ") + std::string(k == 0 ? "low: " : "high: ") + e.what();
@@ -276,8 +306,14 @@ void add_steps(CostResult& r) {
   const CloudCost& c = r.cloud;
   const BreakEven& b = r.break_even;
   const std::string per_h = cur + "/h";
-  step("local.amortization_per_hour", "purchase_price / amortization_hours",
-       fmt::format("{} / {}", x(InputId::purchase_price), x(InputId::amortization_hours)), l.amortization_per_hour,
+  step("local.capital_cost",
+       "purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price",
+       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::purchase_price), n(in.get(InputId::interest_rate)),
+                   n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)),
+                   n(in.get(InputId::purchase_price))),
+       l.capital_cost, cur);
+  step("local.amortization_per_hour", "capital_cost / amortization_hours",
+       fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::amortization_hours)), l.amortization_per_hour,
        per_h);
   step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
        fmt::format("{} / 1000 * {}", x(InputId::power_w), x(InputId::electricity_price)), l.electricity_per_hour,
@@ -298,9 +334,9 @@ void add_steps(CostResult& r) {
   step("local.running_per_effective_hour", "(electricity + cooling + maintenance) / effective_utilization",
        fmt::format("{} / {}", n(l.running_per_wall_hour), n(l.effective_utilization)),
        finite_or_null(l.running_per_effective_hour), per_h);
-  step("cloud.cost_per_effective_hour", "hourly_rate / (utilization * relative_speed)",
-       fmt::format("{} / ({} * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
-                   n(in.get(InputId::relative_speed))),
+  step("cloud.cost_per_effective_hour", "hourly_rate / (utilization * (1 - job_stall_fraction) * relative_speed)",
+       fmt::format("{} / ({} * (1 - {}) * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
+                   n(in.get(InputId::job_stall_fraction)), n(in.get(InputId::relative_speed))),
        finite_or_null(c.cost_per_effective_hour), per_h);
   step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
        fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
@@ -329,8 +365,8 @@ void add_steps(CostResult& r) {
                          n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
            : b.target_premium_reason,
        b.job_hours_at_target_premium, "h");
-  step("break_even.buy_vs_rent_hours", "purchase_price / (cloud_per_eff_h - local_running_per_eff_h)",
-       b.buy_vs_rent_hours ? fmt::format("{} / ({} - {})", x(InputId::purchase_price), n(c.cost_per_effective_hour),
+  step("break_even.buy_vs_rent_hours", "capital_cost / (cloud_per_eff_h - local_running_per_eff_h)",
+       b.buy_vs_rent_hours ? fmt::format("{} {} / ({} - {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
                                          n(l.running_per_effective_hour))
                            : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
@@ -341,6 +377,31 @@ void add_steps(CostResult& r) {
   step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
        fmt::format("{} * {}", x(InputId::amortization_hours), n(l.effective_utilization)), b.lifetime_effective_hours,
        "h");
+  step("break_even.usage_threshold_hours_per_month",
+       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months)",
+       b.usage_threshold_hours_per_month
+           ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::amortization_months))
+           : b.buy_vs_rent_reason,
+       b.usage_threshold_hours_per_month, "h/month");
+  step("break_even.max_purchase_price",
+       "(cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months / "
+       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction)",
+       b.max_purchase_price
+           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {})", n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::hours_per_month),
+                         n(in.get(InputId::amortization_months)), n(in.get(InputId::interest_rate)),
+                         n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)))
+           : "none: no purchase price pays at this usage",
+       b.max_purchase_price, cur);
+}
+
+// Where the usage compared with the threshold comes from, in words.
+std::string usage_source(const InputValue& u) {
+  if (u.origin.rfind("measured:", 0) == 0) return "these logs show";
+  if (u.origin == "cli" || u.origin == "config") return "you gave";
+  if (u.origin == "default") return "the default assumes";
+  return "the preset assumes";
 }
 
 // Four significant digits are enough for sentences; the steps and the JSON carry the rest.
@@ -385,6 +446,50 @@ std::string verdict_sentences(const CostResult& r) {
 
 }  // namespace
 
+SpeedCase speed_case(const CostInputs& in, const CostQuery& q, double relative_speed) {
+  CostInputs var = in;
+  var[InputId::relative_speed].value = relative_speed;
+  const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
+  return SpeedCase{relative_speed, b.verdict, b.job_hours, b.cheaper_below, b.usage_threshold_hours_per_month,
+                   b.buy_pays};
+}
+
+std::string verdict_summary(const CostResult& r) {
+  const BreakEven& b = r.break_even;
+  const CostInputs& in = r.inputs;
+  const std::string what = in.local_label.empty() ? std::string("the local GPU") : in.local_label;
+  const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::hours_per_month]),
+                                        human_duration(b.hours_per_month));
+  const double months = in.get(InputId::amortization_months);
+  if (!b.usage_threshold_hours_per_month)
+    return fmt::format("Buying {} never pays against renting {} at the speed ratio used ({}): {}; {}.", what,
+                       in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                       n4(in.get(InputId::relative_speed)), b.buy_vs_rent_reason, usage);
+  std::string bracket;
+  if (r.flips_within_speed_bracket) {
+    auto end = [&](const SpeedCase& c) {
+      return fmt::format("{} ({}{})", n4(c.relative_speed),
+                         c.usage_threshold_hours_per_month
+                             ? "buying pays above " + human_duration(*c.usage_threshold_hours_per_month) + " a month"
+                             : std::string("buying never pays"),
+                         c.verdict == Verdict::crossover
+                             ? fmt::format(", jobs {} {} are cheaper in the cloud",
+                                           *c.cheaper_below == Side::cloud ? "shorter than" : "longer than",
+                                           human_duration(*c.job_hours))
+                             : fmt::format(", {}", verdict_name(c.verdict)));
+    };
+    bracket = fmt::format(", but the verdict flips within the speed bracket: at the compute-bound speed ratio {} "
+                          "and at the bandwidth-bound {}, so time your own job on both GPUs",
+                          end(*r.at_compute_bound), end(*r.at_bandwidth_bound));
+  }
+  return fmt::format(
+      "Buying {} instead of renting {} pays if you run at least {} of GPU work a month for {} months; {}, so {} is "
+      "cheaper at the speed ratio used ({}){}.",
+      what, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+      human_duration(*b.usage_threshold_hours_per_month), n4(months), usage, b.buy_pays ? "buying" : "renting",
+      n4(in.get(InputId::relative_speed)), bracket);
+}
+
 CostResult evaluate(const CostInputs& in, const CostQuery& q) {
   validate(in, q);
   CostResult r;
@@ -395,7 +500,14 @@ CostResult evaluate(const CostInputs& in, const CostQuery& q) {
   r.break_even = break_even(in, r.local, r.cloud, q);
   r.sensitivity = sensitivity(in, q);
   add_steps(r);
+  if (in.speed.compute_bound) r.at_compute_bound = speed_case(in, q, *in.speed.compute_bound);
+  if (in.speed.bandwidth_bound) r.at_bandwidth_bound = speed_case(in, q, *in.speed.bandwidth_bound);
+  if (r.at_compute_bound && r.at_bandwidth_bound)
+    r.flips_within_speed_bracket = r.at_compute_bound->verdict != r.at_bandwidth_bound->verdict ||
+                                   r.at_compute_bound->buy_pays != r.at_bandwidth_bound->buy_pays;
+  r.uncertainty = monte_carlo(in, q);
   r.verdict_text = verdict_sentences(r);
+  r.summary = verdict_summary(r);
   return r;
 }
 

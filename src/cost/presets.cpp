@@ -70,6 +70,8 @@ LocalGpu parse_local(object o, std::string_view origin) {
     else if (k == "price_source") g.price_source = json::as_string(field.value, origin, key);
     else if (k == "power_source") g.power_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") g.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "memory_bandwidth_gbs") g.memory_bandwidth_gbs = opt_number(field.value, origin, key);
+    else if (k == "memory_bandwidth_source") g.memory_bandwidth_source = json::as_string(field.value, origin, key);
     else if (k == "note") g.note = json::as_string(field.value, origin, key);
     else unknown_key(field.value, origin, key);
   }
@@ -97,6 +99,8 @@ CloudOffer parse_cloud(object o, std::string_view origin) {
     else if (k == "seen") c.seen = json::as_string(field.value, origin, key);
     else if (k == "cold_start_source") c.cold_start_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") c.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "memory_bandwidth_gbs") c.memory_bandwidth_gbs = opt_number(field.value, origin, key);
+    else if (k == "memory_bandwidth_source") c.memory_bandwidth_source = json::as_string(field.value, origin, key);
     else if (k == "note") c.note = json::as_string(field.value, origin, key);
     else unknown_key(field.value, origin, key);
   }
@@ -215,6 +219,7 @@ void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
         currency_defaults.push_back(std::move(d));
       });
     else if (k == "throughput_unit") throughput_unit = json::as_string(field.value, origin, k);
+    else if (k == "memory_bandwidth_unit") memory_bandwidth_unit = json::as_string(field.value, origin, k);
     else if (k == "generic_pair") {
       for (auto p : json::as_object(field.value, origin, k)) {
         if (p.key == "local") default_local = json::as_string(p.value, origin, "generic_pair.local");

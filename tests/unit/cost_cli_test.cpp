@@ -154,6 +154,50 @@ TEST(CostCli, AnalyzeUsesMeasuredValuesAndSaysSo) {
   EXPECT_NE(std::string_view(u2["note"]).find("--no-measured"), std::string_view::npos);
 }
 
+TEST(CostCli, BreakevenWithAnalyzesInputsReproducesItsVerdict) {
+  const std::string example = std::string(GPUCOST_SOURCE_DIR) + "/examples/laptop-training";
+  const CliRun a = run("analyze " + example + " --format json --no-timings");
+  ASSERT_EQ(a.rc, 0) << a.err;
+  simdjson::dom::parser pa;
+  simdjson::dom::element da = pa.parse(a.out);
+  const std::string cfg = ::testing::TempDir() + "gpucost_cost_inputs." + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream f(cfg);
+    f << simdjson::minify(da["cost"]["inputs"]);
+  }
+  const CliRun b = run("breakeven --config " + cfg + " --format json");
+  std::remove(cfg.c_str());
+  ASSERT_EQ(b.rc, 0) << b.err;
+  simdjson::dom::parser pb;
+  simdjson::dom::element db = pb.parse(b.out);
+  auto ca = da["cost"];
+  // Values travel through JSON at 10 significant digits: categories match exactly, numbers closely.
+  EXPECT_EQ(std::string_view(ca["break_even"]["verdict"]), std::string_view(db["break_even"]["verdict"]));
+  EXPECT_EQ(bool(ca["verdict"]["buy_pays"]), bool(db["verdict"]["buy_pays"]));
+  EXPECT_EQ(bool(ca["verdict"]["flips_within_speed_bracket"]), bool(db["verdict"]["flips_within_speed_bracket"]));
+  EXPECT_EQ(std::string_view(ca["currency"]), std::string_view(db["currency"]));
+  auto near = [](simdjson::dom::element x, simdjson::dom::element y) {
+    if (x.is_null() || y.is_null()) {
+      EXPECT_EQ(x.is_null(), y.is_null());
+      return;
+    }
+    EXPECT_NEAR(double(x), double(y), 1e-7 * std::max(1.0, std::fabs(double(x))));
+  };
+  near(ca["break_even"]["job_hours"], db["break_even"]["job_hours"]);
+  near(ca["break_even"]["usage_threshold_hours_per_month"]["value"], db["break_even"]["usage_threshold_hours_per_month"]["value"]);
+  near(ca["usage"]["hours_per_month"], db["usage"]["hours_per_month"]);
+  near(ca["relative_speed"]["used"]["value"], db["relative_speed"]["used"]["value"]);
+  near(ca["relative_speed"]["compute_bound"], db["relative_speed"]["compute_bound"]);
+  near(ca["relative_speed"]["bandwidth_bound"], db["relative_speed"]["bandwidth_bound"]);
+  EXPECT_EQ(uint64_t(ca["uncertainty"]["seed"]), uint64_t(db["uncertainty"]["seed"]));
+  EXPECT_EQ(uint64_t(ca["uncertainty"]["draws"]), uint64_t(db["uncertainty"]["draws"]));
+  // The same draws from the same ranges: a draw within 1e-9 of the threshold could flip, no more.
+  EXPECT_NEAR(double(ca["uncertainty"]["probability_buy_cheaper"]), double(db["uncertainty"]["probability_buy_cheaper"]),
+              2e-4);
+  near(ca["uncertainty"]["usage_threshold_hours_per_month"]["p50"], db["uncertainty"]["usage_threshold_hours_per_month"]["p50"]);
+  EXPECT_EQ(simdjson::dom::object(ca["inputs"]["ranges"]).size(), simdjson::dom::object(db["inputs"]["ranges"]).size());
+}
+
 TEST(CostCli, AnalyzeCsvAndTableCarryTheCostBlock) {
   const CliRun csv = run("analyze " + data("cost/analyze") + " --format csv --no-timings");
   ASSERT_EQ(csv.rc, 0) << csv.err;

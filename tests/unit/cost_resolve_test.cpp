@@ -140,12 +140,46 @@ TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
   const auto m = measured_inputs(fake({{"gpu_power_mean_w", {"F012", 91.0, ""}},
                                        {"effective_utilization", {"F040", 0.7, ""}},
                                        {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
-  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(find(m, InputId::power_w).origin, "measured:F012");
   EXPECT_EQ(*find(m, InputId::power_w).value, 91.0);
   EXPECT_EQ(find(m, InputId::effective_utilization).origin, "measured:F040");
   EXPECT_FALSE(find(m, InputId::incidents_per_hour).value);
   EXPECT_NE(find(m, InputId::incidents_per_hour).note.find("is null: no kernel log"), std::string::npos);
+}
+
+TEST(CostResolve, UsageIsBusyHoursPerCalendarDayAsAMonth) {
+  // 2 busy hours in 25 h of logs (2 calendar days, rounded up): 1 h a day x 30.4375 days.
+  auto m = measured_inputs(fake({{"gpu_busy_s", {"F017", 7200.0, ""}}, {"log_uptime_s", {"F133", 90000.0, ""}}}));
+  const auto& u = find(m, InputId::hours_per_month);
+  ASSERT_TRUE(u.value);
+  EXPECT_DOUBLE_EQ(*u.value, 30.4375);
+  EXPECT_EQ(u.origin, "measured:F017");
+  // A log shorter than a day counts as one day: 1.5 busy hours in 2 h are 1.5 h a day.
+  m = measured_inputs(fake({{"gpu_busy_s", {"F017", 5400.0, ""}}, {"log_uptime_s", {"F133", 7200.0, ""}}}));
+  EXPECT_DOUBLE_EQ(*find(m, InputId::hours_per_month).value, 1.5 * 30.4375);
+  // Null busy time is unmeasured with its reason, never 0.
+  m = measured_inputs(fake({{"gpu_busy_s", {"F017", std::nullopt, "no dmon rows"}},
+                            {"log_uptime_s", {"F133", 7200.0, ""}}}));
+  EXPECT_FALSE(find(m, InputId::hours_per_month).value);
+  EXPECT_NE(find(m, InputId::hours_per_month).note.find("is null: no dmon rows"), std::string::npos);
+}
+
+TEST(CostResolve, UsageDefaultsToWhatTheAmortizationAssumes) {
+  // Generic pair, no logs: 5760 h / 24 months x 0.7666 = 183.984 h a month, origin default.
+  const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
+  EXPECT_NEAR(*in[InputId::hours_per_month].value, 5760.0 / 24 * 0.7666, 1e-9);
+  EXPECT_EQ(in[InputId::hours_per_month].origin, "default");
+  EXPECT_FALSE(in.measured_hours_per_month);
+  // A measurement replaces it and is kept when --hours-per-month replaces the measurement.
+  ResolveRequest rq;
+  rq.measured.push_back({InputId::hours_per_month, 12.5, "measured:F017", "from the logs", {}, {}});
+  rq.cli.values[static_cast<std::size_t>(InputId::hours_per_month)] = 40;
+  const CostInputs in2 = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(*in2[InputId::hours_per_month].value, 40);
+  EXPECT_EQ(in2[InputId::hours_per_month].origin, "cli");
+  ASSERT_TRUE(in2.measured_hours_per_month);
+  EXPECT_EQ(*in2.measured_hours_per_month, 12.5);
 }
 
 TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {

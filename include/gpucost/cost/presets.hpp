@@ -23,7 +23,8 @@ struct LocalGpu {
   std::optional<double> purchase_price;
   std::optional<double> power_w;     ///< board power
   std::optional<double> throughput;  ///< in the catalog's throughput_unit
-  std::string price_source, power_source, throughput_source;  ///< where each figure comes from
+  std::optional<double> memory_bandwidth_gbs;  ///< peak DRAM bandwidth, GB/s
+  std::string price_source, power_source, throughput_source, memory_bandwidth_source;  ///< where each figure comes from
   std::string note;                                           ///< caveats
 };
 
@@ -34,6 +35,8 @@ struct CloudOffer {
   std::string provider, gpu;
   std::string currency;
   std::optional<double> hourly_rate, cold_start_s, utilization, throughput;
+  std::optional<double> memory_bandwidth_gbs;  ///< peak DRAM bandwidth of its GPU, GB/s
+  std::string memory_bandwidth_source;
   std::string source;  ///< where the price was read (URL)
   std::string seen;    ///< when the price was read or stated (YYYY-MM-DD)
   std::string cold_start_source, throughput_source;
@@ -58,6 +61,7 @@ struct CurrencyDefaults {
 /// All presets known to a run.
 struct PresetCatalog {
   std::string throughput_unit;  ///< what `throughput` measures
+  std::string memory_bandwidth_unit = "GB/s";  ///< what `memory_bandwidth_gbs` measures
   std::string default_local, default_cloud;  ///< the generic pair used when nothing is picked
   std::vector<LocalGpu> local;
   std::vector<CloudOffer> cloud;

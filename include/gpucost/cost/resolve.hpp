@@ -26,6 +26,15 @@ struct CostOverrides {
   std::optional<std::string> currency;
   std::array<std::optional<double>, kInputCount> values{};
   std::optional<double> job_hours, target_premium;
+  /// Throughput of the user's own job on each GPU (any unit, the same for both, e.g. samples/s):
+  /// together they give cloud.relative_speed = cloud / local (a measured ratio beats the spec sheets).
+  std::optional<double> local_throughput, cloud_throughput;
+  /// Ranges of inputs for the Monte Carlo (low, high): config `"ranges": {"local.hours_per_month":
+  /// [20, 60]}`, command line `--range local.hours_per_month=20:60`.
+  std::array<std::optional<std::pair<double, double>>, kInputCount> ranges{};
+  /// Gamma ranges (shape, rate), as analyze writes the incident rate's posterior into its inputs.
+  std::array<std::optional<std::pair<double, double>>, kInputCount> gamma_ranges{};
+  std::optional<double> seed, draws;
   std::optional<std::string> preset, local, cloud;  ///< preset names (config: preset, local_preset, cloud_preset)
 };
 
@@ -33,6 +42,12 @@ struct CostOverrides {
 /// std::invalid_argument naming `origin` and the key for malformed JSON, unknown input names and
 /// values of the wrong type.
 CostOverrides parse_cost_config(std::string_view json, std::string_view origin);
+/// `local.power_w` -> InputId::power_w; nullopt for an unknown name.
+std::optional<InputId> find_named_input(std::string_view name);
+/// Parses `local.hours_per_month=20:60` (an input's name, its low and high end) into `into`;
+/// throws std::invalid_argument naming the problem.
+void parse_range(std::string_view text, std::string_view origin, CostOverrides& into);
+
 /// Reads and parses a config file.
 CostOverrides load_cost_config(const std::string& path);
 
