@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/presets.hpp"
 #include "gpucost/cost/resolve.hpp"
 
@@ -20,11 +25,46 @@ cost::ResolveRequest make_request(const CostCliOptions& o) {
   if (o.job_hours_option && o.job_hours_option->count() > 0) rq.cli.job_hours = o.job_hours;
   if (o.target_premium_option && o.target_premium_option->count() > 0) rq.cli.target_premium = o.target_premium;
   for (const auto& r : o.ranges) cost::parse_range(r, "--range", rq.cli);
+  if (!o.pricing.empty()) rq.cli.pricing = o.pricing;
+  if (o.checkpoint_option && o.checkpoint_option->count() > 0) rq.cli.checkpoint_minutes = o.checkpoint_minutes;
+  if (o.interruptions_option && o.interruptions_option->count() > 0) rq.cli.interruptions_per_hour = o.interruptions_per_hour;
+  if (!o.fx_file.empty()) {
+    std::ifstream in(o.fx_file, std::ios::binary);
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the exchange-rate file", o.fx_file));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    rq.fx = cost::parse_fx_csv(ss.str(), o.fx_file);
+  }
   if (o.seed_option && o.seed_option->count() > 0) rq.cli.seed = static_cast<double>(o.seed);
   if (o.draws_option && o.draws_option->count() > 0) rq.cli.draws = static_cast<double>(o.draws);
   if (o.local_throughput_option && o.local_throughput_option->count() > 0) rq.cli.local_throughput = o.local_throughput;
   if (o.cloud_throughput_option && o.cloud_throughput_option->count() > 0) rq.cli.cloud_throughput = o.cloud_throughput;
   return rq;
+}
+// Prices move: say so when the one used was observed long ago. Only the table (for people) shows
+// it: the JSON and CSV carry the dates, not an age that would change with the day of the run.
+std::vector<std::string> stale_prices(const cost::CostInputs& in) {
+  std::vector<std::string> out;
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{today};
+  const std::string now = fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
+                                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+  auto check = [&](std::string_view what, const std::string& name, const std::string& observed, cost::InputId id) {
+    if (name.empty() || !in[id].value || in[id].origin != "preset:" + name) return;
+    if (observed.empty()) {
+      out.push_back(fmt::format("the {} of {} has no date: check it, or give a dated one with --catalog FILE", what,
+                                name));
+      return;
+    }
+    const auto days = cost::days_between(observed, now);
+    if (days && *days > cost::kStalePriceDays)
+      out.push_back(fmt::format("the {} of {} was observed on {}, {} days ago (more than {}): prices move; refresh "
+                                "it with --catalog FILE or give it as an option",
+                                what, name, observed, *days, cost::kStalePriceDays));
+  };
+  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::purchase_price);
+  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::hourly_rate);
+  return out;
 }
 }  // namespace
 
@@ -41,6 +81,29 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
                  "JSON file of extra presets in the data/presets.json format (repeatable; same names replace)")
       ->check(CLI::ExistingFile)
       ->group(kGroup);
+  app.add_option("--catalog", o.catalog_files,
+                 "Price catalog CSV (repeatable): cloud offers in SkyPilot's layout (InstanceType, AcceleratorName,\n"
+                 "AcceleratorCount, vCPUs, MemoryGiB, Region, Price, SpotPrice) plus Currency, Source, ObservedOn;\n"
+                 "or local GPUs (Name, Price, Currency, Source, ObservedOn). Same names replace built-in rows")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  app.add_option("--fx", o.fx_file,
+                 "Exchange rates CSV (From,To,Rate,Source,ObservedOn): a preset priced in another currency is\n"
+                 "converted with it; without one, never")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  app.add_option("--pricing", o.pricing, "Which price of the cloud offer: on-demand (default), spot or committed")
+      ->check(CLI::IsMember({"on-demand", "spot", "committed"}))
+      ->group(kGroup);
+  o.checkpoint_option = app.add_option("--checkpoint-minutes", o.checkpoint_minutes,
+                                       "Spot: minutes between checkpoints; an interruption loses half of it on average "
+                                       "(default 30)")
+                            ->check(CLI::Range(0.0, 1e6))
+                            ->group(kGroup);
+  o.interruptions_option = app.add_option("--spot-interruptions-per-hour", o.interruptions_per_hour,
+                                          "Spot: interruptions per hour of running (default 0.01, an assumption)")
+                               ->check(CLI::Range(0.0, 1e3))
+                               ->group(kGroup);
   app.add_option("--config", o.config,
                  "JSON file of inputs: {\"currency\": \"CNY\", \"local\": {\"power_w\": 115, ...}, \"cloud\": {...}}")
       ->check(CLI::ExistingFile)
@@ -97,16 +160,18 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
 }
 
 void check_cost_options(const CostCliOptions& o) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
   cost::CostQuery q;
   (void)cost::resolve_inputs(catalog, make_request(o), &q);
 }
 
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
-                                                     const std::vector<std::string>& detected_gpus) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+std::shared_ptr<const cost::CostResult> compute_cost(
+    const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus,
+    const std::vector<std::pair<std::string, double>>& detected_power_limits_w) {
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
   cost::ResolveRequest rq = make_request(o);
   rq.detected_gpus = detected_gpus;
+  rq.detected_power_limits_w = detected_power_limits_w;
   rq.incident_prior_hours = o.incident_prior_hours;
   if (features && !o.no_measured) {
     const FeatureSet& fs = *features;
@@ -130,7 +195,9 @@ std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, co
   }
   cost::CostQuery q;
   const cost::CostInputs in = cost::resolve_inputs(catalog, rq, &q);
-  return std::make_shared<const cost::CostResult>(cost::evaluate(in, q));
+  auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));
+  result->price_warnings = stale_prices(in);
+  return result;
 }
 
 }  // namespace gpucost::cli

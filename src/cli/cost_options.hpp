@@ -17,6 +17,12 @@ namespace gpucost::cli {
 struct CostCliOptions {
   std::string config;                    ///< --config FILE
   std::vector<std::string> preset_files; ///< --presets FILE (repeatable)
+  std::vector<std::string> catalog_files; ///< --catalog FILE (repeatable)
+  std::string fx_file;                    ///< --fx FILE
+  std::string pricing;                    ///< --pricing on-demand|spot|committed
+  double checkpoint_minutes = 30, interruptions_per_hour = 0.01;
+  CLI::Option* checkpoint_option = nullptr;
+  CLI::Option* interruptions_option = nullptr;
   std::string preset, local, cloud;      ///< --preset, --local, --cloud
   std::string currency;                  ///< --currency
   std::array<double, cost::kInputCount> values{};
@@ -46,7 +52,8 @@ void check_cost_options(const CostCliOptions& o);
 
 /// Resolves the inputs (with values measured from `features` unless null or --no-measured)
 /// and runs the model; throws std::invalid_argument for impossible or missing inputs.
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
-                                                     const std::vector<std::string>& detected_gpus = {});
+std::shared_ptr<const cost::CostResult> compute_cost(
+    const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus = {},
+    const std::vector<std::pair<std::string, double>>& detected_power_limits_w = {});
 
 }  // namespace gpucost::cli

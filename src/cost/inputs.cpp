@@ -67,6 +67,16 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "Share of the job's time lost to its own stalls (input pipeline, kernel-launch queue): they move to the "
      "cloud with the job",
      "--job-stall-fraction"},
+    {InputId::interruption_loss, Side::cloud, "interruption_loss", "ratio", Domain::ratio, false, 0,
+     "no interruptions (on-demand or committed pricing)",
+     "Share of billed time lost to spot interruptions: interruptions per hour x (half a checkpoint interval + a "
+     "restart); set by --pricing spot"},
+    {InputId::billing_increment_s, Side::cloud, "billing_increment_s", "s", Domain::non_negative, false, 0,
+     "billing counted as continuous (the offer's catalog row gives its granularity)",
+     "Billing granularity: a job is billed in whole increments (1 s, 60 s, 3600 s), half an increment more on "
+     "average"},
+    {InputId::data_cost_per_job, Side::cloud, "data_cost_per_job", "{cur}", Domain::non_negative, true, 0,
+     "no storage or egress counted", "Storage (GB-month share) and egress (per GB) of one cloud job"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }
@@ -143,10 +153,14 @@ void validate(const CostInputs& in, const CostQuery& q) {
     }
     if (s.money && !v.currency.empty() && v.currency != in.currency)
       throw std::invalid_argument(fmt::format(
-          "{} = {} comes from {} in {}, but the report currency is {}; gpucost converts no currency: "
-          "give {} in {} or pick presets in one currency",
+          "{} = {} comes from {} in {}, but the report currency is {}; gpucost converts currencies only with "
+          "an explicit, dated rate: give {} in {}, pick presets in one currency, or give --fx FILE",
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
+  if (in.get(InputId::interruption_loss) >= 1)
+    throw std::invalid_argument(fmt::format(
+        "cloud.interruption_loss = {} ({}) is impossible: interruptions would leave no time for work",
+        format_number(in.get(InputId::interruption_loss)), origin_text(in[InputId::interruption_loss])));
   if (in.get(InputId::job_stall_fraction) >= 1)
     throw std::invalid_argument(fmt::format(
         "cloud.job_stall_fraction = {} ({}) is impossible: a job that only stalls does no work anywhere",

@@ -83,11 +83,13 @@ CloudCost cloud_cost(const CostInputs& in) {
   const double rate = v(in, InputId::hourly_rate);
   // The job's own stalls (input pipeline, launch queue) travel with it; the local-only losses
   // (idle, suspends, AC switches, incidents) do not.
-  const double work =
-      v(in, InputId::utilization) * (1 - v(in, InputId::job_stall_fraction)) * v(in, InputId::relative_speed);
+  const double work = v(in, InputId::utilization) * (1 - v(in, InputId::job_stall_fraction)) *
+                      (1 - v(in, InputId::interruption_loss)) * v(in, InputId::relative_speed);
   c.cost_per_effective_hour = work > 0 ? rate / work : kInf;
   c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
   c.cold_start_cost = rate * c.cold_start_hours;
+  c.billing_rounding_cost = rate * v(in, InputId::billing_increment_s) / 2 / 3600;
+  c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + v(in, InputId::data_cost_per_job);
   return c;
 }
 
@@ -95,7 +97,7 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   BreakEven b;
   const std::string cur = in.currency;
   const double a = local.cost_per_effective_hour, c = cloud.cost_per_effective_hour;
-  const double fl = local.fixed_per_job, fc = cloud.cold_start_cost;
+  const double fl = local.fixed_per_job, fc = cloud.fixed_per_job;
   const std::string slopes = fmt::format("{} vs {} {}/h", n(a), n(c), cur);
   const std::string fixed = fmt::format("{} vs {} {}", n(fl), n(fc), cur);
 
@@ -193,6 +195,7 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
 
   // 3. Buy vs rent: after how much work the running-cost savings repay the purchase price.
   const double months = v(in, InputId::amortization_months);
+  bool saves = false;  // an hour of work costs less owned than rented (before the price)
   b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
   if (std::isinf(c)) {
     b.buy_vs_rent_reason = "the cloud GPU does no useful work, so renting is no alternative to compare with";
@@ -203,7 +206,12 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
         "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
         "buying never pays for itself",
         n(c), cur, n(local.running_per_effective_hour), cur);
+  } else if (in.price_unknown) {
+    saves = true;
+    b.buy_vs_rent_reason =
+        "no purchase price is known (give --local-purchase-price): max_purchase_price states the verdict as a price";
   } else {
+    saves = true;
     b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
     b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
   }
@@ -213,7 +221,7 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
   b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::resale_fraction);
-  if (b.buy_vs_rent_hours && keep > 0 && b.hours_per_month > 0)
+  if (saves && keep > 0 && b.hours_per_month > 0)
     b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month * months / keep;
   return b;
 }
@@ -334,15 +342,21 @@ void add_steps(CostResult& r) {
   step("local.running_per_effective_hour", "(electricity + cooling + maintenance) / effective_utilization",
        fmt::format("{} / {}", n(l.running_per_wall_hour), n(l.effective_utilization)),
        finite_or_null(l.running_per_effective_hour), per_h);
-  step("cloud.cost_per_effective_hour", "hourly_rate / (utilization * (1 - job_stall_fraction) * relative_speed)",
-       fmt::format("{} / ({} * (1 - {}) * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
-                   n(in.get(InputId::job_stall_fraction)), n(in.get(InputId::relative_speed))),
+  step("cloud.cost_per_effective_hour",
+       "hourly_rate / (utilization * (1 - job_stall_fraction) * (1 - interruption_loss) * relative_speed)",
+       fmt::format("{} / ({} * (1 - {}) * (1 - {}) * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
+                   n(in.get(InputId::job_stall_fraction)), n(in.get(InputId::interruption_loss)),
+                   n(in.get(InputId::relative_speed))),
        finite_or_null(c.cost_per_effective_hour), per_h);
   step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
        fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
+  step("cloud.fixed_per_job", "cold_start_cost + hourly_rate * billing_increment_s / 2 / 3600 + data_cost_per_job",
+       fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::hourly_rate),
+                   x(InputId::billing_increment_s), x(InputId::data_cost_per_job)),
+       c.fixed_per_job, cur);
   if (b.job_hours)
-    step("break_even.job_hours", "|fixed_cost_per_job - cold_start_cost| / |local_per_eff_h - cloud_per_eff_h|",
-         fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.cold_start_cost), n(l.cost_per_effective_hour),
+    step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
+         fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.fixed_per_job), n(l.cost_per_effective_hour),
                      n(c.cost_per_effective_hour)),
          b.job_hours, "h");
   else
@@ -350,8 +364,8 @@ void add_steps(CostResult& r) {
   step("break_even.local_job_cost", "fixed_cost_per_job + local_per_eff_h * job_hours",
        fmt::format("{} + {} * {}", n(l.fixed_per_job), n(l.cost_per_effective_hour), n(b.query_job_hours)),
        finite_or_null(b.local_job_cost), cur);
-  step("break_even.cloud_job_cost", "cold_start_cost + cloud_per_eff_h * job_hours",
-       fmt::format("{} + {} * {}", n(c.cold_start_cost), n(c.cost_per_effective_hour), n(b.query_job_hours)),
+  step("break_even.cloud_job_cost", "cloud_fixed_per_job + cloud_per_eff_h * job_hours",
+       fmt::format("{} + {} * {}", n(c.fixed_per_job), n(c.cost_per_effective_hour), n(b.query_job_hours)),
        finite_or_null(b.cloud_job_cost), cur);
   step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
        b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))
@@ -359,9 +373,9 @@ void add_steps(CostResult& r) {
        b.premium_at_job_hours, "ratio");
   const double k = 1 + b.target_premium;
   step("break_even.job_hours_at_target_premium",
-       "(fixed_cost_per_job - k * cold_start_cost) / (k * cloud_per_eff_h - local_per_eff_h), k = 1 + target",
+       "(fixed_cost_per_job - k * cloud_fixed_per_job) / (k * cloud_per_eff_h - local_per_eff_h), k = 1 + target",
        b.job_hours_at_target_premium
-           ? fmt::format("({} - {} * {}) / ({} * {} - {})", n(l.fixed_per_job), n(k), n(c.cold_start_cost), n(k),
+           ? fmt::format("({} - {} * {}) / ({} * {} - {})", n(l.fixed_per_job), n(k), n(c.fixed_per_job), n(k),
                          n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
            : b.target_premium_reason,
        b.job_hours_at_target_premium, "h");
@@ -423,7 +437,7 @@ std::string verdict_sentences(const CostResult& r) {
   }
   s += fmt::format(" ({} {}/h per effective hour locally, {} {}/h in the cloud; {} {} vs {} {} fixed per job).",
                    n4(r.local.cost_per_effective_hour), cur, n4(r.cloud.cost_per_effective_hour), cur,
-                   n4(r.local.fixed_per_job), cur, n4(r.cloud.cold_start_cost), cur);
+                   n4(r.local.fixed_per_job), cur, n4(r.cloud.fixed_per_job), cur);
   if (b.premium_at_job_hours)
     s += fmt::format(" A {} h job costs {} {} locally and {} {} in the cloud: local premium {}.", n4(b.query_job_hours),
                      n4(b.local_job_cost), cur, n4(b.cloud_job_cost), cur, pct(*b.premium_at_job_hours));
@@ -461,6 +475,18 @@ std::string verdict_summary(const CostResult& r) {
   const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::hours_per_month]),
                                         human_duration(b.hours_per_month));
   const double months = in.get(InputId::amortization_months);
+  if (in.price_unknown) {
+    if (!b.max_purchase_price)
+      return fmt::format("No purchase price is known for {} (give --local-purchase-price), and at {} buying it never "
+                         "pays against renting {}: {}.",
+                         what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                         b.buy_vs_rent_reason);
+    return fmt::format("No purchase price is known for {} (give --local-purchase-price): {}, and at that usage "
+                       "buying it instead of renting {} pays if it cost less than {} {} over {} months at the speed "
+                       "ratio used ({}).",
+                       what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                       n4(*b.max_purchase_price), in.currency, n4(months), n4(in.get(InputId::relative_speed)));
+  }
   if (!b.usage_threshold_hours_per_month)
     return fmt::format("Buying {} never pays against renting {} at the speed ratio used ({}): {}; {}.", what,
                        in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,

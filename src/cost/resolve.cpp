@@ -107,7 +107,10 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
         const double lo = json::as_number(a.at(0).value(), origin, key), hi = json::as_number(a.at(1).value(), origin, key);
         parse_range(fmt::format("{}={}:{}", std::string_view(r.key), format_number(lo), format_number(hi)), origin, o);
       }
-    } else if (k == "seed") o.seed = json::as_number(field.value, origin, k);
+    } else if (k == "pricing") o.pricing = string_or_value(field.value, origin, k);
+    else if (k == "checkpoint_minutes") o.checkpoint_minutes = json::as_number(field.value, origin, k);
+    else if (k == "interruptions_per_hour") o.interruptions_per_hour = json::as_number(field.value, origin, k);
+    else if (k == "seed") o.seed = json::as_number(field.value, origin, k);
     else if (k == "draws") o.draws = json::as_number(field.value, origin, k);
     else if (k == "local_throughput") o.local_throughput = json::as_number(field.value, origin, k);
     else if (k == "cloud_throughput") o.cloud_throughput = json::as_number(field.value, origin, k);
@@ -118,7 +121,8 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
     else
       json::fail(origin, k,
                  "unknown key (known: currency, local, cloud, query, job_hours, target_premium, local_throughput, "
-                 "cloud_throughput, ranges, seed, draws, preset, local_preset, cloud_preset, comment)");
+                 "cloud_throughput, ranges, seed, draws, pricing, checkpoint_minutes, interruptions_per_hour, preset, "
+                 "local_preset, cloud_preset, comment)");
   }
   return o;
 }
@@ -297,6 +301,11 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   if (sel.local.empty() && rq.config.local) sel.local = *rq.config.local;
   if (sel.cloud.empty() && rq.config.cloud) sel.cloud = *rq.config.cloud;
 
+  LocalGpu from_logs;  // the GPU the logs name, when no preset describes it
+  in.pricing = rq.cli.pricing ? *rq.cli.pricing : rq.config.pricing ? *rq.config.pricing : "on-demand";
+  const std::string& pricing = in.pricing;
+  if (pricing != "on-demand" && pricing != "spot" && pricing != "committed")
+    throw std::invalid_argument(fmt::format("--pricing {}: expected on-demand, spot or committed", pricing));
   const Scenario* scenario = nullptr;
   if (!sel.preset.empty() && !(scenario = catalog.find_scenario(sel.preset)))
     unknown_preset(catalog, "scenario", "--preset", sel.preset);
@@ -309,6 +318,20 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
       if (!m) continue;
       sel.local = m->name;
       in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
+      // The same GPU for rent, when the catalog has it in the GPU's currency: the cheapest on-demand.
+      const CloudOffer* same_gpu = nullptr;
+      const AcceleratorSpec* a = catalog.find_accelerator(m->accelerator);
+      if (sel.cloud.empty() && a)
+        for (const auto& o : catalog.cloud)
+          if (o.hourly_rate && catalog.find_accelerator(o.accelerator) == a &&
+              (m->currency.empty() || o.currency == m->currency) &&
+              (!same_gpu || *o.hourly_rate < *same_gpu->hourly_rate))
+            same_gpu = &o;
+      if (same_gpu) {
+        sel.cloud = same_gpu->name;
+        in.selection_note += fmt::format("; cloud offer {} chosen as the cheapest on-demand rental of the same GPU",
+                                         same_gpu->name);
+      }
       const CloudOffer* generic = catalog.find_cloud(sel.cloud.empty() ? catalog.default_cloud : sel.cloud);
       if (sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
         if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
@@ -319,9 +342,24 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
       }
       break;
     }
-    if (sel.local.empty() && !rq.detected_gpus.empty())
-      in.selection_note = fmt::format("no local preset matches the GPU the logs name ('{}'): the generic pair is used",
-                                      rq.detected_gpus.front());
+    if (sel.local.empty() && !rq.detected_gpus.empty()) {
+      // Never answer for another GPU: the one the logs name, with what the logs know of it.
+      const std::string& product = rq.detected_gpus.front();
+      from_logs.name = "from-logs";
+      from_logs.label = product;
+      for (const auto& [name, w] : rq.detected_power_limits_w)
+        if (name == product) {
+          from_logs.power_w = w;
+          from_logs.power_source = "the power limit nvidia-smi -q reports for this GPU";
+        }
+      from_logs.price_source = "no preset or catalog row describes this GPU";
+      sel.local = from_logs.name;
+      in.selection_note = fmt::format(
+          "no local preset matches the GPU the logs name ('{}'): the local side is that GPU as the logs describe "
+          "it (no price, no spec-sheet speed); give --local-purchase-price and --relative-speed, or a catalog row "
+          "(--catalog)",
+          product);
+    }
   }
   if (!scenario && rq.use_generic_pair) {
     if (sel.local.empty()) sel.local = catalog.default_local;
@@ -329,15 +367,16 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   const LocalGpu* gpu = nullptr;
   const CloudOffer* offer = nullptr;
-  if (!sel.local.empty() && !(gpu = catalog.find_local(sel.local))) unknown_preset(catalog, "local GPU", "--local", sel.local);
+  if (sel.local == from_logs.name && !from_logs.label.empty()) gpu = &from_logs;
+  else if (!sel.local.empty() && !(gpu = catalog.find_local(sel.local))) unknown_preset(catalog, "local GPU", "--local", sel.local);
   if (!sel.cloud.empty() && !(offer = catalog.find_cloud(sel.cloud))) unknown_preset(catalog, "cloud offer", "--cloud", sel.cloud);
 
   // Currency: explicit, else the scenario's, else the cloud offer's, else the GPU's.
   if (rq.cli.currency) {
-    in.currency = *rq.cli.currency;
+    in.currency = currency_code(*rq.cli.currency);
     in.currency_origin = "cli";
   } else if (rq.config.currency) {
-    in.currency = *rq.config.currency;
+    in.currency = currency_code(*rq.config.currency);
     in.currency_origin = "config";
   } else if (scenario && !scenario->currency.empty()) {
     in.currency = scenario->currency;
@@ -369,6 +408,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
 
   // 3. The local GPU and the cloud offer.
   const LocalGpu* local_ref = gpu ? gpu : scenario ? catalog.find_local(scenario->local_gpu) : nullptr;
+  if (gpu == &from_logs) in.local_gpu_from_logs = true;
   const CloudOffer* cloud_ref = offer ? offer : scenario ? catalog.find_cloud(scenario->cloud_offer) : nullptr;
   if (local_ref) {
     in.local_gpu = local_ref->name;
@@ -380,8 +420,11 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   if (gpu) {
     const std::string o = preset_origin(gpu->name);
+    in.local_price_observed_on = gpu->price_observed_on;
     if (gpu->purchase_price) {
-      in.set(InputId::purchase_price, *gpu->purchase_price, o, gpu->price_source);
+      in.set(InputId::purchase_price, *gpu->purchase_price, o,
+             fmt::format("{}; observed {}", gpu->price_source.empty() ? "no source given" : gpu->price_source,
+                         gpu->price_observed_on.empty() ? "on an unknown date" : gpu->price_observed_on));
       in[InputId::purchase_price].currency = gpu->currency;
     } else {
       // Never keep a price that belongs to another GPU.
@@ -391,13 +434,46 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   if (offer) {
     const std::string o = preset_origin(offer->name);
-    if (offer->hourly_rate) {
-      in.set(InputId::hourly_rate, *offer->hourly_rate, o,
-             fmt::format("{}; seen {}", offer->source.empty() ? "no source given" : offer->source, offer->seen));
-      in[InputId::hourly_rate].currency = offer->currency;
-    }
     if (offer->cold_start_s) in.set(InputId::cold_start_s, *offer->cold_start_s, o, offer->cold_start_source);
     if (offer->utilization) in.set(InputId::utilization, *offer->utilization, o);
+    // The price --pricing picks: on-demand, spot or committed.
+    const std::optional<double>& rate = pricing == "spot" ? offer->spot_rate
+                                        : pricing == "committed" ? offer->committed_rate
+                                                                 : offer->hourly_rate;
+    in.cloud_price_observed_on = offer->seen;
+    if (rate) {
+      in.set(InputId::hourly_rate, *rate, o,
+             fmt::format("{} price; {}; observed {}", pricing,
+                         offer->source.empty() ? "no source given" : offer->source,
+                         offer->seen.empty() ? "on an unknown date" : offer->seen));
+      in[InputId::hourly_rate].currency = offer->currency;
+    } else {
+      in[InputId::hourly_rate] = InputValue{
+          std::nullopt, o,
+          fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer->name, pricing), {}};
+    }
+    if (offer->billing_increment_s)
+      in.set(InputId::billing_increment_s, *offer->billing_increment_s, o,
+             fmt::format("billed per {} s{}", format_number(*offer->billing_increment_s),
+                         offer->minimum_billing_s ? fmt::format(", at least {} s", format_number(*offer->minimum_billing_s))
+                                                  : std::string()));
+    if (pricing == "spot") {
+      const double ckpt = rq.cli.checkpoint_minutes      ? *rq.cli.checkpoint_minutes
+                          : rq.config.checkpoint_minutes ? *rq.config.checkpoint_minutes
+                                                         : kDefaultCheckpointMinutes;
+      const double lambda = rq.cli.interruptions_per_hour      ? *rq.cli.interruptions_per_hour
+                            : rq.config.interruptions_per_hour ? *rq.config.interruptions_per_hour
+                                                               : kDefaultInterruptionsPerHour;
+      const double restart_s = in[InputId::cold_start_s].value.value_or(0);
+      const double loss = lambda * (ckpt / 2 / 60 + restart_s / 3600);
+      in.set(InputId::interruption_loss, loss, o,
+             fmt::format("spot: {} interruptions per hour x (half of a {} min checkpoint interval + a {} s restart) = "
+                         "{}{}",
+                         format_number(lambda), format_number(ckpt), format_number(restart_s), format_number(loss),
+                         rq.cli.interruptions_per_hour || rq.config.interruptions_per_hour
+                             ? std::string()
+                             : "; 0.01 per hour is an assumption: give --spot-interruptions-per-hour"));
+    }
   }
   // The speed ratio follows the two entries' throughput figures when either entry was picked
   // explicitly or both come from the generic pair; a scenario's own figure stands otherwise.
@@ -487,6 +563,21 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
         in.set(id, *v, o, std::move(note));
       }
   }
+  // Money from a preset priced in another currency: converted only with an explicit, dated rate.
+  for (const auto& sp : input_specs()) {
+    auto& v = in[sp.id];
+    if (!sp.money || v.currency.empty() || !v.value || v.currency == in.currency) continue;
+    for (const auto& f : rq.fx)
+      if (f.from == v.currency && f.to == in.currency) {
+        const double was = *v.value;
+        v.value = was * f.rate;
+        v.note = fmt::format("{}; converted from {} {} at 1 {} = {} {} ({}, observed {})", v.note, format_number(was),
+                             f.from, f.from, format_number(f.rate), f.to, f.source, f.observed_on);
+        v.currency.clear();
+        break;
+      }
+  }
+
   // Ranges for the Monte Carlo. The speed bracket when the ratio comes from the spec sheets;
   // the incident rate's Gamma posterior when it is the measured one; then the user's ranges.
   {
@@ -506,6 +597,26 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
           in.ranges[i] = InputRange{InputRange::Kind::uniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
         else if (const auto& g = layer->gamma_ranges[i])
           in.ranges[i] = InputRange{InputRange::Kind::gamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
+  }
+
+  // A GPU known only from the logs, without a power figure anywhere: electricity is not counted,
+  // and the input says so (origin unknown), rather than borrowing another GPU's board power.
+  if (in.local_gpu_from_logs && !in[InputId::power_w].value) {
+    const std::string why = in[InputId::power_w].note;
+    in.set(InputId::power_w, 0, "unknown",
+           fmt::format("{}{}no power figure for {} in the logs or the presets: electricity is counted as 0; give "
+                       "--local-power-w",
+                       why, why.empty() ? "" : "; ", in.local_label));
+  }
+
+  // No purchase price anywhere: the verdict becomes the price below which buying pays.
+  if (!in[InputId::purchase_price].value) {
+    const std::string why = in[InputId::purchase_price].note;
+    in.set(InputId::purchase_price, 0, "unknown",
+           fmt::format("{}{}no purchase price is known for {}: the verdict is the price below which buying pays "
+                       "(break_even.max_purchase_price); give --local-purchase-price",
+                       why, why.empty() ? "" : "; ", in.local_label.empty() ? "the local GPU" : in.local_label));
+    in.price_unknown = true;
   }
 
   // Usage nobody gave or measured: the usage the amortization period assumes, as effective hours.

@@ -82,6 +82,7 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.key("local_gpu").begin_object();
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
+  text_or_null(w, "price_observed_on", in.local_price_observed_on);
   w.end_object();
   w.key("cloud_offer").begin_object();
   text_or_null(w, "preset", in.cloud_offer);
@@ -143,6 +144,10 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "cost_per_effective_hour", r.cloud.cost_per_effective_hour);
   number_or_null(w, "cold_start_hours", r.cloud.cold_start_hours);
   number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
+  number_or_null(w, "billing_rounding_cost", r.cloud.billing_rounding_cost);
+  number_or_null(w, "fixed_cost_per_job", r.cloud.fixed_per_job);
+  w.kv("pricing", in.pricing);
+  text_or_null(w, "price_observed_on", in.cloud_price_observed_on);
   w.end_object();
 
   const BreakEven& b = r.break_even;
@@ -221,6 +226,8 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.kv("summary", r.summary);
   w.kv("buy_pays", b.buy_pays);
   w.kv("flips_within_speed_bracket", r.flips_within_speed_bracket);
+  w.kv("price_unknown", in.price_unknown);
+  w.kv("local_gpu_from_logs", in.local_gpu_from_logs);
   w.end_object();
 
   const Sensitivity& s = r.sensitivity;
@@ -296,6 +303,8 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C030", "cloud.cost_per_effective_hour", r.cloud.cost_per_effective_hour, per_h,
       std::isfinite(r.cloud.cost_per_effective_hour) ? "" : "infinite: the cloud GPU does no useful work");
   row("C031", "cloud.cold_start_cost", r.cloud.cold_start_cost, in.currency, "");
+  row("C032", "cloud.billing_rounding_cost", r.cloud.billing_rounding_cost, in.currency, "");
+  row("C033", "cloud.fixed_cost_per_job", r.cloud.fixed_per_job, in.currency, "pricing " + in.pricing);
 
   const BreakEven& b = r.break_even;
   row("C040", "break_even.verdict", std::nullopt, "", verdict_name(b.verdict));
@@ -403,9 +412,10 @@ void write_cost_table(std::string& out, const CostResult& r) {
        in.measured_hours_per_month
            ? fmt::format("; measured from the logs: {}", human_duration(*in.measured_hours_per_month))
            : fmt::format("; not measured: {}", in.measured_usage_note));
-  line("Buying pays above: {} a month{}", b.usage_threshold_hours_per_month
-                                                ? human_duration(*b.usage_threshold_hours_per_month)
-                                                : std::string("never"),
+  line("Buying pays above: {}{}", b.usage_threshold_hours_per_month
+                                      ? human_duration(*b.usage_threshold_hours_per_month) + " a month"
+                                  : in.price_unknown ? std::string("depends on the purchase price (none is known)")
+                                                     : std::string("never"),
        b.max_purchase_price ? fmt::format("; at this usage it pays if it cost less than {} {}",
                                           short_num(b.max_purchase_price), in.currency)
                             : std::string());
@@ -428,6 +438,7 @@ void write_cost_table(std::string& out, const CostResult& r) {
     if (u.varied.empty()) line("  (every input is a point value: give ranges with --range NAME=LOW:HIGH)");
   }
   line("");
+  for (const auto& wmsg : r.price_warnings) line("Warning: {}", wmsg);
   line("In short: {}", r.summary);
   line("Verdict: {}", r.verdict_text);
 }

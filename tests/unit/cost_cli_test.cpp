@@ -198,6 +198,45 @@ TEST(CostCli, BreakevenWithAnalyzesInputsReproducesItsVerdict) {
   EXPECT_EQ(simdjson::dom::object(ca["inputs"]["ranges"]).size(), simdjson::dom::object(db["inputs"]["ranges"]).size());
 }
 
+TEST(CostCli, AnH200IsPricedAsAnH200) {
+  // The H200 fixture: the verdict is about an H200 against renting an H200, never about another GPU.
+  const CliRun r = run("analyze " + data("gpu/h200/collect") + " --format json --no-timings");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element c = p.parse(r.out)["cost"];
+  EXPECT_EQ(std::string_view(c["local_gpu"]["preset"]), "h200");
+  EXPECT_EQ(std::string_view(c["local_gpu"]["label"]), "NVIDIA H200");
+  const std::string_view offer = c["cloud_offer"]["preset"];
+  EXPECT_NE(offer.find("h200"), std::string_view::npos) << offer;
+  EXPECT_NEAR(double(c["relative_speed"]["compute_bound"]), 1.0, 1e-12);
+  const std::string_view summary = c["verdict"]["summary"];
+  EXPECT_NE(summary.find("NVIDIA H200"), std::string_view::npos) << summary;
+  EXPECT_EQ(summary.find("4090"), std::string_view::npos) << summary;
+}
+
+TEST(CostCli, CatalogFileReplacesAPriceAndOldPricesAreFlagged) {
+  const std::string cat = ::testing::TempDir() + "gpucost_catalog." + std::to_string(::getpid()) + ".csv";
+  {
+    std::ofstream f(cat);
+    f << "Name,Provider,InstanceType,AcceleratorName,AcceleratorCount,Region,Price,SpotPrice,Currency,Source,"
+         "ObservedOn\n"
+         "aws-g6.xlarge,AWS,g6.xlarge,L4,1,us-east-1,0.70,0.30,usd,https://example.org/prices,2020-01-01\n";
+  }
+  const CliRun r = run("breakeven --catalog " + cat + " --pricing spot");
+  const CliRun j = run("breakeven --catalog " + cat + " --format json");
+  std::remove(cat.c_str());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("Warning: the hourly rate of aws-g6.xlarge was observed on 2020-01-01"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("spot price; https://example.org/prices; observed 2020-01-01"), std::string::npos) << r.out;
+  ASSERT_EQ(j.rc, 0) << j.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element c = p.parse(j.out);
+  EXPECT_EQ(double(c["inputs"]["cloud"]["hourly_rate"]["value"]), 0.70);
+  EXPECT_EQ(std::string_view(c["cloud"]["price_observed_on"]), "2020-01-01");
+  EXPECT_EQ(std::string_view(c["cloud"]["pricing"]), "on-demand");
+}
+
 TEST(CostCli, AnalyzeCsvAndTableCarryTheCostBlock) {
   const CliRun csv = run("analyze " + data("cost/analyze") + " --format csv --no-timings");
   ASSERT_EQ(csv.rc, 0) << csv.err;

@@ -108,7 +108,11 @@ TEST(CostResolve, LocalGpuWithoutPriceLeavesThePriceUnset) {
   rq.selection.preset = "seed-article";
   rq.selection.local = "l4";  // no public price: the scenario's laptop price must not be reused
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_FALSE(in[InputId::purchase_price].value);
+  // No price: 0 with origin unknown, and the verdict is stated as a price (never the laptop's 4299).
+  EXPECT_TRUE(in.price_unknown);
+  EXPECT_EQ(in[InputId::purchase_price].origin, "unknown");
+  EXPECT_EQ(*in[InputId::purchase_price].value, 0);
+  EXPECT_NE(in[InputId::purchase_price].note.find("give --local-purchase-price"), std::string::npos);
 }
 
 TEST(CostResolve, ConfigFileParses) {
@@ -233,11 +237,13 @@ TEST(CostResolve, DetectedGpuPicksTheLocalPresetAndACloudOfferInItsCurrency) {
   EXPECT_EQ(resolve_inputs(builtin_presets(), rq).local_gpu, "rtx-4090");
 }
 
-TEST(CostResolve, UnmatchedGpuKeepsTheGenericPairAndSaysSo) {
+TEST(CostResolve, UnmatchedGpuIsTheGpuTheLogsNameNotAnother) {
   ResolveRequest rq;
   rq.detected_gpus = {"Tesla T4"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(in.local_gpu, builtin_presets().default_local);
+  EXPECT_NE(in.local_gpu, builtin_presets().default_local);
+  EXPECT_EQ(in.local_label, "Tesla T4");
+  EXPECT_TRUE(in.local_gpu_from_logs);
   EXPECT_NE(in.selection_note.find("Tesla T4"), std::string::npos);
 }
 

@@ -38,6 +38,9 @@ CostInputs simple() {
   set(InputId::interest_rate, 0);
   set(InputId::hours_per_month, 75);
   set(InputId::job_stall_fraction, 0);
+  set(InputId::interruption_loss, 0);
+  set(InputId::billing_increment_s, 0);
+  set(InputId::data_cost_per_job, 0);
   return in;
 }
 

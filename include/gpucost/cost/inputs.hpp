@@ -34,8 +34,11 @@ enum class InputId : std::uint8_t {
   interest_rate,          ///< local: yearly cost of capital on the purchase price, 1/year
   hours_per_month,        ///< local: usage, local-equivalent busy GPU-hours a month, h/month
   job_stall_fraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
+  interruption_loss,      ///< cloud: share of billed time lost to spot interruptions, ratio
+  billing_increment_s,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
+  data_cost_per_job,      ///< cloud: storage and egress of one job, currency
 };
-inline constexpr std::size_t kInputCount = 19;
+inline constexpr std::size_t kInputCount = 22;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 
@@ -133,6 +136,16 @@ struct CostInputs {
   std::optional<double> measured_hours_per_month;
   std::string measured_usage_note = "no logs were read";
   SpeedBracket speed;
+  /// No purchase price is known for the local GPU: purchase_price is 0 (origin `unknown`) and the
+  /// verdict is stated as the price below which buying pays (break_even.max_purchase_price).
+  bool price_unknown = false;
+  /// The local GPU is the one the logs name, described by the logs alone (no preset matched it).
+  bool local_gpu_from_logs = false;
+  /// on-demand, spot or committed: which of the offer's prices hourly_rate is.
+  std::string pricing = "on-demand";
+  /// When the local price and the cloud price were observed at their sources (YYYY-MM-DD; empty:
+  /// undated or not from a catalog).
+  std::string local_price_observed_on, cloud_price_observed_on;
   /// The ranges of the inputs that are not point values (null: a point value).
   std::array<std::optional<InputRange>, kInputCount> ranges{};
 

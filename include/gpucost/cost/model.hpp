@@ -43,6 +43,12 @@ struct CloudCost {
   double cost_per_effective_hour = 0;
   double cold_start_hours = 0;  ///< cold_start_s / 3600
   double cold_start_cost = 0;   ///< hourly_rate * cold_start_hours
+  /// hourly_rate * billing_increment_s / 2 / 3600: a job is billed up to the next increment, half
+  /// an increment more on average.
+  double billing_rounding_cost = 0;
+  /// cold_start_cost + billing_rounding_cost + data_cost_per_job: what every cloud job costs
+  /// whatever its length (F_C of the break-even).
+  double fixed_per_job = 0;
 };
 
 /// Which side is cheaper, and for which jobs.
@@ -165,6 +171,9 @@ struct CostResult {
   bool flips_within_speed_bracket = false;
   Uncertainty uncertainty;  ///< the Monte Carlo over the inputs' ranges
   std::string verdict_text;  ///< a few plain-language sentences
+  /// Prices used that were observed long ago or are undated (shown in the table only: they depend
+  /// on the day of the run). Filled by the command line, not by evaluate().
+  std::vector<std::string> price_warnings;
   /// One sentence: the usage above which buying pays, the usage this run has, and the verdict.
   std::string summary;
 };

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/inputs.hpp"
 #include "gpucost/cost/presets.hpp"
 
@@ -35,6 +36,11 @@ struct CostOverrides {
   /// Gamma ranges (shape, rate), as analyze writes the incident rate's posterior into its inputs.
   std::array<std::optional<std::pair<double, double>>, kInputCount> gamma_ranges{};
   std::optional<double> seed, draws;
+  /// on-demand (default), spot or committed: which of the cloud offer's prices to use.
+  std::optional<std::string> pricing;
+  /// Spot: minutes between checkpoints (work lost on an interruption is half of it on average)
+  /// and interruptions per hour of running.
+  std::optional<double> checkpoint_minutes, interruptions_per_hour;
   std::optional<std::string> preset, local, cloud;  ///< preset names (config: preset, local_preset, cloud_preset)
 };
 
@@ -91,11 +97,21 @@ struct ResolveRequest {
   /// Product names of the GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest): without
   /// --preset/--local, the first that matches a local preset picks it (analyze only).
   std::vector<std::string> detected_gpus;
+  /// What the logs know of those GPUs (nvidia-smi -q): the power limit by product name, used for a
+  /// GPU that no preset describes, so that the answer is about it and not about another GPU.
+  std::vector<std::pair<std::string, double>> detected_power_limits_w;
   /// Weight, in hours of use, of the prior incident rate (the preset's or default's) when a
   /// measured count and exposure are combined with it: the rate used is the Gamma-Poisson
   /// posterior mean (events + prior_rate x H) / (exposure_h + H). 0 = the raw measured rate.
   double incident_prior_hours = 720;
+  /// Exchange rates (--fx FILE): a money value priced in another currency is converted only with one.
+  std::vector<FxRate> fx;
 };
+
+/// Defaults of the spot model: a checkpoint every 30 minutes, 0.01 interruptions per hour of
+/// running (an assumption: about one a week of round-the-clock use; give your own).
+inline constexpr double kDefaultCheckpointMinutes = 30;
+inline constexpr double kDefaultInterruptionsPerHour = 0.01;
 
 /// The inputs of a run, layered as described above; throws std::invalid_argument for unknown
 /// preset names. Does not validate values (evaluate() does).
