@@ -502,7 +502,9 @@ std::string verdict_summary(const CostResult& r) {
                              ? fmt::format(", jobs {} {} are cheaper in the cloud",
                                            *c.cheaper_below == Side::cloud ? "shorter than" : "longer than",
                                            human_duration(*c.job_hours))
-                             : fmt::format(", {}", verdict_name(c.verdict)));
+                             : c.verdict == Verdict::local_always_cheaper ? std::string(", local is cheaper for every job")
+                             : c.verdict == Verdict::cloud_always_cheaper ? std::string(", the cloud is cheaper for every job")
+                                                                          : std::string(", both cost the same"));
     };
     bracket = fmt::format(", but the verdict flips within the speed bracket: at the compute-bound speed ratio {} "
                           "and at the bandwidth-bound {}, so time your own job on both GPUs",

@@ -582,7 +582,10 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   // the incident rate's Gamma posterior when it is the measured one; then the user's ranges.
   {
     const auto& rs = in[InputId::relative_speed];
-    const bool from_specs = rs.origin == "default" || rs.origin.rfind("preset:", 0) == 0;
+    // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
+    // own figure (the seed article's 1) or a measured one stays a point value.
+    const bool from_specs =
+        rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
     if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
         *in.speed.compute_bound != *in.speed.bandwidth_bound)
       in.ranges[static_cast<std::size_t>(InputId::relative_speed)] =

@@ -150,6 +150,23 @@ TEST(CostModel, NoUsageThresholdWhenRentingCostsLessThanRunning) {
   EXPECT_NE(r.summary.find("never pays"), std::string::npos) << r.summary;
 }
 
+TEST(CostModel, SeedArticleVerdictFlipsWithinTheSpeedBracket) {
+  // Bracket 600 / 256 = 2.34375 (bandwidth) to 125 / 29.1 = 4.2955 (compute). Saving per hour of
+  // work s(r) = 3.28 / (0.92 r) - running; threshold = 4299 / (s x 24).
+  const CostResult r = evaluate(seed(), CostQuery{});
+  ASSERT_TRUE(r.at_compute_bound && r.at_bandwidth_bound);
+  const double running = (0.0713 + 0.01364 + 1128.0 / 5760) / 0.7666;
+  auto threshold = [&](double ratio) { return 4299 / ((3.28 / (0.92 * ratio) - running) * 24); };
+  EXPECT_NEAR(*r.at_bandwidth_bound->usage_threshold_hours_per_month, threshold(600.0 / 256), 1e-9);  // 155.1
+  EXPECT_NEAR(*r.at_compute_bound->usage_threshold_hours_per_month, threshold(125 / 29.1), 1e-9);    // 386.3
+  // The article's 183.984 h a month lies between them: buying pays at one end, not at the other.
+  EXPECT_TRUE(r.at_bandwidth_bound->buy_pays);
+  EXPECT_FALSE(r.at_compute_bound->buy_pays);
+  EXPECT_TRUE(r.flips_within_speed_bracket);
+  EXPECT_NE(r.summary.find("the verdict flips within the speed bracket"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("56 h 0 min"), std::string::npos) << r.summary;
+}
+
 TEST(CostModel, HumanDurations) {
   EXPECT_EQ(human_duration(4.0 / 60), "4 min 0 s");
   EXPECT_EQ(human_duration(2 + 17.0 / 60), "2 h 17 min");

@@ -169,6 +169,14 @@ TEST(CostUncertainty, ResolveBracketsTheSpeedAndWeighsTheIncidentPosterior) {
   ResolveRequest given = rq;
   given.cli.values[static_cast<std::size_t>(InputId::relative_speed)] = 0.5;
   EXPECT_FALSE(resolve_inputs(builtin_presets(), given).ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  // A scenario's own figure (the seed article's equal speed) stays a point value; its bracket is
+  // still reported: 600 / 256 GB/s to 125 / 29.1 TFLOPS.
+  ResolveRequest seed;
+  seed.selection.preset = "seed-article";
+  const CostInputs si = resolve_inputs(builtin_presets(), seed);
+  EXPECT_FALSE(si.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  EXPECT_NEAR(*si.speed.bandwidth_bound, 600.0 / 256, 1e-12);
+  EXPECT_NEAR(*si.speed.compute_bound, 125 / 29.1, 1e-12);
   // Ranges given by the user.
   CostOverrides o;
   parse_range("local.hours_per_month=20:60", "--range", o);
