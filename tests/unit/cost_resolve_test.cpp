@@ -169,6 +169,31 @@ TEST(CostResolve, UsageIsBusyHoursPerCalendarDayAsAMonth) {
   EXPECT_NE(find(m, InputId::hours_per_month).note.find("is null: no dmon rows"), std::string::npos);
 }
 
+TEST(CostResolve, YourJobsThroughputOnBothGpusGivesTheSpeed) {
+  // 410 samples/s locally, 1230 in the cloud: 3x, origin cli, and no spec-sheet range is drawn.
+  ResolveRequest rq;
+  rq.cli.local_throughput = 410;
+  rq.cli.cloud_throughput = 1230;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_DOUBLE_EQ(*in[InputId::relative_speed].value, 3.0);
+  EXPECT_EQ(in[InputId::relative_speed].origin, "cli");
+  EXPECT_FALSE(in.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  ASSERT_TRUE(in.speed.compute_bound);  // the bracket is still reported
+  // Only one of the two is an error that says what to give.
+  rq.cli.cloud_throughput.reset();
+  EXPECT_THROW(resolve_inputs(builtin_presets(), rq), std::invalid_argument);
+}
+
+TEST(CostResolve, RtxStreetPricesAreCatalogRowsWithSpecs) {
+  const LocalGpu* g = builtin_presets().find_local("rtx-5090-street");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->label, "NVIDIA GeForce RTX 5090");
+  EXPECT_EQ(*g->purchase_price, 3059);
+  EXPECT_EQ(g->price_observed_on, "2026-01-05");
+  EXPECT_EQ(*g->memory_bandwidth_gbs, 1792);
+  EXPECT_TRUE(g->power_w && g->throughput);
+}
+
 TEST(CostResolve, UsageDefaultsToWhatTheAmortizationAssumes) {
   // Generic pair, no logs: 5760 h / 24 months x 0.7666 = 183.984 h a month, origin default.
   const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
