@@ -592,6 +592,24 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
           InputRange{InputRange::Kind::uniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
                      std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
                      "speed bracket: bandwidth-bound to compute-bound ratio"};
+    // Where the catalog's offers of the same GPU in the same currency disagree on the price, the
+    // rate ranges over them (the offer picked stays the value used).
+    if (offer && in[InputId::hourly_rate].origin == preset_origin(offer->name) && pricing == "on-demand") {
+      if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
+        double lo = 0, hi = 0;
+        int n = 0;
+        for (const auto& o : catalog.cloud)
+          if (o.hourly_rate && o.currency == offer->currency && catalog.find_accelerator(o.accelerator) == a) {
+            lo = n == 0 ? *o.hourly_rate : std::min(lo, *o.hourly_rate);
+            hi = n == 0 ? *o.hourly_rate : std::max(hi, *o.hourly_rate);
+            ++n;
+          }
+        if (n >= 2 && lo < hi)
+          in.ranges[static_cast<std::size_t>(InputId::hourly_rate)] = InputRange{
+              InputRange::Kind::uniform, lo, hi,
+              fmt::format("the catalog's {} on-demand offers of the {} in {} disagree", n, a->name, offer->currency)};
+      }
+    }
     if (incident_posterior && in[InputId::incidents_per_hour].origin == incident_posterior->origin)
       in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = *incident_posterior;
     for (const auto* layer : {&rq.config, &rq.cli})

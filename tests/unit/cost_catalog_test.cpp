@@ -73,6 +73,21 @@ TEST(CostCatalog, BuiltInPricesCarryTheirDatesIntoTheInputs) {
   EXPECT_DOUBLE_EQ(*in.speed.bandwidth_bound, 1.0);
 }
 
+TEST(CostCatalog, OffersOfTheSameGpuThatDisagreeGiveTheRateARange) {
+  // RTX 4090 on-demand: RunPod 0.60, Vast.ai 0.45 (USD): the Monte Carlo draws between them.
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->a, 0.45);
+  EXPECT_EQ(r->b, 0.60);
+  EXPECT_EQ(*in[InputId::hourly_rate].value, 0.60);
+  // A rate the user gives is a point value.
+  rq.cli.values[static_cast<std::size_t>(InputId::hourly_rate)] = 0.5;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::hourly_rate)]);
+}
+
 TEST(CostCatalog, ForeignMoneyNeedsAnExplicitDatedRate) {
   ResolveRequest rq;
   rq.selection = {"", "rtx-4060-laptop", "aws-g6.xlarge"};  // CNY price, USD offer
