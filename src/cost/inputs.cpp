@@ -77,6 +77,9 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "average"},
     {InputId::data_cost_per_job, Side::cloud, "data_cost_per_job", "{cur}", Domain::non_negative, true, 0,
      "no storage or egress counted", "Storage (GB-month share) and egress (per GB) of one cloud job"},
+    {InputId::minimum_billing_s, Side::cloud, "minimum_billing_s", "s", Domain::non_negative, false, 0,
+     "no minimum (the offer's catalog row gives its minimum)",
+     "The shortest time an instance is billed for (60 s on AWS, 1 min on GCP)"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }

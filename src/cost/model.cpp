@@ -37,6 +37,13 @@ double capital_growth(const CostInputs& in) {
 }
 }  // namespace
 
+double billed_hours(double hours, double increment_s, double minimum_s) {
+  double s = hours * 3600;
+  // A product that lands a hair above a whole increment (rounding noise) is that increment.
+  if (increment_s > 0) s = std::ceil(s / increment_s - 1e-9) * increment_s;
+  return std::max(s, minimum_s) / 3600;
+}
+
 std::string human_duration(double hours) {
   if (!std::isfinite(hours)) return "never";
   const double secs = std::round(hours * 3600);
@@ -158,6 +165,17 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   b.query_job_hours = w;
   b.local_job_cost = fl + a * w;
   b.cloud_job_cost = fc + c * w;
+  if (std::isfinite(c)) {
+    const double rate = v(in, InputId::hourly_rate);
+    // Instance time: the cold start, then the job's work at the cloud's pace (c / rate is billed
+    // hours per hour of local-equivalent work).
+    const double run_h = cloud.cold_start_hours + (rate > 0 ? c / rate * w : 0);
+    b.cloud_job_cost_billed =
+        rate * billed_hours(run_h, v(in, InputId::billing_increment_s), v(in, InputId::minimum_billing_s)) +
+        v(in, InputId::data_cost_per_job);
+  } else {
+    b.cloud_job_cost_billed = kInf;
+  }
   if (std::isinf(a) || std::isinf(c)) {
     b.premium_reason = "one side does no useful work, so its job cost is infinite";
   } else if (b.cloud_job_cost <= 0) {
@@ -367,6 +385,13 @@ void add_steps(CostResult& r) {
   step("break_even.cloud_job_cost", "cloud_fixed_per_job + cloud_per_eff_h * job_hours",
        fmt::format("{} + {} * {}", n(c.fixed_per_job), n(c.cost_per_effective_hour), n(b.query_job_hours)),
        finite_or_null(b.cloud_job_cost), cur);
+  step("break_even.cloud_job_cost_billed",
+       "hourly_rate * billed_hours(cold_start_hours + job_hours * cloud_per_eff_h / hourly_rate, "
+       "billing_increment_s, minimum_billing_s) + data_cost_per_job",
+       fmt::format("{} * billed_hours({} + {} * {} / {}, {}, {}) + {}", x(InputId::hourly_rate), n(c.cold_start_hours),
+                   n(b.query_job_hours), n(c.cost_per_effective_hour), n(in.get(InputId::hourly_rate)),
+                   x(InputId::billing_increment_s), x(InputId::minimum_billing_s), x(InputId::data_cost_per_job)),
+       finite_or_null(b.cloud_job_cost_billed), cur);
   step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
        b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))
                               : b.premium_reason,

@@ -452,6 +452,8 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
           std::nullopt, o,
           fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer->name, pricing), {}};
     }
+    if (offer->minimum_billing_s)
+      in.set(InputId::minimum_billing_s, *offer->minimum_billing_s, o, "the offer's minimum billed time");
     if (offer->billing_increment_s)
       in.set(InputId::billing_increment_s, *offer->billing_increment_s, o,
              fmt::format("billed per {} s{}", format_number(*offer->billing_increment_s),

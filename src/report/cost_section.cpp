@@ -162,6 +162,7 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "query_job_hours", b.query_job_hours);
   number_or_null(w, "local_job_cost", b.local_job_cost);
   number_or_null(w, "cloud_job_cost", b.cloud_job_cost);
+  number_or_null(w, "cloud_job_cost_billed", b.cloud_job_cost_billed);
   number_or_null(w, "premium_at_job_hours", b.premium_at_job_hours);
   text_or_null(w, "premium_reason", b.premium_reason);
   number_or_null(w, "target_premium", b.target_premium);
@@ -313,6 +314,8 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
                   : fmt::format("no crossover: {}", verdict_name(b.verdict)));
   row("C042", "break_even.local_job_cost", b.local_job_cost, in.currency, "");
   row("C043", "break_even.cloud_job_cost", b.cloud_job_cost, in.currency, "");
+  row("C053", "break_even.cloud_job_cost_billed", b.cloud_job_cost_billed, in.currency,
+      "whole billing increments and the minimum");
   row("C044", "break_even.premium_at_job_hours", b.premium_at_job_hours, "ratio", b.premium_reason);
   row("C045", "break_even.job_hours_at_target_premium", b.job_hours_at_target_premium, "h", b.target_premium_reason);
   row("C046", "break_even.buy_vs_rent_hours", b.buy_vs_rent_hours, "h", b.buy_vs_rent_reason);

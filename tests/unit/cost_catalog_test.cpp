@@ -155,6 +155,22 @@ TEST(CostCatalog, SpotInterruptionsBillingAndDataCosts) {
   EXPECT_EQ(evaluate(s, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
 }
 
+TEST(CostCatalog, BilledHoursRoundUpToIncrementsAndTheMinimum) {
+  EXPECT_DOUBLE_EQ(billed_hours(1.25, 3600, 0), 2.0);          // per hour: 1 h 15 min bills 2 h
+  EXPECT_DOUBLE_EQ(billed_hours(1.25, 60, 0), 1.25);           // per minute: exact
+  EXPECT_DOUBLE_EQ(billed_hours(61.5 / 3600, 60, 0), 120.0 / 3600);  // 61.5 s bills 2 min
+  EXPECT_DOUBLE_EQ(billed_hours(10.0 / 3600, 1, 60), 60.0 / 3600);   // per second, 60 s minimum
+  EXPECT_DOUBLE_EQ(billed_hours(0.5, 0, 0), 0.5);              // continuous
+  // A 1 h job on the simple model: 900 s cold start + 1 h of work = 1.25 h of instance time at 4
+  // per hour: per hour 2 h = 8, plus 5 of data = 13; per second it is the straight line's 5 + 5.
+  CostInputs s = simple();
+  s.set(InputId::billing_increment_s, 3600, "test");
+  s.set(InputId::data_cost_per_job, 5, "test");
+  EXPECT_DOUBLE_EQ(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 13.0);
+  s.set(InputId::billing_increment_s, 1, "test");
+  EXPECT_NEAR(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 10.0, 1e-12);
+}
+
 TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   // The logs name an L40S: a data-center GPU with no public price. The local side is the L40S,
   // the cloud side the same GPU for rent, and the verdict is the price below which buying pays.

@@ -41,6 +41,7 @@ CostInputs simple() {
   set(InputId::interruption_loss, 0);
   set(InputId::billing_increment_s, 0);
   set(InputId::data_cost_per_job, 0);
+  set(InputId::minimum_billing_s, 0);
   return in;
 }
 

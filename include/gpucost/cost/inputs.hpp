@@ -37,8 +37,9 @@ enum class InputId : std::uint8_t {
   interruption_loss,      ///< cloud: share of billed time lost to spot interruptions, ratio
   billing_increment_s,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
   data_cost_per_job,      ///< cloud: storage and egress of one job, currency
+  minimum_billing_s,      ///< cloud: the shortest time billed for an instance, s
 };
-inline constexpr std::size_t kInputCount = 22;
+inline constexpr std::size_t kInputCount = 23;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 

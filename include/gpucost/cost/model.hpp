@@ -70,6 +70,9 @@ struct BreakEven {
   std::string explanation;  ///< one sentence: why this verdict
 
   double query_job_hours = 0;  ///< --job-hours
+  /// The cloud job at --job-hours as billed: hourly_rate x billed_hours(cold start + the job's
+  /// billed run time) + data_cost_per_job, whole billing increments and the minimum included.
+  double cloud_job_cost_billed = 0;
   double local_job_cost = 0;   ///< local(query_job_hours)
   double cloud_job_cost = 0;   ///< cloud(query_job_hours)
   /// local / cloud - 1 at query_job_hours; null when the cloud job costs nothing or a side
@@ -106,6 +109,10 @@ struct BreakEven {
   /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction); null when no price does.
   std::optional<double> max_purchase_price;
 };
+
+/// Hours billed for `hours` of instance time: whole increments of `increment_s` (0: continuous),
+/// at least `minimum_s`. billed_hours(1.25, 3600, 0) = 2; billed_hours(0.004, 1, 60) = 60 s.
+double billed_hours(double hours, double increment_s, double minimum_s);
 
 /// A duration in people's units: `45 s`, `4 min 0 s`, `2 h 17 min`, `1344 h`; `never` when not finite.
 std::string human_duration(double hours);
