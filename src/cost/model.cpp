@@ -455,7 +455,8 @@ std::string verdict_sentences(const CostResult& r) {
     case Verdict::cloud_always_cheaper: s = "Cloud is cheaper for every job length"; break;
     case Verdict::equal_cost: s = "Local and cloud cost the same for every job length"; break;
     case Verdict::crossover:
-      s = fmt::format("Jobs shorter than {} h of local-equivalent work are cheaper {}, longer ones {}", n4(*b.job_hours),
+      s = fmt::format("Jobs shorter than {} ({} h) of local-equivalent work are cheaper {}, longer ones {}",
+                      human_duration(*b.job_hours), n4(*b.job_hours),
                       *b.cheaper_below == Side::cloud ? "in the cloud" : "locally",
                       *b.cheaper_below == Side::cloud ? "locally" : "in the cloud");
       break;
@@ -464,18 +465,20 @@ std::string verdict_sentences(const CostResult& r) {
                    n4(r.local.cost_per_effective_hour), cur, n4(r.cloud.cost_per_effective_hour), cur,
                    n4(r.local.fixed_per_job), cur, n4(r.cloud.fixed_per_job), cur);
   if (b.premium_at_job_hours)
-    s += fmt::format(" A {} h job costs {} {} locally and {} {} in the cloud: local premium {}.", n4(b.query_job_hours),
+    s += fmt::format(" A {} job costs {} {} locally and {} {} in the cloud: local premium {}.",
+                     human_duration(b.query_job_hours),
                      n4(b.local_job_cost), cur, n4(b.cloud_job_cost), cur, pct(*b.premium_at_job_hours));
   if (b.job_hours_at_target_premium)
-    s += fmt::format(" The local premium is {} at {} h.", pct(b.target_premium), n4(*b.job_hours_at_target_premium));
+    s += fmt::format(" The local premium is {} at {}.", pct(b.target_premium),
+                     human_duration(*b.job_hours_at_target_premium));
   else
     s += fmt::format(" A local premium of {} is never reached: {}.", pct(b.target_premium), b.target_premium_reason);
   if (b.buy_vs_rent_hours)
     s += fmt::format(
-        " Buying pays for itself against renting after {} h of local-equivalent work ({} h a month over {} months); "
-        "the GPU can do {} h of such work in that period, so it {}.",
-        n4(*b.buy_vs_rent_hours), n4(*b.buy_vs_rent_hours_per_month), n4(r.inputs.get(InputId::amortization_months)),
-        n4(b.lifetime_effective_hours),
+        " Buying pays for itself against renting after {} of local-equivalent work ({} a month over {} months); "
+        "the GPU can do {} of such work in that period, so it {}.",
+        human_duration(*b.buy_vs_rent_hours), human_duration(*b.buy_vs_rent_hours_per_month),
+        n4(r.inputs.get(InputId::amortization_months)), human_duration(b.lifetime_effective_hours),
         *b.buy_vs_rent_hours <= b.lifetime_effective_hours ? "pays for itself if it is used that much"
                                                            : "cannot pay for itself within that period");
   else

@@ -392,7 +392,8 @@ void write_cost_table(std::string& out, const CostResult& r) {
   line("");
   const BreakEven& b = r.break_even;
   line("Break-even: {}{}", verdict_name(b.verdict),
-       b.job_hours ? fmt::format(" at {} h ({} cheaper below)", short_num(b.job_hours), side_name(*b.cheaper_below))
+       b.job_hours ? fmt::format(" at {} h = {} ({} cheaper below)", short_num(b.job_hours),
+                                 human_duration(*b.job_hours), side_name(*b.cheaper_below))
                    : std::string());
   line("");
   const Sensitivity& s = r.sensitivity;
