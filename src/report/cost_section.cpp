@@ -407,6 +407,9 @@ void write_cost_table(std::string& out, const CostResult& r) {
     if (changes)
       note = fmt::format("verdict {} / {}{}{}", verdict_name(row.low_verdict), verdict_name(row.high_verdict),
                          note.empty() ? "" : "; ", note);
+    if (row.low_buy_pays != b.buy_pays || row.high_buy_pays != b.buy_pays)
+      note = fmt::format("buying pays: {} / {}{}{}", row.low_buy_pays ? "yes" : "no", row.high_buy_pays ? "yes" : "no",
+                         note.empty() ? "" : "; ", note);
     line("  {:<28} {:>12} {:>12} {:>12} {:>12} {:>12}  {}", input_name(row.input), short_num(row.low),
          short_num(row.low_metric), short_num(row.high), short_num(row.high_metric),
          std::isinf(row.effect) ? std::string("verdict") : short_num(row.effect), note);

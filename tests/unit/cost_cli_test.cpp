@@ -237,6 +237,18 @@ TEST(CostCli, CatalogFileReplacesAPriceAndOldPricesAreFlagged) {
   EXPECT_EQ(std::string_view(c["cloud"]["pricing"]), "on-demand");
 }
 
+TEST(CostCli, TheTornadoShowsWhenUsageFlipsTheBuyVerdict) {
+  // RTX 4090 against renting one: buying pays above 149.4 h a month; at 150 h, -20 % (120 h) does
+  // not pay and +20 % (180 h) does.
+  const CliRun r = run("breakeven --local rtx-4090 --cloud runpod-rtx-4090 --hours-per-month 150");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto row = r.out.find("  local.hours_per_month ", r.out.find("Sensitivity of"));
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find("buying pays: no / yes"), std::string::npos) << line;
+  EXPECT_NE(r.out.find("so buying is cheaper"), std::string::npos) << r.out;
+}
+
 TEST(CostCli, AnalyzeCsvAndTableCarryTheCostBlock) {
   const CliRun csv = run("analyze " + data("cost/analyze") + " --format csv --no-timings");
   ASSERT_EQ(csv.rc, 0) << csv.err;
