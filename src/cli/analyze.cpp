@@ -69,7 +69,10 @@ int run_analyze(const AnalyzeOptions& o) {
     if (result->timeline.manifest)
       for (const auto& n : result->timeline.manifest->gpu_names)
         if (!n.empty() && std::find(gpus.begin(), gpus.end(), n) == gpus.end()) gpus.push_back(n);
-    cost_result = compute_cost(o.cost, &result->features, gpus);
+    std::vector<std::pair<std::string, double>> limits;
+    for (const auto& dev : result->timeline.devices)
+      if (!dev.name.empty() && dev.power_limit_w) limits.emplace_back(dev.name, *dev.power_limit_w);
+    cost_result = compute_cost(o.cost, &result->features, gpus, limits);
     result->timings.push_back(
         {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0, peak_rss_bytes()});
     spdlog::info("cost: {:.3f} s", result->timings.back().seconds);

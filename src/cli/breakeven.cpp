@@ -22,7 +22,7 @@ int run_breakeven(const BreakevenOptions& o) {
   std::string out;
   try {
     if (o.list_presets) {
-      out = cost::list_presets(cost::load_presets(o.cost.preset_files));
+      out = cost::list_presets(cost::load_presets(o.cost.preset_files, o.cost.catalog_files));
     } else {
       const auto result = compute_cost(o.cost, nullptr);
       if (o.format == "json") {

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/presets.hpp"
 #include "gpucost/cost/resolve.hpp"
 
@@ -19,7 +24,47 @@ cost::ResolveRequest make_request(const CostCliOptions& o) {
   if (o.currency_option && o.currency_option->count() > 0) rq.cli.currency = o.currency;
   if (o.job_hours_option && o.job_hours_option->count() > 0) rq.cli.job_hours = o.job_hours;
   if (o.target_premium_option && o.target_premium_option->count() > 0) rq.cli.target_premium = o.target_premium;
+  for (const auto& r : o.ranges) cost::parse_range(r, "--range", rq.cli);
+  if (!o.pricing.empty()) rq.cli.pricing = o.pricing;
+  if (o.checkpoint_option && o.checkpoint_option->count() > 0) rq.cli.checkpoint_minutes = o.checkpoint_minutes;
+  if (o.interruptions_option && o.interruptions_option->count() > 0) rq.cli.interruptions_per_hour = o.interruptions_per_hour;
+  if (!o.fx_file.empty()) {
+    std::ifstream in(o.fx_file, std::ios::binary);
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the exchange-rate file", o.fx_file));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    rq.fx = cost::parse_fx_csv(ss.str(), o.fx_file);
+  }
+  if (o.seed_option && o.seed_option->count() > 0) rq.cli.seed = static_cast<double>(o.seed);
+  if (o.draws_option && o.draws_option->count() > 0) rq.cli.draws = static_cast<double>(o.draws);
+  if (o.local_throughput_option && o.local_throughput_option->count() > 0) rq.cli.local_throughput = o.local_throughput;
+  if (o.cloud_throughput_option && o.cloud_throughput_option->count() > 0) rq.cli.cloud_throughput = o.cloud_throughput;
   return rq;
+}
+// Prices move: say so when the one used was observed long ago. Only the table (for people) shows
+// it: the JSON and CSV carry the dates, not an age that would change with the day of the run.
+std::vector<std::string> stale_prices(const cost::CostInputs& in) {
+  std::vector<std::string> out;
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{today};
+  const std::string now = fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
+                                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+  auto check = [&](std::string_view what, const std::string& name, const std::string& observed, cost::InputId id) {
+    if (name.empty() || !in[id].value || in[id].origin != "preset:" + name) return;
+    if (observed.empty()) {
+      out.push_back(fmt::format("the {} of {} has no date: check it, or give a dated one with --catalog FILE", what,
+                                name));
+      return;
+    }
+    const auto days = cost::days_between(observed, now);
+    if (days && *days > cost::kStalePriceDays)
+      out.push_back(fmt::format("the {} of {} was observed on {}, {} days ago (more than {}): prices move; refresh "
+                                "it with --catalog FILE or give it as an option",
+                                what, name, observed, *days, cost::kStalePriceDays));
+  };
+  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::purchase_price);
+  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::hourly_rate);
+  return out;
 }
 }  // namespace
 
@@ -36,6 +81,29 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
                  "JSON file of extra presets in the data/presets.json format (repeatable; same names replace)")
       ->check(CLI::ExistingFile)
       ->group(kGroup);
+  app.add_option("--catalog", o.catalog_files,
+                 "Price catalog CSV (repeatable): cloud offers in SkyPilot's layout (InstanceType, AcceleratorName,\n"
+                 "AcceleratorCount, vCPUs, MemoryGiB, Region, Price, SpotPrice) plus Currency, Source, ObservedOn;\n"
+                 "or local GPUs (Name, Price, Currency, Source, ObservedOn). Same names replace built-in rows")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  app.add_option("--fx", o.fx_file,
+                 "Exchange rates CSV (From,To,Rate,Source,ObservedOn): a preset priced in another currency is\n"
+                 "converted with it; without one, never")
+      ->check(CLI::ExistingFile)
+      ->group(kGroup);
+  app.add_option("--pricing", o.pricing, "Which price of the cloud offer: on-demand (default), spot or committed")
+      ->check(CLI::IsMember({"on-demand", "spot", "committed"}))
+      ->group(kGroup);
+  o.checkpoint_option = app.add_option("--checkpoint-minutes", o.checkpoint_minutes,
+                                       "Spot: minutes between checkpoints; an interruption loses half of it on average "
+                                       "(default 30)")
+                            ->check(CLI::Range(0.0, 1e6))
+                            ->group(kGroup);
+  o.interruptions_option = app.add_option("--spot-interruptions-per-hour", o.interruptions_per_hour,
+                                          "Spot: interruptions per hour of running (default 0.01, an assumption)")
+                               ->check(CLI::Range(0.0, 1e3))
+                               ->group(kGroup);
   app.add_option("--config", o.config,
                  "JSON file of inputs: {\"currency\": \"CNY\", \"local\": {\"power_w\": 115, ...}, \"cloud\": {...}}")
       ->check(CLI::ExistingFile)
@@ -48,7 +116,9 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
     std::string help = fmt::format("{} ({})", s.description, unit);
     if (!s.fallback_why.empty()) help += fmt::format(". Default {}: {}", fmt::format("{:g}", s.fallback), s.fallback_why);
     o.value_options[static_cast<std::size_t>(s.id)] =
-        app.add_option(cost::input_flag(s.id), o.values[static_cast<std::size_t>(s.id)], help)->group(kGroup);
+        app.add_option(cost::input_flag(s.id) + (s.alias.empty() ? std::string() : "," + std::string(s.alias)),
+                       o.values[static_cast<std::size_t>(s.id)], help)
+            ->group(kGroup);
   }
   o.job_hours_option =
       app.add_option("--job-hours", o.job_hours,
@@ -58,6 +128,24 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
       app.add_option("--target-premium", o.target_premium,
                      "Premium local/cloud - 1 to find the job length of (default 0.12, the article's 12 %)")
           ->group(kGroup);
+  o.local_throughput_option =
+      app.add_option("--local-throughput", o.local_throughput,
+                     "Throughput of your own job on the local GPU (any unit, e.g. samples/s); with\n"
+                     "--cloud-throughput it gives the relative speed, which beats the spec-sheet bracket")
+          ->group(kGroup);
+  o.cloud_throughput_option =
+      app.add_option("--cloud-throughput", o.cloud_throughput,
+                     "Throughput of the same job on the cloud GPU, in the unit of --local-throughput")
+          ->group(kGroup);
+  app.add_option("--range", o.ranges,
+                 "An input's range for the Monte Carlo, NAME=LOW:HIGH, drawn uniformly (repeatable), e.g.\n"
+                 "--range local.hours_per_month=20:60 --range cloud.hourly_rate=0.34:0.69")
+      ->group(kGroup);
+  o.seed_option = app.add_option("--seed", o.seed, "Seed of the Monte Carlo (default 1; the same seed, the same draws)")
+                      ->group(kGroup);
+  o.draws_option = app.add_option("--draws", o.draws, "Draws of the Monte Carlo (default 10000; 0 turns it off)")
+                       ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
+                       ->group(kGroup);
   if (measured) {
     app.add_flag("--no-measured", o.no_measured,
                  "Do not take power, effective utilization and incident rate from the logs (presets and defaults)")
@@ -72,16 +160,18 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
 }
 
 void check_cost_options(const CostCliOptions& o) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
   cost::CostQuery q;
   (void)cost::resolve_inputs(catalog, make_request(o), &q);
 }
 
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
-                                                     const std::vector<std::string>& detected_gpus) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files);
+std::shared_ptr<const cost::CostResult> compute_cost(
+    const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus,
+    const std::vector<std::pair<std::string, double>>& detected_power_limits_w) {
+  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
   cost::ResolveRequest rq = make_request(o);
   rq.detected_gpus = detected_gpus;
+  rq.detected_power_limits_w = detected_power_limits_w;
   rq.incident_prior_hours = o.incident_prior_hours;
   if (features && !o.no_measured) {
     const FeatureSet& fs = *features;
@@ -99,12 +189,15 @@ std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, co
       return r;
     });
   } else if (features) {
-    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour})
+    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour,
+                    cost::InputId::hours_per_month, cost::InputId::job_stall_fraction})
       rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
   }
   cost::CostQuery q;
   const cost::CostInputs in = cost::resolve_inputs(catalog, rq, &q);
-  return std::make_shared<const cost::CostResult>(cost::evaluate(in, q));
+  auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));
+  result->price_warnings = stale_prices(in);
+  return result;
 }
 
 }  // namespace gpucost::cli

@@ -17,11 +17,25 @@ namespace gpucost::cli {
 struct CostCliOptions {
   std::string config;                    ///< --config FILE
   std::vector<std::string> preset_files; ///< --presets FILE (repeatable)
+  std::vector<std::string> catalog_files; ///< --catalog FILE (repeatable)
+  std::string fx_file;                    ///< --fx FILE
+  std::string pricing;                    ///< --pricing on-demand|spot|committed
+  double checkpoint_minutes = 30, interruptions_per_hour = 0.01;
+  CLI::Option* checkpoint_option = nullptr;
+  CLI::Option* interruptions_option = nullptr;
   std::string preset, local, cloud;      ///< --preset, --local, --cloud
   std::string currency;                  ///< --currency
   std::array<double, cost::kInputCount> values{};
   std::array<CLI::Option*, cost::kInputCount> value_options{};
   double job_hours = 1.0, target_premium = 0.12;
+  double local_throughput = 0, cloud_throughput = 0;  ///< --local-throughput, --cloud-throughput
+  std::vector<std::string> ranges;  ///< --range NAME=LOW:HIGH (repeatable)
+  std::uint64_t seed = 1;
+  std::size_t draws = 10000;
+  CLI::Option* seed_option = nullptr;
+  CLI::Option* draws_option = nullptr;
+  CLI::Option* local_throughput_option = nullptr;
+  CLI::Option* cloud_throughput_option = nullptr;
   CLI::Option* currency_option = nullptr;
   CLI::Option* job_hours_option = nullptr;
   CLI::Option* target_premium_option = nullptr;
@@ -38,7 +52,8 @@ void check_cost_options(const CostCliOptions& o);
 
 /// Resolves the inputs (with values measured from `features` unless null or --no-measured)
 /// and runs the model; throws std::invalid_argument for impossible or missing inputs.
-std::shared_ptr<const cost::CostResult> compute_cost(const CostCliOptions& o, const FeatureSet* features,
-                                                     const std::vector<std::string>& detected_gpus = {});
+std::shared_ptr<const cost::CostResult> compute_cost(
+    const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus = {},
+    const std::vector<std::pair<std::string, double>>& detected_power_limits_w = {});
 
 }  // namespace gpucost::cli

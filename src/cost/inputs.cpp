@@ -52,7 +52,34 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "the article's 92 % for an A10 instance", "Share of billed cloud time the GPU does useful work"},
     {InputId::relative_speed, Side::cloud, "relative_speed", "ratio", Domain::positive, false, 1,
      "equal speed assumed (no throughput figures for the two GPUs)",
-     "Cloud GPU throughput / local GPU throughput on the same job"},
+     "Cloud GPU throughput / local GPU throughput on the same job", "--relative-speed"},
+    {InputId::resale_fraction, Side::local, "resale_fraction", "ratio", Domain::ratio, false, 0,
+     "no resale value counted (the whole price is spent); used GPUs often resell for a sizeable share",
+     "Share of the purchase price recovered by selling the GPU (or machine) after the amortization months",
+     "--resale-fraction"},
+    {InputId::interest_rate, Side::local, "interest_rate", "1/year", Domain::non_negative, false, 0,
+     "no cost of capital counted", "Yearly cost of capital on the purchase price (0.05 = 5 % a year)",
+     "--interest-rate"},
+    {InputId::hours_per_month, Side::local, "hours_per_month", "h/month", Domain::non_negative, false, kNone, "",
+     "Usage: local-equivalent busy GPU-hours a month (measured from the logs by analyze)", "--hours-per-month"},
+    {InputId::job_stall_fraction, Side::cloud, "job_stall_fraction", "ratio", Domain::ratio, false, 0,
+     "no stalls of the job itself counted on the cloud side (analyze measures the launch-queue share)",
+     "Share of the job's time lost to its own stalls (input pipeline, kernel-launch queue): they move to the "
+     "cloud with the job",
+     "--job-stall-fraction"},
+    {InputId::interruption_loss, Side::cloud, "interruption_loss", "ratio", Domain::ratio, false, 0,
+     "no interruptions (on-demand or committed pricing)",
+     "Share of billed time lost to spot interruptions: interruptions per hour x (half a checkpoint interval + a "
+     "restart); set by --pricing spot"},
+    {InputId::billing_increment_s, Side::cloud, "billing_increment_s", "s", Domain::non_negative, false, 0,
+     "billing counted as continuous (the offer's catalog row gives its granularity)",
+     "Billing granularity: a job is billed in whole increments (1 s, 60 s, 3600 s), half an increment more on "
+     "average"},
+    {InputId::data_cost_per_job, Side::cloud, "data_cost_per_job", "{cur}", Domain::non_negative, true, 0,
+     "no storage or egress counted", "Storage (GB-month share) and egress (per GB) of one cloud job"},
+    {InputId::minimum_billing_s, Side::cloud, "minimum_billing_s", "s", Domain::non_negative, false, 0,
+     "no minimum (the offer's catalog row gives its minimum)",
+     "The shortest time an instance is billed for (60 s on AWS, 1 min on GCP)"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }
@@ -129,10 +156,18 @@ void validate(const CostInputs& in, const CostQuery& q) {
     }
     if (s.money && !v.currency.empty() && v.currency != in.currency)
       throw std::invalid_argument(fmt::format(
-          "{} = {} comes from {} in {}, but the report currency is {}; gpucost converts no currency: "
-          "give {} in {} or pick presets in one currency",
+          "{} = {} comes from {} in {}, but the report currency is {}; gpucost converts currencies only with "
+          "an explicit, dated rate: give {} in {}, pick presets in one currency, or give --fx FILE",
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
+  if (in.get(InputId::interruption_loss) >= 1)
+    throw std::invalid_argument(fmt::format(
+        "cloud.interruption_loss = {} ({}) is impossible: interruptions would leave no time for work",
+        format_number(in.get(InputId::interruption_loss)), origin_text(in[InputId::interruption_loss])));
+  if (in.get(InputId::job_stall_fraction) >= 1)
+    throw std::invalid_argument(fmt::format(
+        "cloud.job_stall_fraction = {} ({}) is impossible: a job that only stalls does no work anywhere",
+        format_number(in.get(InputId::job_stall_fraction)), origin_text(in[InputId::job_stall_fraction])));
   if (in.get(InputId::effective_utilization) == 0 && in.get(InputId::utilization) == 0)
     throw std::invalid_argument(
         "local.effective_utilization and cloud.utilization are both 0: neither GPU does any work, so no job "

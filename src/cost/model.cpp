@@ -29,7 +29,30 @@ std::string n(double v) {
 std::string pct(double v) { return fmt::format("{:+.1f} %", 100 * v); }
 
 double v(const CostInputs& in, InputId id) { return in.get(id); }
+
+// (1 + interest_rate)^(amortization_months / 12): what a unit of money spent on the purchase is
+// worth at the end of the period (yearly compounding).
+double capital_growth(const CostInputs& in) {
+  return std::pow(1 + v(in, InputId::interest_rate), v(in, InputId::amortization_months) / 12);
+}
 }  // namespace
+
+double billed_hours(double hours, double increment_s, double minimum_s) {
+  double s = hours * 3600;
+  // A product that lands a hair above a whole increment (rounding noise) is that increment.
+  if (increment_s > 0) s = std::ceil(s / increment_s - 1e-9) * increment_s;
+  return std::max(s, minimum_s) / 3600;
+}
+
+std::string human_duration(double hours) {
+  if (!std::isfinite(hours)) return "never";
+  const double secs = std::round(hours * 3600);
+  if (secs < 60) return fmt::format("{:.0f} s", secs);
+  if (secs < 3600) return fmt::format("{:.0f} min {:.0f} s", std::floor(secs / 60), std::fmod(secs, 60));
+  const double mins = std::round(hours * 60);
+  if (mins < 100 * 60) return fmt::format("{:.0f} h {:.0f} min", std::floor(mins / 60), std::fmod(mins, 60));
+  return fmt::format("{:.0f} h", std::round(hours));
+}
 
 std::string_view verdict_name(Verdict v) noexcept {
   switch (v) {
@@ -43,7 +66,9 @@ std::string_view verdict_name(Verdict v) noexcept {
 
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
-  c.amortization_per_hour = v(in, InputId::purchase_price) / v(in, InputId::amortization_hours);
+  const double price = v(in, InputId::purchase_price);
+  c.capital_cost = price * capital_growth(in) - v(in, InputId::resale_fraction) * price;
+  c.amortization_per_hour = c.capital_cost / v(in, InputId::amortization_hours);
   c.electricity_per_hour = v(in, InputId::power_w) / 1000 * v(in, InputId::electricity_price);
   c.cooling_per_hour = v(in, InputId::cooling_w) / 1000 * v(in, InputId::electricity_price);
   c.maintenance_per_hour =
@@ -63,10 +88,15 @@ LocalCost local_cost(const CostInputs& in) {
 CloudCost cloud_cost(const CostInputs& in) {
   CloudCost c;
   const double rate = v(in, InputId::hourly_rate);
-  const double work = v(in, InputId::utilization) * v(in, InputId::relative_speed);
+  // The job's own stalls (input pipeline, launch queue) travel with it; the local-only losses
+  // (idle, suspends, AC switches, incidents) do not.
+  const double work = v(in, InputId::utilization) * (1 - v(in, InputId::job_stall_fraction)) *
+                      (1 - v(in, InputId::interruption_loss)) * v(in, InputId::relative_speed);
   c.cost_per_effective_hour = work > 0 ? rate / work : kInf;
   c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
   c.cold_start_cost = rate * c.cold_start_hours;
+  c.billing_rounding_cost = rate * v(in, InputId::billing_increment_s) / 2 / 3600;
+  c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + v(in, InputId::data_cost_per_job);
   return c;
 }
 
@@ -74,7 +104,7 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   BreakEven b;
   const std::string cur = in.currency;
   const double a = local.cost_per_effective_hour, c = cloud.cost_per_effective_hour;
-  const double fl = local.fixed_per_job, fc = cloud.cold_start_cost;
+  const double fl = local.fixed_per_job, fc = cloud.fixed_per_job;
   const std::string slopes = fmt::format("{} vs {} {}/h", n(a), n(c), cur);
   const std::string fixed = fmt::format("{} vs {} {}", n(fl), n(fc), cur);
 
@@ -135,6 +165,17 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   b.query_job_hours = w;
   b.local_job_cost = fl + a * w;
   b.cloud_job_cost = fc + c * w;
+  if (std::isfinite(c)) {
+    const double rate = v(in, InputId::hourly_rate);
+    // Instance time: the cold start, then the job's work at the cloud's pace (c / rate is billed
+    // hours per hour of local-equivalent work).
+    const double run_h = cloud.cold_start_hours + (rate > 0 ? c / rate * w : 0);
+    b.cloud_job_cost_billed =
+        rate * billed_hours(run_h, v(in, InputId::billing_increment_s), v(in, InputId::minimum_billing_s)) +
+        v(in, InputId::data_cost_per_job);
+  } else {
+    b.cloud_job_cost_billed = kInf;
+  }
   if (std::isinf(a) || std::isinf(c)) {
     b.premium_reason = "one side does no useful work, so its job cost is infinite";
   } else if (b.cloud_job_cost <= 0) {
@@ -171,8 +212,8 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   }
 
   // 3. Buy vs rent: after how much work the running-cost savings repay the purchase price.
-  const double price = v(in, InputId::purchase_price);
   const double months = v(in, InputId::amortization_months);
+  bool saves = false;  // an hour of work costs less owned than rented (before the price)
   b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
   if (std::isinf(c)) {
     b.buy_vs_rent_reason = "the cloud GPU does no useful work, so renting is no alternative to compare with";
@@ -183,10 +224,23 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
         "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
         "buying never pays for itself",
         n(c), cur, n(local.running_per_effective_hour), cur);
+  } else if (in.price_unknown) {
+    saves = true;
+    b.buy_vs_rent_reason =
+        "no purchase price is known (give --local-purchase-price): max_purchase_price states the verdict as a price";
   } else {
-    b.buy_vs_rent_hours = price / (c - local.running_per_effective_hour);
+    saves = true;
+    b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
     b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
   }
+
+  // 4. The same as usage: hours a month over the amortization months, against the usage.
+  b.hours_per_month = v(in, InputId::hours_per_month);
+  b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
+  b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
+  const double keep = capital_growth(in) - v(in, InputId::resale_fraction);
+  if (saves && keep > 0 && b.hours_per_month > 0)
+    b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month * months / keep;
   return b;
 }
 
@@ -241,6 +295,8 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
         const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
         m[k] = metric_of(b, s.metric);
         vd[k] = b.verdict;
+        (k == 0 ? r.low_usage_threshold : r.high_usage_threshold) = b.usage_threshold_hours_per_month;
+        (k == 0 ? r.low_buy_pays : r.high_buy_pays) = b.buy_pays;
       } catch (const std::invalid_argument& e) {
         ok[k] = false;
         r.note += (r.note.empty() ? "" : "; ") + std::string(k == 0 ? "low: " : "high: ") + e.what();
@@ -276,8 +332,14 @@ void add_steps(CostResult& r) {
   const CloudCost& c = r.cloud;
   const BreakEven& b = r.break_even;
   const std::string per_h = cur + "/h";
-  step("local.amortization_per_hour", "purchase_price / amortization_hours",
-       fmt::format("{} / {}", x(InputId::purchase_price), x(InputId::amortization_hours)), l.amortization_per_hour,
+  step("local.capital_cost",
+       "purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price",
+       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::purchase_price), n(in.get(InputId::interest_rate)),
+                   n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)),
+                   n(in.get(InputId::purchase_price))),
+       l.capital_cost, cur);
+  step("local.amortization_per_hour", "capital_cost / amortization_hours",
+       fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::amortization_hours)), l.amortization_per_hour,
        per_h);
   step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
        fmt::format("{} / 1000 * {}", x(InputId::power_w), x(InputId::electricity_price)), l.electricity_per_hour,
@@ -298,15 +360,21 @@ void add_steps(CostResult& r) {
   step("local.running_per_effective_hour", "(electricity + cooling + maintenance) / effective_utilization",
        fmt::format("{} / {}", n(l.running_per_wall_hour), n(l.effective_utilization)),
        finite_or_null(l.running_per_effective_hour), per_h);
-  step("cloud.cost_per_effective_hour", "hourly_rate / (utilization * relative_speed)",
-       fmt::format("{} / ({} * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
+  step("cloud.cost_per_effective_hour",
+       "hourly_rate / (utilization * (1 - job_stall_fraction) * (1 - interruption_loss) * relative_speed)",
+       fmt::format("{} / ({} * (1 - {}) * (1 - {}) * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
+                   n(in.get(InputId::job_stall_fraction)), n(in.get(InputId::interruption_loss)),
                    n(in.get(InputId::relative_speed))),
        finite_or_null(c.cost_per_effective_hour), per_h);
   step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
        fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
+  step("cloud.fixed_per_job", "cold_start_cost + hourly_rate * billing_increment_s / 2 / 3600 + data_cost_per_job",
+       fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::hourly_rate),
+                   x(InputId::billing_increment_s), x(InputId::data_cost_per_job)),
+       c.fixed_per_job, cur);
   if (b.job_hours)
-    step("break_even.job_hours", "|fixed_cost_per_job - cold_start_cost| / |local_per_eff_h - cloud_per_eff_h|",
-         fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.cold_start_cost), n(l.cost_per_effective_hour),
+    step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
+         fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.fixed_per_job), n(l.cost_per_effective_hour),
                      n(c.cost_per_effective_hour)),
          b.job_hours, "h");
   else
@@ -314,23 +382,30 @@ void add_steps(CostResult& r) {
   step("break_even.local_job_cost", "fixed_cost_per_job + local_per_eff_h * job_hours",
        fmt::format("{} + {} * {}", n(l.fixed_per_job), n(l.cost_per_effective_hour), n(b.query_job_hours)),
        finite_or_null(b.local_job_cost), cur);
-  step("break_even.cloud_job_cost", "cold_start_cost + cloud_per_eff_h * job_hours",
-       fmt::format("{} + {} * {}", n(c.cold_start_cost), n(c.cost_per_effective_hour), n(b.query_job_hours)),
+  step("break_even.cloud_job_cost", "cloud_fixed_per_job + cloud_per_eff_h * job_hours",
+       fmt::format("{} + {} * {}", n(c.fixed_per_job), n(c.cost_per_effective_hour), n(b.query_job_hours)),
        finite_or_null(b.cloud_job_cost), cur);
+  step("break_even.cloud_job_cost_billed",
+       "hourly_rate * billed_hours(cold_start_hours + job_hours * cloud_per_eff_h / hourly_rate, "
+       "billing_increment_s, minimum_billing_s) + data_cost_per_job",
+       fmt::format("{} * billed_hours({} + {} * {} / {}, {}, {}) + {}", x(InputId::hourly_rate), n(c.cold_start_hours),
+                   n(b.query_job_hours), n(c.cost_per_effective_hour), n(in.get(InputId::hourly_rate)),
+                   x(InputId::billing_increment_s), x(InputId::minimum_billing_s), x(InputId::data_cost_per_job)),
+       finite_or_null(b.cloud_job_cost_billed), cur);
   step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
        b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))
                               : b.premium_reason,
        b.premium_at_job_hours, "ratio");
   const double k = 1 + b.target_premium;
   step("break_even.job_hours_at_target_premium",
-       "(fixed_cost_per_job - k * cold_start_cost) / (k * cloud_per_eff_h - local_per_eff_h), k = 1 + target",
+       "(fixed_cost_per_job - k * cloud_fixed_per_job) / (k * cloud_per_eff_h - local_per_eff_h), k = 1 + target",
        b.job_hours_at_target_premium
-           ? fmt::format("({} - {} * {}) / ({} * {} - {})", n(l.fixed_per_job), n(k), n(c.cold_start_cost), n(k),
+           ? fmt::format("({} - {} * {}) / ({} * {} - {})", n(l.fixed_per_job), n(k), n(c.fixed_per_job), n(k),
                          n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
            : b.target_premium_reason,
        b.job_hours_at_target_premium, "h");
-  step("break_even.buy_vs_rent_hours", "purchase_price / (cloud_per_eff_h - local_running_per_eff_h)",
-       b.buy_vs_rent_hours ? fmt::format("{} / ({} - {})", x(InputId::purchase_price), n(c.cost_per_effective_hour),
+  step("break_even.buy_vs_rent_hours", "capital_cost / (cloud_per_eff_h - local_running_per_eff_h)",
+       b.buy_vs_rent_hours ? fmt::format("{} {} / ({} - {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
                                          n(l.running_per_effective_hour))
                            : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
@@ -341,6 +416,31 @@ void add_steps(CostResult& r) {
   step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
        fmt::format("{} * {}", x(InputId::amortization_hours), n(l.effective_utilization)), b.lifetime_effective_hours,
        "h");
+  step("break_even.usage_threshold_hours_per_month",
+       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months)",
+       b.usage_threshold_hours_per_month
+           ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::amortization_months))
+           : b.buy_vs_rent_reason,
+       b.usage_threshold_hours_per_month, "h/month");
+  step("break_even.max_purchase_price",
+       "(cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months / "
+       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction)",
+       b.max_purchase_price
+           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {})", n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::hours_per_month),
+                         n(in.get(InputId::amortization_months)), n(in.get(InputId::interest_rate)),
+                         n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)))
+           : "none: no purchase price pays at this usage",
+       b.max_purchase_price, cur);
+}
+
+// Where the usage compared with the threshold comes from, in words.
+std::string usage_source(const InputValue& u) {
+  if (u.origin.rfind("measured:", 0) == 0) return "these logs show";
+  if (u.origin == "cli" || u.origin == "config") return "you gave";
+  if (u.origin == "default") return "the default assumes";
+  return "the preset assumes";
 }
 
 // Four significant digits are enough for sentences; the steps and the JSON carry the rest.
@@ -355,27 +455,30 @@ std::string verdict_sentences(const CostResult& r) {
     case Verdict::cloud_always_cheaper: s = "Cloud is cheaper for every job length"; break;
     case Verdict::equal_cost: s = "Local and cloud cost the same for every job length"; break;
     case Verdict::crossover:
-      s = fmt::format("Jobs shorter than {} h of local-equivalent work are cheaper {}, longer ones {}", n4(*b.job_hours),
+      s = fmt::format("Jobs shorter than {} ({} h) of local-equivalent work are cheaper {}, longer ones {}",
+                      human_duration(*b.job_hours), n4(*b.job_hours),
                       *b.cheaper_below == Side::cloud ? "in the cloud" : "locally",
                       *b.cheaper_below == Side::cloud ? "locally" : "in the cloud");
       break;
   }
   s += fmt::format(" ({} {}/h per effective hour locally, {} {}/h in the cloud; {} {} vs {} {} fixed per job).",
                    n4(r.local.cost_per_effective_hour), cur, n4(r.cloud.cost_per_effective_hour), cur,
-                   n4(r.local.fixed_per_job), cur, n4(r.cloud.cold_start_cost), cur);
+                   n4(r.local.fixed_per_job), cur, n4(r.cloud.fixed_per_job), cur);
   if (b.premium_at_job_hours)
-    s += fmt::format(" A {} h job costs {} {} locally and {} {} in the cloud: local premium {}.", n4(b.query_job_hours),
+    s += fmt::format(" A {} job costs {} {} locally and {} {} in the cloud: local premium {}.",
+                     human_duration(b.query_job_hours),
                      n4(b.local_job_cost), cur, n4(b.cloud_job_cost), cur, pct(*b.premium_at_job_hours));
   if (b.job_hours_at_target_premium)
-    s += fmt::format(" The local premium is {} at {} h.", pct(b.target_premium), n4(*b.job_hours_at_target_premium));
+    s += fmt::format(" The local premium is {} at {}.", pct(b.target_premium),
+                     human_duration(*b.job_hours_at_target_premium));
   else
     s += fmt::format(" A local premium of {} is never reached: {}.", pct(b.target_premium), b.target_premium_reason);
   if (b.buy_vs_rent_hours)
     s += fmt::format(
-        " Buying pays for itself against renting after {} h of local-equivalent work ({} h a month over {} months); "
-        "the GPU can do {} h of such work in that period, so it {}.",
-        n4(*b.buy_vs_rent_hours), n4(*b.buy_vs_rent_hours_per_month), n4(r.inputs.get(InputId::amortization_months)),
-        n4(b.lifetime_effective_hours),
+        " Buying pays for itself against renting after {} of local-equivalent work ({} a month over {} months); "
+        "the GPU can do {} of such work in that period, so it {}.",
+        human_duration(*b.buy_vs_rent_hours), human_duration(*b.buy_vs_rent_hours_per_month),
+        n4(r.inputs.get(InputId::amortization_months)), human_duration(b.lifetime_effective_hours),
         *b.buy_vs_rent_hours <= b.lifetime_effective_hours ? "pays for itself if it is used that much"
                                                            : "cannot pay for itself within that period");
   else
@@ -384,6 +487,64 @@ std::string verdict_sentences(const CostResult& r) {
 }
 
 }  // namespace
+
+SpeedCase speed_case(const CostInputs& in, const CostQuery& q, double relative_speed) {
+  CostInputs var = in;
+  var[InputId::relative_speed].value = relative_speed;
+  const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
+  return SpeedCase{relative_speed, b.verdict, b.job_hours, b.cheaper_below, b.usage_threshold_hours_per_month,
+                   b.buy_pays};
+}
+
+std::string verdict_summary(const CostResult& r) {
+  const BreakEven& b = r.break_even;
+  const CostInputs& in = r.inputs;
+  const std::string what = in.local_label.empty() ? std::string("the local GPU") : in.local_label;
+  const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::hours_per_month]),
+                                        human_duration(b.hours_per_month));
+  const double months = in.get(InputId::amortization_months);
+  if (in.price_unknown) {
+    if (!b.max_purchase_price)
+      return fmt::format("No purchase price is known for {} (give --local-purchase-price), and at {} buying it never "
+                         "pays against renting {}: {}.",
+                         what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                         b.buy_vs_rent_reason);
+    return fmt::format("No purchase price is known for {} (give --local-purchase-price): {}, and at that usage "
+                       "buying it instead of renting {} pays if it cost less than {} {} over {} months at the speed "
+                       "ratio used ({}).",
+                       what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                       n4(*b.max_purchase_price), in.currency, n4(months), n4(in.get(InputId::relative_speed)));
+  }
+  if (!b.usage_threshold_hours_per_month)
+    return fmt::format("Buying {} never pays against renting {} at the speed ratio used ({}): {}; {}.", what,
+                       in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+                       n4(in.get(InputId::relative_speed)), b.buy_vs_rent_reason, usage);
+  std::string bracket;
+  if (r.flips_within_speed_bracket) {
+    auto end = [&](const SpeedCase& c) {
+      return fmt::format("{} ({}{})", n4(c.relative_speed),
+                         c.usage_threshold_hours_per_month
+                             ? "buying pays above " + human_duration(*c.usage_threshold_hours_per_month) + " a month"
+                             : std::string("buying never pays"),
+                         c.verdict == Verdict::crossover
+                             ? fmt::format(", jobs {} {} are cheaper in the cloud",
+                                           *c.cheaper_below == Side::cloud ? "shorter than" : "longer than",
+                                           human_duration(*c.job_hours))
+                             : c.verdict == Verdict::local_always_cheaper ? std::string(", local is cheaper for every job")
+                             : c.verdict == Verdict::cloud_always_cheaper ? std::string(", the cloud is cheaper for every job")
+                                                                          : std::string(", both cost the same"));
+    };
+    bracket = fmt::format(", but the verdict flips within the speed bracket: at the compute-bound speed ratio {} "
+                          "and at the bandwidth-bound {}, so time your own job on both GPUs",
+                          end(*r.at_compute_bound), end(*r.at_bandwidth_bound));
+  }
+  return fmt::format(
+      "Buying {} instead of renting {} pays if you run at least {} of GPU work a month for {} months; {}, so {} is "
+      "cheaper at the speed ratio used ({}){}.",
+      what, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
+      human_duration(*b.usage_threshold_hours_per_month), n4(months), usage, b.buy_pays ? "buying" : "renting",
+      n4(in.get(InputId::relative_speed)), bracket);
+}
 
 CostResult evaluate(const CostInputs& in, const CostQuery& q) {
   validate(in, q);
@@ -395,7 +556,14 @@ CostResult evaluate(const CostInputs& in, const CostQuery& q) {
   r.break_even = break_even(in, r.local, r.cloud, q);
   r.sensitivity = sensitivity(in, q);
   add_steps(r);
+  if (in.speed.compute_bound) r.at_compute_bound = speed_case(in, q, *in.speed.compute_bound);
+  if (in.speed.bandwidth_bound) r.at_bandwidth_bound = speed_case(in, q, *in.speed.bandwidth_bound);
+  if (r.at_compute_bound && r.at_bandwidth_bound)
+    r.flips_within_speed_bracket = r.at_compute_bound->verdict != r.at_bandwidth_bound->verdict ||
+                                   r.at_compute_bound->buy_pays != r.at_bandwidth_bound->buy_pays;
+  r.uncertainty = monte_carlo(in, q);
   r.verdict_text = verdict_sentences(r);
+  r.summary = verdict_summary(r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cost/json_read.hpp"
+#include "gpucost/cost/catalog.hpp"
 #include "gpucost/report/json_writer.hpp"
 
 namespace gpucost::cost {
@@ -63,13 +64,18 @@ LocalGpu parse_local(object o, std::string_view origin) {
     const std::string key = at + "." + std::string(k);
     if (k == "name") continue;
     if (k == "label") g.label = json::as_string(field.value, origin, key);
-    else if (k == "currency") g.currency = json::as_string(field.value, origin, key);
+    else if (k == "currency") g.currency = currency_code(json::as_string(field.value, origin, key));
+    else if (k == "accelerator") g.accelerator = json::as_string(field.value, origin, key);
+    else if (k == "kind") g.kind = json::as_string(field.value, origin, key);
+    else if (k == "price_observed_on") g.price_observed_on = json::as_string(field.value, origin, key);
     else if (k == "purchase_price") g.purchase_price = opt_number(field.value, origin, key);
     else if (k == "power_w") g.power_w = opt_number(field.value, origin, key);
     else if (k == "throughput") g.throughput = opt_number(field.value, origin, key);
     else if (k == "price_source") g.price_source = json::as_string(field.value, origin, key);
     else if (k == "power_source") g.power_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") g.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "memory_bandwidth_gbs") g.memory_bandwidth_gbs = opt_number(field.value, origin, key);
+    else if (k == "memory_bandwidth_source") g.memory_bandwidth_source = json::as_string(field.value, origin, key);
     else if (k == "note") g.note = json::as_string(field.value, origin, key);
     else unknown_key(field.value, origin, key);
   }
@@ -88,8 +94,14 @@ CloudOffer parse_cloud(object o, std::string_view origin) {
     if (k == "label") c.label = json::as_string(field.value, origin, key);
     else if (k == "provider") c.provider = json::as_string(field.value, origin, key);
     else if (k == "gpu") c.gpu = json::as_string(field.value, origin, key);
-    else if (k == "currency") c.currency = json::as_string(field.value, origin, key);
+    else if (k == "currency") c.currency = currency_code(json::as_string(field.value, origin, key));
     else if (k == "hourly_rate") c.hourly_rate = opt_number(field.value, origin, key);
+    else if (k == "spot_rate") c.spot_rate = opt_number(field.value, origin, key);
+    else if (k == "committed_rate") c.committed_rate = opt_number(field.value, origin, key);
+    else if (k == "billing_increment_s") c.billing_increment_s = opt_number(field.value, origin, key);
+    else if (k == "minimum_billing_s") c.minimum_billing_s = opt_number(field.value, origin, key);
+    else if (k == "region") c.region = json::as_string(field.value, origin, key);
+    else if (k == "accelerator") c.accelerator = json::as_string(field.value, origin, key);
     else if (k == "cold_start_s") c.cold_start_s = opt_number(field.value, origin, key);
     else if (k == "utilization") c.utilization = opt_number(field.value, origin, key);
     else if (k == "throughput") c.throughput = opt_number(field.value, origin, key);
@@ -97,6 +109,8 @@ CloudOffer parse_cloud(object o, std::string_view origin) {
     else if (k == "seen") c.seen = json::as_string(field.value, origin, key);
     else if (k == "cold_start_source") c.cold_start_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") c.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "memory_bandwidth_gbs") c.memory_bandwidth_gbs = opt_number(field.value, origin, key);
+    else if (k == "memory_bandwidth_source") c.memory_bandwidth_source = json::as_string(field.value, origin, key);
     else if (k == "note") c.note = json::as_string(field.value, origin, key);
     else unknown_key(field.value, origin, key);
   }
@@ -124,7 +138,7 @@ Scenario parse_scenario(object o, std::string_view origin) {
     const std::string key = at + "." + std::string(k);
     if (k == "name") continue;
     if (k == "description") s.description = json::as_string(field.value, origin, key);
-    else if (k == "currency") s.currency = json::as_string(field.value, origin, key);
+    else if (k == "currency") s.currency = currency_code(json::as_string(field.value, origin, key));
     else if (k == "local_gpu") s.local_gpu = json::as_string(field.value, origin, key);
     else if (k == "cloud_offer") s.cloud_offer = json::as_string(field.value, origin, key);
     else if (k == "local") parse_side_values(json::as_object(field.value, origin, key), Side::local, origin, key, s.values);
@@ -156,7 +170,7 @@ CurrencyDefaults parse_currency_defaults(object o, std::string_view origin) {
   CurrencyDefaults d;
   element e;
   if (o["currency"].get(e)) json::fail(origin, "currency_defaults", "an entry has no \"currency\"");
-  d.currency = json::as_string(e, origin, "currency_defaults.currency");
+  d.currency = currency_code(json::as_string(e, origin, "currency_defaults.currency"));
   const std::string at = "currency_defaults[" + d.currency + "]";
   for (auto field : o) {
     const std::string_view k = field.key;
@@ -182,6 +196,26 @@ CurrencyDefaults parse_currency_defaults(object o, std::string_view origin) {
   return d;
 }
 
+AcceleratorSpec parse_accelerator(object o, std::string_view origin) {
+  AcceleratorSpec a;
+  a.name = require_name(o, origin, "accelerators");
+  const std::string at = "accelerators[" + a.name + "]";
+  for (auto field : o) {
+    const std::string_view k = field.key;
+    const std::string key = at + "." + std::string(k);
+    if (k == "name") continue;
+    if (k == "label") a.label = json::as_string(field.value, origin, key);
+    else if (k == "throughput") a.throughput = opt_number(field.value, origin, key);
+    else if (k == "memory_bandwidth_gbs") a.memory_bandwidth_gbs = opt_number(field.value, origin, key);
+    else if (k == "power_w") a.power_w = opt_number(field.value, origin, key);
+    else if (k == "throughput_source") a.throughput_source = json::as_string(field.value, origin, key);
+    else if (k == "memory_bandwidth_source") a.memory_bandwidth_source = json::as_string(field.value, origin, key);
+    else if (k == "power_source") a.power_source = json::as_string(field.value, origin, key);
+    else unknown_key(field.value, origin, key);
+  }
+  return a;
+}
+
 template <typename F>
 void each_object(element arr, std::string_view origin, std::string_view key, F&& f) {
   simdjson::dom::array a;
@@ -199,6 +233,8 @@ void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
     const std::string_view k = field.key;
     if (k == "local") each_object(field.value, origin, k, [&](object o) { upsert(local, parse_local(o, origin)); });
     else if (k == "cloud") each_object(field.value, origin, k, [&](object o) { upsert(cloud, parse_cloud(o, origin)); });
+    else if (k == "accelerators")
+      each_object(field.value, origin, k, [&](object o) { upsert(accelerators, parse_accelerator(o, origin)); });
     else if (k == "scenarios")
       each_object(field.value, origin, k, [&](object o) { upsert(scenarios, parse_scenario(o, origin)); });
     else if (k == "currency_defaults")
@@ -215,6 +251,7 @@ void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
         currency_defaults.push_back(std::move(d));
       });
     else if (k == "throughput_unit") throughput_unit = json::as_string(field.value, origin, k);
+    else if (k == "memory_bandwidth_unit") memory_bandwidth_unit = json::as_string(field.value, origin, k);
     else if (k == "generic_pair") {
       for (auto p : json::as_object(field.value, origin, k)) {
         if (p.key == "local") default_local = json::as_string(p.value, origin, "generic_pair.local");
@@ -230,6 +267,8 @@ void PresetCatalog::load_json(std::string_view text, std::string_view origin) {
 }
 
 const LocalGpu* PresetCatalog::find_local(std::string_view name) const noexcept { return find_named(local, name); }
+void PresetCatalog::upsert_local(LocalGpu g) { upsert(local, std::move(g)); }
+void PresetCatalog::upsert_cloud(CloudOffer o) { upsert(cloud, std::move(o)); }
 namespace {
 // `NVIDIA GeForce RTX 4060 Laptop GPU` -> `rtx4060laptop`.
 std::string product_key(std::string_view s) {
@@ -262,6 +301,14 @@ const LocalGpu* PresetCatalog::match_local(std::string_view product) const {
   return best;
 }
 
+const AcceleratorSpec* PresetCatalog::find_accelerator(std::string_view name) const {
+  const std::string want = product_key(name);
+  if (want.empty()) return nullptr;
+  for (const auto& a : accelerators)
+    if (product_key(a.name) == want) return &a;
+  return nullptr;
+}
+
 const CloudOffer* PresetCatalog::first_cloud_in(std::string_view currency) const noexcept {
   for (const auto& c : cloud)
     if (c.currency == currency) return &c;
@@ -282,20 +329,24 @@ const PresetCatalog& builtin_presets() {
   static const PresetCatalog catalog = [] {
     PresetCatalog c;
     c.load_json(embedded_presets_json(), "built-in presets (data/presets.json)");
+    load_catalog_csv(c, embedded_cloud_offers_csv(), "built-in catalog (data/cloud-offers.csv)");
+    load_catalog_csv(c, embedded_local_gpus_csv(), "built-in catalog (data/local-gpus.csv)");
     return c;
   }();
   return catalog;
 }
 
-PresetCatalog load_presets(const std::vector<std::string>& files) {
+PresetCatalog load_presets(const std::vector<std::string>& files, const std::vector<std::string>& catalogs) {
   PresetCatalog c = builtin_presets();
-  for (const auto& f : files) {
+  auto read = [](const std::string& f, std::string_view what) {
     std::ifstream in(f, std::ios::binary);
-    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the presets file", f));
+    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the {} file", f, what));
     std::ostringstream ss;
     ss << in.rdbuf();
-    c.load_json(ss.str(), f);
-  }
+    return ss.str();
+  };
+  for (const auto& f : files) c.load_json(read(f, "presets"), f);
+  for (const auto& f : catalogs) load_catalog_csv(c, read(f, "catalog"), f);
   return c;
 }
 
@@ -308,11 +359,12 @@ std::string list_presets(const PresetCatalog& c) {
   for (const auto& g : c.local)
     out += fmt::format("  {:<22} {:<34} {:>8} {:<3} {:>6} W {:>7}{}\n", g.name, g.label, num(g.purchase_price),
                        g.currency, num(g.power_w), num(g.throughput), g.name == c.default_local ? "  (default)" : "");
-  out += fmt::format("\nCloud offers (--cloud NAME): rate per hour, cold start, throughput, price seen\n");
+  out += fmt::format(
+      "\nCloud offers (--cloud NAME): on-demand and spot rate per hour, cold start, throughput, price observed on\n");
   for (const auto& o : c.cloud)
-    out += fmt::format("  {:<22} {:<66} {:>7} {:<3} {:>4} s {:>6}  {}{}\n", o.name, o.label, num(o.hourly_rate),
-                       o.currency, num(o.cold_start_s), num(o.throughput), o.seen,
-                       o.name == c.default_cloud ? "  (default)" : "");
+    out += fmt::format("  {:<22} {:<66} {:>7} {:>7} {:<3} {:>4} s {:>6}  {}{}\n", o.name, o.label, num(o.hourly_rate),
+                       num(o.spot_rate), o.currency, num(o.cold_start_s), num(o.throughput),
+                       o.seen.empty() ? "undated" : o.seen, o.name == c.default_cloud ? "  (default)" : "");
   return out;
 }
 

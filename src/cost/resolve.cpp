@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,11 @@ namespace gpucost::cost {
 
 namespace {
 
+using json::element;
+
+// 365.25 / 12: the mean calendar month.
+constexpr double kDaysPerMonth = 30.4375;
+
 void parse_side(json::object o, Side side, std::string_view origin, CostOverrides& out) {
   for (auto field : o) {
     const std::string key = fmt::format("{}.{}", side_name(side), std::string_view(field.key));
@@ -24,8 +30,39 @@ void parse_side(json::object o, Side side, std::string_view origin, CostOverride
         if (s.side == side) known += (known.empty() ? "" : ", ") + std::string(s.key);
       json::fail(origin, key, fmt::format("unknown input (the {} inputs are: {})", side_name(side), known));
     }
-    out.values[static_cast<std::size_t>(*id)] = json::as_number(field.value, origin, key);
+    // A number, or analyze's `inputs` form {"value": number or null, "unit", "origin", "note"}.
+    if (field.value.is_object()) {
+      element v;
+      if (json::as_object(field.value, origin, key)["value"].get(v)) json::fail(origin, key, "an object without \"value\"");
+      if (v.is_null()) continue;  // unset there: leave it to the layers below
+      out.values[static_cast<std::size_t>(*id)] = json::as_number(v, origin, key + ".value");
+    } else {
+      out.values[static_cast<std::size_t>(*id)] = json::as_number(field.value, origin, key);
+    }
   }
+}
+
+// A number, or {"value": number, ...} (analyze's `inputs.query` form).
+double number_or_value(element e, std::string_view origin, std::string_view key) {
+  if (e.is_object()) {
+    element v;
+    if (json::as_object(e, origin, key)["value"].get(v)) json::fail(origin, key, "an object without \"value\"");
+    return json::as_number(v, origin, std::string(key) + ".value");
+  }
+  return json::as_number(e, origin, key);
+}
+
+// A string, or {"value": string, ...}; null or an empty string: not given.
+std::optional<std::string> string_or_value(element e, std::string_view origin, std::string_view key) {
+  if (e.is_object()) {
+    element v;
+    if (json::as_object(e, origin, key)["value"].get(v)) json::fail(origin, key, "an object without \"value\"");
+    e = v;
+  }
+  if (e.is_null()) return std::nullopt;
+  std::string s = json::as_string(e, origin, key);
+  if (s.empty()) return std::nullopt;
+  return s;
 }
 
 }  // namespace
@@ -37,21 +74,89 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
   CostOverrides o;
   for (auto field : root) {
     const std::string_view k = field.key;
-    if (k == "currency") o.currency = json::as_string(field.value, origin, k);
+    if (k == "currency") o.currency = string_or_value(field.value, origin, k);
     else if (k == "local") parse_side(json::as_object(field.value, origin, k), Side::local, origin, o);
     else if (k == "cloud") parse_side(json::as_object(field.value, origin, k), Side::cloud, origin, o);
-    else if (k == "job_hours") o.job_hours = json::as_number(field.value, origin, k);
-    else if (k == "target_premium") o.target_premium = json::as_number(field.value, origin, k);
-    else if (k == "preset") o.preset = json::as_string(field.value, origin, k);
-    else if (k == "local_preset") o.local = json::as_string(field.value, origin, k);
-    else if (k == "cloud_preset") o.cloud = json::as_string(field.value, origin, k);
+    else if (k == "job_hours") o.job_hours = number_or_value(field.value, origin, k);
+    else if (k == "target_premium") o.target_premium = number_or_value(field.value, origin, k);
+    else if (k == "query") {
+      // analyze's `inputs.query`: {"job_hours": {"value": 1, ...}, "target_premium": {...}}
+      for (auto q : json::as_object(field.value, origin, k)) {
+        const std::string key = "query." + std::string(q.key);
+        if (q.key == "job_hours") o.job_hours = number_or_value(q.value, origin, key);
+        else if (q.key == "target_premium") o.target_premium = number_or_value(q.value, origin, key);
+        else json::fail(origin, key, "unknown key (known: job_hours, target_premium)");
+      }
+    } else if (k == "ranges") {
+      for (auto r : json::as_object(field.value, origin, k)) {
+        const std::string key = "ranges." + std::string(r.key);
+        if (r.value.is_object()) {
+          // {"gamma": [shape, rate]}: the incident rate's posterior as analyze wrote it.
+          simdjson::dom::array g;
+          if (json::as_object(r.value, origin, key)["gamma"].get(g) || g.size() != 2)
+            json::fail(origin, key, "expected [low, high] or {\"gamma\": [shape, rate]}");
+          const double shape = json::as_number(g.at(0).value(), origin, key), rate = json::as_number(g.at(1).value(), origin, key);
+          if (!(shape > 0) || !(rate > 0)) json::fail(origin, key, "a gamma's shape and rate must be positive");
+          const auto id = find_named_input(r.key);
+          if (!id) json::fail(origin, key, "no such input");
+          o.gamma_ranges[static_cast<std::size_t>(*id)] = std::pair{shape, rate};
+          continue;
+        }
+        simdjson::dom::array a;
+        if (r.value.get(a) || a.size() != 2) json::fail(origin, key, "expected [low, high]");
+        const double lo = json::as_number(a.at(0).value(), origin, key), hi = json::as_number(a.at(1).value(), origin, key);
+        parse_range(fmt::format("{}={}:{}", std::string_view(r.key), format_number(lo), format_number(hi)), origin, o);
+      }
+    } else if (k == "pricing") o.pricing = string_or_value(field.value, origin, k);
+    else if (k == "checkpoint_minutes") o.checkpoint_minutes = json::as_number(field.value, origin, k);
+    else if (k == "interruptions_per_hour") o.interruptions_per_hour = json::as_number(field.value, origin, k);
+    else if (k == "seed") o.seed = json::as_number(field.value, origin, k);
+    else if (k == "draws") o.draws = json::as_number(field.value, origin, k);
+    else if (k == "local_throughput") o.local_throughput = json::as_number(field.value, origin, k);
+    else if (k == "cloud_throughput") o.cloud_throughput = json::as_number(field.value, origin, k);
+    else if (k == "preset") o.preset = string_or_value(field.value, origin, k);
+    else if (k == "local_preset") o.local = string_or_value(field.value, origin, k);
+    else if (k == "cloud_preset") o.cloud = string_or_value(field.value, origin, k);
     else if (k == "comment" || k == "_comment" || k == "notes") continue;
     else
       json::fail(origin, k,
-                 "unknown key (known: currency, local, cloud, job_hours, target_premium, preset, local_preset, "
-                 "cloud_preset, comment)");
+                 "unknown key (known: currency, local, cloud, query, job_hours, target_premium, local_throughput, "
+                 "cloud_throughput, ranges, seed, draws, pricing, checkpoint_minutes, interruptions_per_hour, preset, "
+                 "local_preset, cloud_preset, comment)");
   }
   return o;
+}
+
+std::optional<InputId> find_named_input(std::string_view name) {
+  const auto dot = name.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view side = name.substr(0, dot);
+  if (side == "local") return find_input(Side::local, name.substr(dot + 1));
+  if (side == "cloud") return find_input(Side::cloud, name.substr(dot + 1));
+  return std::nullopt;
+}
+
+void parse_range(std::string_view text, std::string_view origin, CostOverrides& into) {
+  auto bad = [&](std::string_view why) {
+    throw std::invalid_argument(fmt::format("{}: range '{}': {} (expected e.g. local.hours_per_month=20:60)", origin,
+                                            text, why));
+  };
+  const auto eq = text.find('='), colon = text.rfind(':');
+  if (eq == std::string_view::npos || colon == std::string_view::npos || colon < eq) bad("no NAME=LOW:HIGH");
+  const std::optional<InputId> id = find_named_input(text.substr(0, eq));
+  if (!id) bad("no such input (names as in the report: local.hours_per_month, cloud.hourly_rate ...)");
+  auto num = [&](std::string_view t) {
+    double v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(v)) bad("not a number");
+    return v;
+  };
+  const double lo = num(text.substr(eq + 1, colon - eq - 1)), hi = num(text.substr(colon + 1));
+  if (lo > hi) bad("low is above high");
+  const auto& sp = spec(*id);
+  if (lo < 0 || (sp.domain == Domain::positive && lo <= 0) || (sp.domain == Domain::ratio && hi > 1))
+    bad(fmt::format("outside what {} admits", input_name(*id)));
+  into.ranges[static_cast<std::size_t>(*id)] = std::pair{lo, hi};
 }
 
 CostOverrides load_cost_config(const std::string& path) {
@@ -123,6 +228,8 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
     }
     out.push_back(std::move(m));
   }
+  direct(InputId::job_stall_fraction, "launch_queue_fraction",
+         "the job's own stalls, which move to the cloud with it: kernel-launch queueing");
   direct(InputId::incidents_per_hour, "incidents_per_hour", "maintenance incidents per hour of GPU use");
   // The count and the hours behind the rate (F007's own basis: host gpu_sampled_s, else the
   // log uptime), so a rate from a short log can be weighed against the prior.
@@ -137,6 +244,34 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
       m.events = *n->value;
       m.exposure_h = hours;
     }
+  }
+
+  // Usage: busy GPU-hours per calendar day of the logs, as a month.
+  {
+    MeasuredInput m{InputId::hours_per_month, std::nullopt, {}, {}, {}, {}};
+    const auto busy = lookup("gpu_busy_s");
+    const auto span = lookup("log_uptime_s");
+    if (!busy || !span) {
+      m.note = fmt::format("not measured: this build's feature catalog has no {}", !busy ? "gpu_busy_s" : "log_uptime_s");
+    } else if (!busy->value) {
+      m.note = fmt::format("not measured: gpu_busy_s ({}) is null: {}", busy->id, busy->reason);
+    } else if (!span->value || *span->value <= 0) {
+      m.note = fmt::format("not measured: log_uptime_s ({}) is {}", span->id,
+                           span->value ? "0" : "null: " + span->reason);
+    } else if (!std::isfinite(*busy->value) || *busy->value < 0) {
+      m.note = fmt::format("not measured: gpu_busy_s ({}) = {} is not a usable value", busy->id,
+                           format_number(*busy->value));
+    } else {
+      const double days = std::max(1.0, std::ceil(*span->value / 86400 - 1e-9));
+      const double v = *busy->value / 3600 / days * kDaysPerMonth;
+      m.value = v;
+      m.origin = "measured:" + busy->id;
+      m.note = fmt::format("busy GPU-hours per calendar day of the logs, as a month: gpu_busy_s {} s = {} h over {} "
+                           "day(s) (log_uptime_s {} s, rounded up to whole days) x {} days/month = {} h/month",
+                           format_number(*busy->value), format_number(*busy->value / 3600), format_number(days),
+                           format_number(*span->value), format_number(kDaysPerMonth), format_number(v));
+    }
+    out.push_back(std::move(m));
   }
   return out;
 }
@@ -166,6 +301,11 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   if (sel.local.empty() && rq.config.local) sel.local = *rq.config.local;
   if (sel.cloud.empty() && rq.config.cloud) sel.cloud = *rq.config.cloud;
 
+  LocalGpu from_logs;  // the GPU the logs name, when no preset describes it
+  in.pricing = rq.cli.pricing ? *rq.cli.pricing : rq.config.pricing ? *rq.config.pricing : "on-demand";
+  const std::string& pricing = in.pricing;
+  if (pricing != "on-demand" && pricing != "spot" && pricing != "committed")
+    throw std::invalid_argument(fmt::format("--pricing {}: expected on-demand, spot or committed", pricing));
   const Scenario* scenario = nullptr;
   if (!sel.preset.empty() && !(scenario = catalog.find_scenario(sel.preset)))
     unknown_preset(catalog, "scenario", "--preset", sel.preset);
@@ -178,6 +318,20 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
       if (!m) continue;
       sel.local = m->name;
       in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
+      // The same GPU for rent, when the catalog has it in the GPU's currency: the cheapest on-demand.
+      const CloudOffer* same_gpu = nullptr;
+      const AcceleratorSpec* a = catalog.find_accelerator(m->accelerator);
+      if (sel.cloud.empty() && a)
+        for (const auto& o : catalog.cloud)
+          if (o.hourly_rate && catalog.find_accelerator(o.accelerator) == a &&
+              (m->currency.empty() || o.currency == m->currency) &&
+              (!same_gpu || *o.hourly_rate < *same_gpu->hourly_rate))
+            same_gpu = &o;
+      if (same_gpu) {
+        sel.cloud = same_gpu->name;
+        in.selection_note += fmt::format("; cloud offer {} chosen as the cheapest on-demand rental of the same GPU",
+                                         same_gpu->name);
+      }
       const CloudOffer* generic = catalog.find_cloud(sel.cloud.empty() ? catalog.default_cloud : sel.cloud);
       if (sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
         if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
@@ -188,9 +342,24 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
       }
       break;
     }
-    if (sel.local.empty() && !rq.detected_gpus.empty())
-      in.selection_note = fmt::format("no local preset matches the GPU the logs name ('{}'): the generic pair is used",
-                                      rq.detected_gpus.front());
+    if (sel.local.empty() && !rq.detected_gpus.empty()) {
+      // Never answer for another GPU: the one the logs name, with what the logs know of it.
+      const std::string& product = rq.detected_gpus.front();
+      from_logs.name = "from-logs";
+      from_logs.label = product;
+      for (const auto& [name, w] : rq.detected_power_limits_w)
+        if (name == product) {
+          from_logs.power_w = w;
+          from_logs.power_source = "the power limit nvidia-smi -q reports for this GPU";
+        }
+      from_logs.price_source = "no preset or catalog row describes this GPU";
+      sel.local = from_logs.name;
+      in.selection_note = fmt::format(
+          "no local preset matches the GPU the logs name ('{}'): the local side is that GPU as the logs describe "
+          "it (no price, no spec-sheet speed); give --local-purchase-price and --relative-speed, or a catalog row "
+          "(--catalog)",
+          product);
+    }
   }
   if (!scenario && rq.use_generic_pair) {
     if (sel.local.empty()) sel.local = catalog.default_local;
@@ -198,15 +367,16 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   const LocalGpu* gpu = nullptr;
   const CloudOffer* offer = nullptr;
-  if (!sel.local.empty() && !(gpu = catalog.find_local(sel.local))) unknown_preset(catalog, "local GPU", "--local", sel.local);
+  if (sel.local == from_logs.name && !from_logs.label.empty()) gpu = &from_logs;
+  else if (!sel.local.empty() && !(gpu = catalog.find_local(sel.local))) unknown_preset(catalog, "local GPU", "--local", sel.local);
   if (!sel.cloud.empty() && !(offer = catalog.find_cloud(sel.cloud))) unknown_preset(catalog, "cloud offer", "--cloud", sel.cloud);
 
   // Currency: explicit, else the scenario's, else the cloud offer's, else the GPU's.
   if (rq.cli.currency) {
-    in.currency = *rq.cli.currency;
+    in.currency = currency_code(*rq.cli.currency);
     in.currency_origin = "cli";
   } else if (rq.config.currency) {
-    in.currency = *rq.config.currency;
+    in.currency = currency_code(*rq.config.currency);
     in.currency_origin = "config";
   } else if (scenario && !scenario->currency.empty()) {
     in.currency = scenario->currency;
@@ -238,6 +408,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
 
   // 3. The local GPU and the cloud offer.
   const LocalGpu* local_ref = gpu ? gpu : scenario ? catalog.find_local(scenario->local_gpu) : nullptr;
+  if (gpu == &from_logs) in.local_gpu_from_logs = true;
   const CloudOffer* cloud_ref = offer ? offer : scenario ? catalog.find_cloud(scenario->cloud_offer) : nullptr;
   if (local_ref) {
     in.local_gpu = local_ref->name;
@@ -249,8 +420,11 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   if (gpu) {
     const std::string o = preset_origin(gpu->name);
+    in.local_price_observed_on = gpu->price_observed_on;
     if (gpu->purchase_price) {
-      in.set(InputId::purchase_price, *gpu->purchase_price, o, gpu->price_source);
+      in.set(InputId::purchase_price, *gpu->purchase_price, o,
+             fmt::format("{}; observed {}", gpu->price_source.empty() ? "no source given" : gpu->price_source,
+                         gpu->price_observed_on.empty() ? "on an unknown date" : gpu->price_observed_on));
       in[InputId::purchase_price].currency = gpu->currency;
     } else {
       // Never keep a price that belongs to another GPU.
@@ -260,13 +434,48 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   }
   if (offer) {
     const std::string o = preset_origin(offer->name);
-    if (offer->hourly_rate) {
-      in.set(InputId::hourly_rate, *offer->hourly_rate, o,
-             fmt::format("{}; seen {}", offer->source.empty() ? "no source given" : offer->source, offer->seen));
-      in[InputId::hourly_rate].currency = offer->currency;
-    }
     if (offer->cold_start_s) in.set(InputId::cold_start_s, *offer->cold_start_s, o, offer->cold_start_source);
     if (offer->utilization) in.set(InputId::utilization, *offer->utilization, o);
+    // The price --pricing picks: on-demand, spot or committed.
+    const std::optional<double>& rate = pricing == "spot" ? offer->spot_rate
+                                        : pricing == "committed" ? offer->committed_rate
+                                                                 : offer->hourly_rate;
+    in.cloud_price_observed_on = offer->seen;
+    if (rate) {
+      in.set(InputId::hourly_rate, *rate, o,
+             fmt::format("{} price; {}; observed {}", pricing,
+                         offer->source.empty() ? "no source given" : offer->source,
+                         offer->seen.empty() ? "on an unknown date" : offer->seen));
+      in[InputId::hourly_rate].currency = offer->currency;
+    } else {
+      in[InputId::hourly_rate] = InputValue{
+          std::nullopt, o,
+          fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer->name, pricing), {}};
+    }
+    if (offer->minimum_billing_s)
+      in.set(InputId::minimum_billing_s, *offer->minimum_billing_s, o, "the offer's minimum billed time");
+    if (offer->billing_increment_s)
+      in.set(InputId::billing_increment_s, *offer->billing_increment_s, o,
+             fmt::format("billed per {} s{}", format_number(*offer->billing_increment_s),
+                         offer->minimum_billing_s ? fmt::format(", at least {} s", format_number(*offer->minimum_billing_s))
+                                                  : std::string()));
+    if (pricing == "spot") {
+      const double ckpt = rq.cli.checkpoint_minutes      ? *rq.cli.checkpoint_minutes
+                          : rq.config.checkpoint_minutes ? *rq.config.checkpoint_minutes
+                                                         : kDefaultCheckpointMinutes;
+      const double lambda = rq.cli.interruptions_per_hour      ? *rq.cli.interruptions_per_hour
+                            : rq.config.interruptions_per_hour ? *rq.config.interruptions_per_hour
+                                                               : kDefaultInterruptionsPerHour;
+      const double restart_s = in[InputId::cold_start_s].value.value_or(0);
+      const double loss = lambda * (ckpt / 2 / 60 + restart_s / 3600);
+      in.set(InputId::interruption_loss, loss, o,
+             fmt::format("spot: {} interruptions per hour x (half of a {} min checkpoint interval + a {} s restart) = "
+                         "{}{}",
+                         format_number(lambda), format_number(ckpt), format_number(restart_s), format_number(loss),
+                         rq.cli.interruptions_per_hour || rq.config.interruptions_per_hour
+                             ? std::string()
+                             : "; 0.01 per hour is an assumption: give --spot-interruptions-per-hour"));
+    }
   }
   // The speed ratio follows the two entries' throughput figures when either entry was picked
   // explicitly or both come from the generic pair; a scenario's own figure stands otherwise.
@@ -279,14 +488,41 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
                        local_ref->label.empty() ? local_ref->name : local_ref->label));
   }
 
+  // The speed bracket: the same two entries' peak compute and peak bandwidth ratios.
+  if (local_ref && cloud_ref) {
+    const std::string cloud_name = cloud_ref->gpu.empty() ? cloud_ref->name : cloud_ref->gpu;
+    const std::string local_name = local_ref->label.empty() ? local_ref->name : local_ref->label;
+    auto ratio = [&](const std::optional<double>& c, const std::optional<double>& l, std::string_view unit,
+                     std::optional<double>& out, std::string& note) {
+      if (c && l && *l > 0 && *c > 0) {
+        out = *c / *l;
+        note = fmt::format("{} / {} {} ({} / {})", format_number(*c), format_number(*l), unit, cloud_name, local_name);
+      } else {
+        note = fmt::format("no ratio: {} has no figure in {}", !c || *c <= 0 ? cloud_ref->name : local_ref->name, unit);
+      }
+    };
+    ratio(cloud_ref->throughput, local_ref->throughput, catalog.throughput_unit, in.speed.compute_bound,
+          in.speed.compute_note);
+    ratio(cloud_ref->memory_bandwidth_gbs, local_ref->memory_bandwidth_gbs, catalog.memory_bandwidth_unit,
+          in.speed.bandwidth_bound, in.speed.bandwidth_note);
+  } else {
+    in.speed.compute_note = in.speed.bandwidth_note = "no ratio: no local GPU or cloud offer preset";
+  }
+
   // 4. Measured.
+  std::optional<InputRange> incident_posterior;
   for (const auto& m : rq.measured) {
+    if (m.input == InputId::hours_per_month) {
+      in.measured_hours_per_month = m.value;
+      in.measured_usage_note = m.note;
+    }
     const auto& prior = in[m.input];
     if (m.value && m.events && m.exposure_h && rq.incident_prior_hours > 0 && prior.value) {
       // A rate from a few hours of logs is mostly noise: combine the count with the prior rate,
       // weighted as incident_prior_hours of observation (Gamma-Poisson posterior mean).
       const double h0 = rq.incident_prior_hours, r0 = *prior.value;
       const double v = (*m.events + r0 * h0) / (*m.exposure_h + h0);
+      incident_posterior = InputRange{InputRange::Kind::gamma, *m.events + r0 * h0, *m.exposure_h + h0, m.origin};
       in.set(m.input, v, m.origin,
              fmt::format("{}; {} incidents in {} h observed, weighed against the prior {} /h ({}) counted as {} h: "
                          "({} + {} x {}) / ({} + {}) = {}",
@@ -297,13 +533,29 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
       in.set(m.input, *m.value, m.origin, m.note);
     } else {
       auto& v = in[m.input];
-      v.note = v.note.empty() ? m.note : m.note + "; using " + (v.origin.empty() ? "no value" : v.origin) + ": " + v.note;
+      v.note = v.note.empty() || !v.value ? m.note
+                                          : m.note + "; using " + (v.origin.empty() ? "no value" : v.origin) + ": " + v.note;
     }
   }
 
   // 5. Config, 6. command line.
   for (const auto* layer : {&rq.config, &rq.cli}) {
     const std::string o = layer == &rq.cli ? "cli" : "config";
+    // The user's own job timed on both GPUs (a given relative_speed of the same layer still wins).
+    if (layer->local_throughput || layer->cloud_throughput) {
+      if (!layer->local_throughput || !layer->cloud_throughput)
+        throw std::invalid_argument(fmt::format(
+            "{}: a throughput of your job is given for the {} GPU only; give both --local-throughput and "
+            "--cloud-throughput (the same unit, e.g. samples/s), or --relative-speed",
+            o, layer->local_throughput ? "local" : "cloud"));
+      const double l = *layer->local_throughput, c = *layer->cloud_throughput;
+      if (!(l > 0) || !(c > 0) || !std::isfinite(l) || !std::isfinite(c))
+        throw std::invalid_argument(fmt::format(
+            "{}: the throughputs of your job must be positive numbers (local {}, cloud {})", o, format_number(l),
+            format_number(c)));
+      in.set(InputId::relative_speed, c / l, o,
+             fmt::format("your job's throughput, cloud / local: {} / {}", format_number(c), format_number(l)));
+    }
     for (std::size_t i = 0; i < kInputCount; ++i)
       if (const auto& v = layer->values[i]) {
         const auto id = static_cast<InputId>(i);
@@ -312,6 +564,99 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
         if (prev.origin.rfind("measured:", 0) == 0) note = fmt::format("replaces the measured {}", format_number(*prev.value));
         in.set(id, *v, o, std::move(note));
       }
+  }
+  // Money from a preset priced in another currency: converted only with an explicit, dated rate.
+  for (const auto& sp : input_specs()) {
+    auto& v = in[sp.id];
+    if (!sp.money || v.currency.empty() || !v.value || v.currency == in.currency) continue;
+    for (const auto& f : rq.fx)
+      if (f.from == v.currency && f.to == in.currency) {
+        const double was = *v.value;
+        v.value = was * f.rate;
+        v.note = fmt::format("{}; converted from {} {} at 1 {} = {} {} ({}, observed {})", v.note, format_number(was),
+                             f.from, f.from, format_number(f.rate), f.to, f.source, f.observed_on);
+        v.currency.clear();
+        break;
+      }
+  }
+
+  // Ranges for the Monte Carlo. The speed bracket when the ratio comes from the spec sheets;
+  // the incident rate's Gamma posterior when it is the measured one; then the user's ranges.
+  {
+    const auto& rs = in[InputId::relative_speed];
+    // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
+    // own figure (the seed article's 1) or a measured one stays a point value.
+    const bool from_specs =
+        rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
+    if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
+        *in.speed.compute_bound != *in.speed.bandwidth_bound)
+      in.ranges[static_cast<std::size_t>(InputId::relative_speed)] =
+          InputRange{InputRange::Kind::uniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
+                     std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
+                     "speed bracket: bandwidth-bound to compute-bound ratio"};
+    // Where the catalog's offers of the same GPU in the same currency disagree on the price, the
+    // rate ranges over them (the offer picked stays the value used).
+    if (offer && in[InputId::hourly_rate].origin == preset_origin(offer->name) && pricing == "on-demand") {
+      if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
+        double lo = 0, hi = 0;
+        int n = 0;
+        for (const auto& o : catalog.cloud)
+          if (o.hourly_rate && o.currency == offer->currency && catalog.find_accelerator(o.accelerator) == a) {
+            lo = n == 0 ? *o.hourly_rate : std::min(lo, *o.hourly_rate);
+            hi = n == 0 ? *o.hourly_rate : std::max(hi, *o.hourly_rate);
+            ++n;
+          }
+        if (n >= 2 && lo < hi)
+          in.ranges[static_cast<std::size_t>(InputId::hourly_rate)] = InputRange{
+              InputRange::Kind::uniform, lo, hi,
+              fmt::format("the catalog's {} on-demand offers of the {} in {} disagree", n, a->name, offer->currency)};
+      }
+    }
+    if (incident_posterior && in[InputId::incidents_per_hour].origin == incident_posterior->origin)
+      in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = *incident_posterior;
+    for (const auto* layer : {&rq.config, &rq.cli})
+      for (std::size_t i = 0; i < kInputCount; ++i)
+        if (const auto& r = layer->ranges[i])
+          in.ranges[i] = InputRange{InputRange::Kind::uniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
+        else if (const auto& g = layer->gamma_ranges[i])
+          in.ranges[i] = InputRange{InputRange::Kind::gamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
+  }
+
+  // A GPU known only from the logs, without a power figure anywhere: electricity is not counted,
+  // and the input says so (origin unknown), rather than borrowing another GPU's board power.
+  if (in.local_gpu_from_logs && !in[InputId::power_w].value) {
+    const std::string why = in[InputId::power_w].note;
+    in.set(InputId::power_w, 0, "unknown",
+           fmt::format("{}{}no power figure for {} in the logs or the presets: electricity is counted as 0; give "
+                       "--local-power-w",
+                       why, why.empty() ? "" : "; ", in.local_label));
+  }
+
+  // No purchase price anywhere: the verdict becomes the price below which buying pays.
+  if (!in[InputId::purchase_price].value) {
+    const std::string why = in[InputId::purchase_price].note;
+    in.set(InputId::purchase_price, 0, "unknown",
+           fmt::format("{}{}no purchase price is known for {}: the verdict is the price below which buying pays "
+                       "(break_even.max_purchase_price); give --local-purchase-price",
+                       why, why.empty() ? "" : "; ", in.local_label.empty() ? "the local GPU" : in.local_label));
+    in.price_unknown = true;
+  }
+
+  // Usage nobody gave or measured: the usage the amortization period assumes, as effective hours.
+  if (!in[InputId::hours_per_month].value) {
+    const auto& h = in[InputId::amortization_hours];
+    const auto& m = in[InputId::amortization_months];
+    const auto& u = in[InputId::effective_utilization];
+    if (h.value && m.value && u.value && *m.value > 0) {
+      const double v = *h.value / *m.value * *u.value;
+      std::string why = in[InputId::hours_per_month].note;
+      in.set(InputId::hours_per_month, v, "default",
+             fmt::format("{}the usage the amortization assumes: amortization_hours / amortization_months x "
+                         "effective_utilization = {} / {} x {} = {}; measure yours with analyze or give "
+                         "--hours-per-month",
+                         why.empty() ? "" : why + "; ", format_number(*h.value), format_number(*m.value),
+                         format_number(*u.value), format_number(v)));
+    }
   }
   if (query) {
     for (const auto* layer : {&rq.config, &rq.cli}) {
@@ -324,6 +669,8 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
         query->target_premium = *layer->target_premium;
         query->target_premium_origin = o;
       }
+      if (layer->seed) query->seed = static_cast<std::uint64_t>(*layer->seed);
+      if (layer->draws) query->draws = static_cast<std::size_t>(*layer->draws);
     }
   }
   return in;

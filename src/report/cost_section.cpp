@@ -25,6 +25,12 @@ void text_or_null(JsonWriter& w, std::string_view key, const std::string& s) {
   else w.value(s);
 }
 
+// C001-C015 for the inputs the report always had, C080 and up for later ones (C016 onwards is taken).
+std::string input_row_id(InputId id) {
+  const auto k = static_cast<std::size_t>(id);
+  return k < kFirstLaterInput ? fmt::format("C{:03}", k + 1) : fmt::format("C{:03}", 80 + (k - kFirstLaterInput));
+}
+
 std::string short_num(std::optional<double> v) {
   if (!v) return "-";
   if (std::isinf(*v)) return "inf";
@@ -41,6 +47,29 @@ void write_input(JsonWriter& w, const CostInputs& in, InputId id) {
   w.end_object();
 }
 
+void write_percentiles(JsonWriter& w, const Percentiles& p) {
+  number_or_null(w, "p5", p.p5);
+  number_or_null(w, "p50", p.p50);
+  number_or_null(w, "p95", p.p95);
+}
+
+void write_speed_case(JsonWriter& w, std::string_view key, const std::optional<SpeedCase>& c) {
+  w.key(key);
+  if (!c) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  number_or_null(w, "relative_speed", c->relative_speed);
+  w.kv("verdict", verdict_name(c->verdict));
+  number_or_null(w, "job_hours", c->job_hours);
+  w.key("cheaper_below");
+  if (c->cheaper_below) w.value(side_name(*c->cheaper_below)); else w.null();
+  number_or_null(w, "usage_threshold_hours_per_month", c->usage_threshold_hours_per_month);
+  w.kv("buy_pays", c->buy_pays);
+  w.end_object();
+}
+
 }  // namespace
 
 void write_cost_json(JsonWriter& w, const CostResult& r) {
@@ -53,6 +82,7 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.key("local_gpu").begin_object();
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
+  text_or_null(w, "price_observed_on", in.local_price_observed_on);
   w.end_object();
   w.key("cloud_offer").begin_object();
   text_or_null(w, "preset", in.cloud_offer);
@@ -72,11 +102,30 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.key("target_premium").begin_object().kv("value", r.query.target_premium).kv("unit", "ratio");
   w.kv("origin", r.query.target_premium_origin).end_object();
   w.end_object();
+  // What else decides the verdict, in the form `breakeven --config` reads back: the presets (for
+  // the speed bracket and the labels), the Monte Carlo's ranges, seed and draws.
+  text_or_null(w, "preset", in.scenario);
+  text_or_null(w, "local_preset", in.local_gpu);
+  text_or_null(w, "cloud_preset", in.cloud_offer);
+  w.key("ranges").begin_object();
+  for (const auto& sp : input_specs()) {
+    const auto& rg = in.ranges[static_cast<std::size_t>(sp.id)];
+    if (!rg) continue;
+    w.key(input_name(sp.id));
+    if (rg->kind == InputRange::Kind::uniform) {
+      w.begin_array().value(rg->a).value(rg->b).end_array();
+    } else {
+      w.begin_object().key("gamma").begin_array().value(rg->a).value(rg->b).end_array().end_object();
+    }
+  }
+  w.end_object();
+  w.kv("seed", r.query.seed).kv("draws", r.query.draws);
   w.end_object();
 
   const LocalCost& l = r.local;
   w.key("local").begin_object();
   w.kv("unit", per_h);
+  number_or_null(w, "capital_cost", l.capital_cost);
   number_or_null(w, "amortization_per_hour", l.amortization_per_hour);
   number_or_null(w, "electricity_per_hour", l.electricity_per_hour);
   number_or_null(w, "cooling_per_hour", l.cooling_per_hour);
@@ -95,6 +144,10 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "cost_per_effective_hour", r.cloud.cost_per_effective_hour);
   number_or_null(w, "cold_start_hours", r.cloud.cold_start_hours);
   number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
+  number_or_null(w, "billing_rounding_cost", r.cloud.billing_rounding_cost);
+  number_or_null(w, "fixed_cost_per_job", r.cloud.fixed_per_job);
+  w.kv("pricing", in.pricing);
+  text_or_null(w, "price_observed_on", in.cloud_price_observed_on);
   w.end_object();
 
   const BreakEven& b = r.break_even;
@@ -109,6 +162,7 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "query_job_hours", b.query_job_hours);
   number_or_null(w, "local_job_cost", b.local_job_cost);
   number_or_null(w, "cloud_job_cost", b.cloud_job_cost);
+  number_or_null(w, "cloud_job_cost_billed", b.cloud_job_cost_billed);
   number_or_null(w, "premium_at_job_hours", b.premium_at_job_hours);
   text_or_null(w, "premium_reason", b.premium_reason);
   number_or_null(w, "target_premium", b.target_premium);
@@ -122,6 +176,59 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "lifetime_effective_hours", b.lifetime_effective_hours);
   w.key("buy_pays_within_amortization");
   if (b.buy_vs_rent_hours) w.value(*b.buy_vs_rent_hours <= b.lifetime_effective_hours); else w.value(false);
+  w.key("usage_threshold_hours_per_month").begin_object();
+  number_or_null(w, "value", b.usage_threshold_hours_per_month);
+  text_or_null(w, "reason", b.usage_threshold_hours_per_month ? std::string() : b.buy_vs_rent_reason);
+  write_percentiles(w, r.uncertainty.usage_threshold_hours_per_month);
+  w.end_object();
+  number_or_null(w, "max_purchase_price", b.max_purchase_price);
+  w.end_object();
+
+  w.key("usage").begin_object();
+  w.kv("unit", "h/month");
+  number_or_null(w, "measured_hours_per_month", in.measured_hours_per_month);
+  text_or_null(w, "measured_note", in.measured_usage_note);
+  number_or_null(w, "hours_per_month", b.hours_per_month);
+  text_or_null(w, "origin", in[InputId::hours_per_month].origin);
+  w.end_object();
+
+  w.key("relative_speed").begin_object();
+  w.kv("unit", "ratio");
+  number_or_null(w, "compute_bound", in.speed.compute_bound);
+  text_or_null(w, "compute_bound_note", in.speed.compute_note);
+  number_or_null(w, "bandwidth_bound", in.speed.bandwidth_bound);
+  text_or_null(w, "bandwidth_bound_note", in.speed.bandwidth_note);
+  w.key("used").begin_object();
+  number_or_null(w, "value", in[InputId::relative_speed].value);
+  text_or_null(w, "origin", in[InputId::relative_speed].origin);
+  text_or_null(w, "note", in[InputId::relative_speed].note);
+  w.end_object();
+  write_speed_case(w, "at_compute_bound", r.at_compute_bound);
+  write_speed_case(w, "at_bandwidth_bound", r.at_bandwidth_bound);
+  w.end_object();
+
+  const Uncertainty& u = r.uncertainty;
+  w.key("uncertainty").begin_object();
+  w.kv("seed", u.seed).kv("draws", u.draws);
+  number_or_null(w, "probability_buy_cheaper", u.probability_buy_cheaper);
+  w.key("varied").begin_array();
+  for (const auto& v : u.varied) w.value(v);
+  w.end_array();
+  w.key("usage_threshold_hours_per_month").begin_object();
+  write_percentiles(w, u.usage_threshold_hours_per_month);
+  w.end_object();
+  w.key("job_break_even_hours").begin_object();
+  write_percentiles(w, u.job_break_even_hours);
+  number_or_null(w, "share_with_crossover", u.draws ? std::optional<double>(u.share_with_crossover) : std::nullopt);
+  w.end_object();
+  w.end_object();
+
+  w.key("verdict").begin_object();
+  w.kv("summary", r.summary);
+  w.kv("buy_pays", b.buy_pays);
+  w.kv("flips_within_speed_bracket", r.flips_within_speed_bracket);
+  w.kv("price_unknown", in.price_unknown);
+  w.kv("local_gpu_from_logs", in.local_gpu_from_logs);
   w.end_object();
 
   const Sensitivity& s = r.sensitivity;
@@ -140,6 +247,10 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
     w.kv("low_verdict", verdict_name(row.low_verdict)).kv("high_verdict", verdict_name(row.high_verdict));
     number_or_null(w, "effect", row.effect);
     w.kv("changes_verdict", row.low_verdict != r.break_even.verdict || row.high_verdict != r.break_even.verdict);
+    number_or_null(w, "low_usage_threshold_hours_per_month", row.low_usage_threshold);
+    number_or_null(w, "high_usage_threshold_hours_per_month", row.high_usage_threshold);
+    w.kv("low_buy_pays", row.low_buy_pays).kv("high_buy_pays", row.high_buy_pays);
+    w.kv("changes_buy_verdict", row.low_buy_pays != r.break_even.buy_pays || row.high_buy_pays != r.break_even.buy_pays);
     text_or_null(w, "note", row.note);
     w.end_object();
   }
@@ -171,13 +282,14 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
     const auto& v = in[s.id];
     const std::string reason = fmt::format("origin {}{}{}", v.origin.empty() ? "unset" : v.origin,
                                            v.note.empty() ? "" : ": ", v.note);
-    row(fmt::format("C{:03}", static_cast<int>(s.id) + 1), "input." + input_name(s.id), v.value,
+    row(input_row_id(s.id), "input." + input_name(s.id), v.value,
         input_unit(s.id, in.currency), reason);
   }
   row("C016", "input.query.job_hours", r.query.job_hours, "h", "origin " + r.query.job_hours_origin);
   row("C017", "input.query.target_premium", r.query.target_premium, "ratio", "origin " + r.query.target_premium_origin);
 
   const LocalCost& l = r.local;
+  row("C029", "local.capital_cost", l.capital_cost, in.currency, "");
   row("C020", "local.amortization_per_hour", l.amortization_per_hour, per_h, "");
   row("C021", "local.electricity_per_hour", l.electricity_per_hour, per_h, "");
   row("C022", "local.cooling_per_hour", l.cooling_per_hour, per_h, "");
@@ -192,6 +304,8 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C030", "cloud.cost_per_effective_hour", r.cloud.cost_per_effective_hour, per_h,
       std::isfinite(r.cloud.cost_per_effective_hour) ? "" : "infinite: the cloud GPU does no useful work");
   row("C031", "cloud.cold_start_cost", r.cloud.cold_start_cost, in.currency, "");
+  row("C032", "cloud.billing_rounding_cost", r.cloud.billing_rounding_cost, in.currency, "");
+  row("C033", "cloud.fixed_cost_per_job", r.cloud.fixed_per_job, in.currency, "pricing " + in.pricing);
 
   const BreakEven& b = r.break_even;
   row("C040", "break_even.verdict", std::nullopt, "", verdict_name(b.verdict));
@@ -200,11 +314,34 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
                   : fmt::format("no crossover: {}", verdict_name(b.verdict)));
   row("C042", "break_even.local_job_cost", b.local_job_cost, in.currency, "");
   row("C043", "break_even.cloud_job_cost", b.cloud_job_cost, in.currency, "");
+  row("C053", "break_even.cloud_job_cost_billed", b.cloud_job_cost_billed, in.currency,
+      "whole billing increments and the minimum");
   row("C044", "break_even.premium_at_job_hours", b.premium_at_job_hours, "ratio", b.premium_reason);
   row("C045", "break_even.job_hours_at_target_premium", b.job_hours_at_target_premium, "h", b.target_premium_reason);
   row("C046", "break_even.buy_vs_rent_hours", b.buy_vs_rent_hours, "h", b.buy_vs_rent_reason);
   row("C047", "break_even.buy_vs_rent_hours_per_month", b.buy_vs_rent_hours_per_month, "h/month", b.buy_vs_rent_reason);
   row("C048", "break_even.lifetime_effective_hours", b.lifetime_effective_hours, "h", "");
+  row("C049", "break_even.usage_threshold_hours_per_month", b.usage_threshold_hours_per_month, "h/month",
+      b.usage_threshold_hours_per_month ? r.summary : b.buy_vs_rent_reason);
+  row("C050", "usage.hours_per_month", b.hours_per_month, "h/month",
+      "origin " + in[InputId::hours_per_month].origin);
+  row("C051", "usage.measured_hours_per_month", in.measured_hours_per_month, "h/month", in.measured_usage_note);
+  row("C060", "relative_speed.compute_bound", in.speed.compute_bound, "ratio", in.speed.compute_note);
+  row("C061", "relative_speed.bandwidth_bound", in.speed.bandwidth_bound, "ratio", in.speed.bandwidth_note);
+  row("C062", "relative_speed.used", in[InputId::relative_speed].value, "ratio",
+      "origin " + in[InputId::relative_speed].origin);
+  row("C063", "verdict.flips_within_speed_bracket", r.flips_within_speed_bracket ? 1.0 : 0.0, "bool", r.summary);
+  const Uncertainty& u = r.uncertainty;
+  const std::string mc = fmt::format("seed {}, {} draws", u.seed, u.draws);
+  row("C070", "uncertainty.probability_buy_cheaper", u.probability_buy_cheaper, "ratio", mc);
+  row("C071", "uncertainty.usage_threshold_hours_per_month.p5", u.usage_threshold_hours_per_month.p5, "h/month", mc);
+  row("C072", "uncertainty.usage_threshold_hours_per_month.p50", u.usage_threshold_hours_per_month.p50, "h/month", mc);
+  row("C073", "uncertainty.usage_threshold_hours_per_month.p95", u.usage_threshold_hours_per_month.p95, "h/month", mc);
+  row("C074", "uncertainty.job_break_even_hours.p5", u.job_break_even_hours.p5, "h", mc);
+  row("C075", "uncertainty.job_break_even_hours.p50", u.job_break_even_hours.p50, "h", mc);
+  row("C076", "uncertainty.job_break_even_hours.p95", u.job_break_even_hours.p95, "h", mc);
+  row("C052", "break_even.max_purchase_price", b.max_purchase_price, in.currency,
+      b.max_purchase_price ? "" : "no purchase price pays at this usage");
 
   // Sensitivity: C1xx, two rows per input (low, high), in tornado order.
   for (const auto& sr : r.sensitivity.rows) {
@@ -255,7 +392,8 @@ void write_cost_table(std::string& out, const CostResult& r) {
   line("");
   const BreakEven& b = r.break_even;
   line("Break-even: {}{}", verdict_name(b.verdict),
-       b.job_hours ? fmt::format(" at {} h ({} cheaper below)", short_num(b.job_hours), side_name(*b.cheaper_below))
+       b.job_hours ? fmt::format(" at {} h = {} ({} cheaper below)", short_num(b.job_hours),
+                                 human_duration(*b.job_hours), side_name(*b.cheaper_below))
                    : std::string());
   line("");
   const Sensitivity& s = r.sensitivity;
@@ -269,11 +407,46 @@ void write_cost_table(std::string& out, const CostResult& r) {
     if (changes)
       note = fmt::format("verdict {} / {}{}{}", verdict_name(row.low_verdict), verdict_name(row.high_verdict),
                          note.empty() ? "" : "; ", note);
+    if (row.low_buy_pays != b.buy_pays || row.high_buy_pays != b.buy_pays)
+      note = fmt::format("buying pays: {} / {}{}{}", row.low_buy_pays ? "yes" : "no", row.high_buy_pays ? "yes" : "no",
+                         note.empty() ? "" : "; ", note);
     line("  {:<28} {:>12} {:>12} {:>12} {:>12} {:>12}  {}", input_name(row.input), short_num(row.low),
          short_num(row.low_metric), short_num(row.high), short_num(row.high_metric),
          std::isinf(row.effect) ? std::string("verdict") : short_num(row.effect), note);
   }
   line("");
+  line("Usage: {} a month ({}){}", human_duration(b.hours_per_month), in[InputId::hours_per_month].origin,
+       in.measured_hours_per_month
+           ? fmt::format("; measured from the logs: {}", human_duration(*in.measured_hours_per_month))
+           : fmt::format("; not measured: {}", in.measured_usage_note));
+  line("Buying pays above: {}{}", b.usage_threshold_hours_per_month
+                                      ? human_duration(*b.usage_threshold_hours_per_month) + " a month"
+                                  : in.price_unknown ? std::string("depends on the purchase price (none is known)")
+                                                     : std::string("never"),
+       b.max_purchase_price ? fmt::format("; at this usage it pays if it cost less than {} {}",
+                                          short_num(b.max_purchase_price), in.currency)
+                            : std::string());
+  line("Relative speed used: {} ({}); compute-bound {} ({}), bandwidth-bound {} ({}){}",
+       short_num(in[InputId::relative_speed].value), in[InputId::relative_speed].origin,
+       short_num(in.speed.compute_bound), in.speed.compute_note, short_num(in.speed.bandwidth_bound),
+       in.speed.bandwidth_note, r.flips_within_speed_bracket ? "; THE VERDICT FLIPS WITHIN THIS BRACKET" : "");
+  const Uncertainty& u = r.uncertainty;
+  if (u.draws > 0) {
+    auto pct3 = [](const Percentiles& p, auto fmt_one) {
+      auto one = [&](const std::optional<double>& v) { return v ? fmt_one(*v) : std::string("never"); };
+      return fmt::format("{} / {} / {}", one(p.p5), one(p.p50), one(p.p95));
+    };
+    line("Uncertainty ({} draws, seed {}): buying is cheaper in {:.1f} % of draws; usage threshold 5/50/95 %: {} a month; "
+         "job break-even 5/50/95 %: {} (in {:.1f} % of draws)",
+         u.draws, u.seed, 100 * u.probability_buy_cheaper.value_or(0),
+         pct3(u.usage_threshold_hours_per_month, [](double h) { return human_duration(h); }),
+         pct3(u.job_break_even_hours, [](double h) { return human_duration(h); }), 100 * u.share_with_crossover);
+    for (const auto& v : u.varied) line("  drawn: {}", v);
+    if (u.varied.empty()) line("  (every input is a point value: give ranges with --range NAME=LOW:HIGH)");
+  }
+  line("");
+  for (const auto& wmsg : r.price_warnings) line("Warning: {}", wmsg);
+  line("In short: {}", r.summary);
   line("Verdict: {}", r.verdict_text);
 }
 

@@ -154,6 +154,101 @@ TEST(CostCli, AnalyzeUsesMeasuredValuesAndSaysSo) {
   EXPECT_NE(std::string_view(u2["note"]).find("--no-measured"), std::string_view::npos);
 }
 
+TEST(CostCli, BreakevenWithAnalyzesInputsReproducesItsVerdict) {
+  const std::string example = std::string(GPUCOST_SOURCE_DIR) + "/examples/laptop-training";
+  const CliRun a = run("analyze " + example + " --format json --no-timings");
+  ASSERT_EQ(a.rc, 0) << a.err;
+  simdjson::dom::parser pa;
+  simdjson::dom::element da = pa.parse(a.out);
+  const std::string cfg = ::testing::TempDir() + "gpucost_cost_inputs." + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream f(cfg);
+    f << simdjson::minify(da["cost"]["inputs"]);
+  }
+  const CliRun b = run("breakeven --config " + cfg + " --format json");
+  std::remove(cfg.c_str());
+  ASSERT_EQ(b.rc, 0) << b.err;
+  simdjson::dom::parser pb;
+  simdjson::dom::element db = pb.parse(b.out);
+  auto ca = da["cost"];
+  // Values travel through JSON at 10 significant digits: categories match exactly, numbers closely.
+  EXPECT_EQ(std::string_view(ca["break_even"]["verdict"]), std::string_view(db["break_even"]["verdict"]));
+  EXPECT_EQ(bool(ca["verdict"]["buy_pays"]), bool(db["verdict"]["buy_pays"]));
+  EXPECT_EQ(bool(ca["verdict"]["flips_within_speed_bracket"]), bool(db["verdict"]["flips_within_speed_bracket"]));
+  EXPECT_EQ(std::string_view(ca["currency"]), std::string_view(db["currency"]));
+  auto near = [](simdjson::dom::element x, simdjson::dom::element y) {
+    if (x.is_null() || y.is_null()) {
+      EXPECT_EQ(x.is_null(), y.is_null());
+      return;
+    }
+    EXPECT_NEAR(double(x), double(y), 1e-7 * std::max(1.0, std::fabs(double(x))));
+  };
+  near(ca["break_even"]["job_hours"], db["break_even"]["job_hours"]);
+  near(ca["break_even"]["usage_threshold_hours_per_month"]["value"], db["break_even"]["usage_threshold_hours_per_month"]["value"]);
+  near(ca["usage"]["hours_per_month"], db["usage"]["hours_per_month"]);
+  near(ca["relative_speed"]["used"]["value"], db["relative_speed"]["used"]["value"]);
+  near(ca["relative_speed"]["compute_bound"], db["relative_speed"]["compute_bound"]);
+  near(ca["relative_speed"]["bandwidth_bound"], db["relative_speed"]["bandwidth_bound"]);
+  EXPECT_EQ(uint64_t(ca["uncertainty"]["seed"]), uint64_t(db["uncertainty"]["seed"]));
+  EXPECT_EQ(uint64_t(ca["uncertainty"]["draws"]), uint64_t(db["uncertainty"]["draws"]));
+  // The same draws from the same ranges: a draw within 1e-9 of the threshold could flip, no more.
+  EXPECT_NEAR(double(ca["uncertainty"]["probability_buy_cheaper"]), double(db["uncertainty"]["probability_buy_cheaper"]),
+              2e-4);
+  near(ca["uncertainty"]["usage_threshold_hours_per_month"]["p50"], db["uncertainty"]["usage_threshold_hours_per_month"]["p50"]);
+  EXPECT_EQ(simdjson::dom::object(ca["inputs"]["ranges"]).size(), simdjson::dom::object(db["inputs"]["ranges"]).size());
+}
+
+TEST(CostCli, AnH200IsPricedAsAnH200) {
+  // The H200 fixture: the verdict is about an H200 against renting an H200, never about another GPU.
+  const CliRun r = run("analyze " + data("gpu/h200/collect") + " --format json --no-timings");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element c = p.parse(r.out)["cost"];
+  EXPECT_EQ(std::string_view(c["local_gpu"]["preset"]), "h200");
+  EXPECT_EQ(std::string_view(c["local_gpu"]["label"]), "NVIDIA H200");
+  const std::string_view offer = c["cloud_offer"]["preset"];
+  EXPECT_NE(offer.find("h200"), std::string_view::npos) << offer;
+  EXPECT_NEAR(double(c["relative_speed"]["compute_bound"]), 1.0, 1e-12);
+  const std::string_view summary = c["verdict"]["summary"];
+  EXPECT_NE(summary.find("NVIDIA H200"), std::string_view::npos) << summary;
+  EXPECT_EQ(summary.find("4090"), std::string_view::npos) << summary;
+}
+
+TEST(CostCli, CatalogFileReplacesAPriceAndOldPricesAreFlagged) {
+  const std::string cat = ::testing::TempDir() + "gpucost_catalog." + std::to_string(::getpid()) + ".csv";
+  {
+    std::ofstream f(cat);
+    f << "Name,Provider,InstanceType,AcceleratorName,AcceleratorCount,Region,Price,SpotPrice,Currency,Source,"
+         "ObservedOn\n"
+         "aws-g6.xlarge,AWS,g6.xlarge,L4,1,us-east-1,0.70,0.30,usd,https://example.org/prices,2020-01-01\n";
+  }
+  const CliRun r = run("breakeven --catalog " + cat + " --pricing spot");
+  const CliRun j = run("breakeven --catalog " + cat + " --format json");
+  std::remove(cat.c_str());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("Warning: the hourly rate of aws-g6.xlarge was observed on 2020-01-01"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("spot price; https://example.org/prices; observed 2020-01-01"), std::string::npos) << r.out;
+  ASSERT_EQ(j.rc, 0) << j.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element c = p.parse(j.out);
+  EXPECT_EQ(double(c["inputs"]["cloud"]["hourly_rate"]["value"]), 0.70);
+  EXPECT_EQ(std::string_view(c["cloud"]["price_observed_on"]), "2020-01-01");
+  EXPECT_EQ(std::string_view(c["cloud"]["pricing"]), "on-demand");
+}
+
+TEST(CostCli, TheTornadoShowsWhenUsageFlipsTheBuyVerdict) {
+  // RTX 4090 against renting one: buying pays above 149.4 h a month; at 150 h, -20 % (120 h) does
+  // not pay and +20 % (180 h) does.
+  const CliRun r = run("breakeven --local rtx-4090 --cloud runpod-rtx-4090 --hours-per-month 150");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto row = r.out.find("  local.hours_per_month ", r.out.find("Sensitivity of"));
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find("buying pays: no / yes"), std::string::npos) << line;
+  EXPECT_NE(r.out.find("so buying is cheaper"), std::string::npos) << r.out;
+}
+
 TEST(CostCli, AnalyzeCsvAndTableCarryTheCostBlock) {
   const CliRun csv = run("analyze " + data("cost/analyze") + " --format csv --no-timings");
   ASSERT_EQ(csv.rc, 0) << csv.err;

@@ -105,7 +105,8 @@ TEST(CostInputs, PresetMoneyInAnotherCurrencyIsRefused) {
   in[InputId::hourly_rate].currency = "USD";
   in[InputId::hourly_rate].origin = "preset:aws-g6.xlarge";
   const std::string e = error_of(in);
-  EXPECT_NE(e.find("converts no currency"), std::string::npos) << e;
+  EXPECT_NE(e.find("converts currencies only with an explicit, dated rate"), std::string::npos) << e;
+  EXPECT_NE(e.find("--fx FILE"), std::string::npos) << e;
   in[InputId::hourly_rate].currency = "CNY";
   EXPECT_EQ(error_of(in), "");
 }

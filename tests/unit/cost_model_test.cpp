@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "gpucost/cost/presets.hpp"
@@ -35,6 +36,14 @@ CostInputs simple() {
   set(InputId::cold_start_s, 900);
   set(InputId::utilization, 1);
   set(InputId::relative_speed, 1);
+  set(InputId::resale_fraction, 0);
+  set(InputId::interest_rate, 0);
+  set(InputId::hours_per_month, 30);
+  set(InputId::job_stall_fraction, 0);
+  set(InputId::interruption_loss, 0);
+  set(InputId::billing_increment_s, 0);
+  set(InputId::data_cost_per_job, 0);
+  set(InputId::minimum_billing_s, 0);
   return in;
 }
 
@@ -62,6 +71,112 @@ TEST(CostModel, LocalTermsFollowTheFormulas) {
   EXPECT_DOUBLE_EQ(l.running_per_wall_hour, 0.72);     // without amortization
   EXPECT_DOUBLE_EQ(l.cost_per_effective_hour, 3.44);   // 1.72 / 0.5
   EXPECT_DOUBLE_EQ(l.running_per_effective_hour, 1.44);
+}
+
+TEST(CostModel, TheJobsOwnStallsMoveToTheCloud) {
+  CostInputs in = simple();
+  in.set(InputId::utilization, 0.8, "test");
+  in.set(InputId::job_stall_fraction, 0.2, "test");
+  in.set(InputId::relative_speed, 2.5, "test");
+  // 4 / (0.8 * (1 - 0.2) * 2.5) = 4 / 1.6 = 2.5 per hour of local-equivalent work.
+  EXPECT_DOUBLE_EQ(cloud_cost(in).cost_per_effective_hour, 2.5);
+  in.set(InputId::job_stall_fraction, 1, "test");
+  EXPECT_THROW(validate(in, CostQuery{}), std::invalid_argument);
+}
+
+TEST(CostModel, CapitalCostCountsResaleAndInterest) {
+  CostInputs in = simple();
+  in.set(InputId::amortization_months, 24, "test");
+  in.set(InputId::resale_fraction, 0.3, "test");
+  in.set(InputId::interest_rate, 0.05, "test");
+  const LocalCost l = local_cost(in);
+  // 1000 * 1.05^(24/12) - 0.3 * 1000 = 1102.5 - 300 = 802.5, spread over 1000 h.
+  EXPECT_NEAR(l.capital_cost, 802.5, 1e-9);
+  EXPECT_NEAR(l.amortization_per_hour, 0.8025, 1e-12);
+  // Defaults (no resale, no interest): the purchase price itself.
+  EXPECT_DOUBLE_EQ(local_cost(simple()).capital_cost, 1000.0);
+}
+
+TEST(CostModel, UsageThresholdAgainstTheUsage) {
+  // Cloud 4 per effective hour, local running cost 0: each hour saves 4, so 1000 is repaid after
+  // 250 h, 25 h a month over 10 months. 30 h a month is above it: buying pays.
+  CostResult r = evaluate(simple(), CostQuery{});
+  ASSERT_TRUE(r.break_even.usage_threshold_hours_per_month);
+  EXPECT_DOUBLE_EQ(*r.break_even.usage_threshold_hours_per_month, 25.0);
+  EXPECT_DOUBLE_EQ(r.break_even.hours_per_month, 30.0);
+  EXPECT_TRUE(r.break_even.buy_pays);
+  // At 30 h a month for 10 months the savings are 4 * 300 = 1200: any price below that pays.
+  ASSERT_TRUE(r.break_even.max_purchase_price);
+  EXPECT_DOUBLE_EQ(*r.break_even.max_purchase_price, 1200.0);
+  EXPECT_EQ(r.summary,
+            "Buying the local GPU instead of renting the cloud GPU pays if you run at least 25 h 0 min of GPU work a "
+            "month for 10 months; the preset assumes 30 h 0 min a month, so buying is cheaper at the speed ratio "
+            "used (1).");
+
+  CostInputs in = simple();
+  in.set(InputId::hours_per_month, 20, "cli");
+  r = evaluate(in, CostQuery{});
+  EXPECT_FALSE(r.break_even.buy_pays);
+  EXPECT_DOUBLE_EQ(*r.break_even.max_purchase_price, 800.0);  // 4 * 20 * 10
+  EXPECT_NE(r.summary.find("you gave 20 h 0 min a month, so renting is cheaper"), std::string::npos) << r.summary;
+}
+
+TEST(CostModel, UsageThresholdWithResaleInterestAndRunningCost) {
+  CostInputs in = simple();
+  in.set(InputId::amortization_months, 24, "test");
+  in.set(InputId::resale_fraction, 0.3, "test");
+  in.set(InputId::interest_rate, 0.05, "test");
+  in.set(InputId::power_w, 500, "test");            // 0.5 kW * 0.4 = 0.2 per wall hour
+  in.set(InputId::electricity_price, 0.4, "test");  // / 0.5 useful = 0.4 per effective hour
+  in.set(InputId::hours_per_month, 20, "test");
+  const CostResult r = evaluate(in, CostQuery{});
+  // 802.5 / ((4 - 0.4) * 24) = 802.5 / 86.4 = 9.288194 h a month.
+  ASSERT_TRUE(r.break_even.usage_threshold_hours_per_month);
+  EXPECT_NEAR(*r.break_even.usage_threshold_hours_per_month, 802.5 / 86.4, 1e-12);
+  EXPECT_NEAR(*r.break_even.buy_vs_rent_hours, 802.5 / 3.6, 1e-9);
+  EXPECT_TRUE(r.break_even.buy_pays);
+  // Price that breaks even at 20 h a month: 3.6 * 20 * 24 / (1.1025 - 0.3) = 1728 / 0.8025.
+  EXPECT_NEAR(*r.break_even.max_purchase_price, 1728 / 0.8025, 1e-9);
+}
+
+TEST(CostModel, NoUsageThresholdWhenRentingCostsLessThanRunning) {
+  CostInputs in = simple();
+  in.set(InputId::hourly_rate, 0.1, "test");  // 0.1 per effective hour
+  in.set(InputId::power_w, 1000, "test");
+  in.set(InputId::electricity_price, 0.5, "test");  // running 0.5 / 0.5 = 1 per effective hour
+  const CostResult r = evaluate(in, CostQuery{});
+  EXPECT_FALSE(r.break_even.usage_threshold_hours_per_month);
+  EXPECT_FALSE(r.break_even.buy_pays);
+  EXPECT_FALSE(r.break_even.max_purchase_price);
+  EXPECT_NE(r.summary.find("never pays"), std::string::npos) << r.summary;
+}
+
+TEST(CostModel, SeedArticleVerdictFlipsWithinTheSpeedBracket) {
+  // Bracket 600 / 256 = 2.34375 (bandwidth) to 125 / 29.1 = 4.2955 (compute). Saving per hour of
+  // work s(r) = 3.28 / (0.92 r) - running; threshold = 4299 / (s x 24).
+  const CostResult r = evaluate(seed(), CostQuery{});
+  ASSERT_TRUE(r.at_compute_bound && r.at_bandwidth_bound);
+  const double running = (0.0713 + 0.01364 + 1128.0 / 5760) / 0.7666;
+  auto threshold = [&](double ratio) { return 4299 / ((3.28 / (0.92 * ratio) - running) * 24); };
+  EXPECT_NEAR(*r.at_bandwidth_bound->usage_threshold_hours_per_month, threshold(600.0 / 256), 1e-9);  // 155.1
+  EXPECT_NEAR(*r.at_compute_bound->usage_threshold_hours_per_month, threshold(125 / 29.1), 1e-9);    // 386.3
+  // The article's 183.984 h a month lies between them: buying pays at one end, not at the other.
+  EXPECT_TRUE(r.at_bandwidth_bound->buy_pays);
+  EXPECT_FALSE(r.at_compute_bound->buy_pays);
+  EXPECT_TRUE(r.flips_within_speed_bracket);
+  EXPECT_NE(r.summary.find("the verdict flips within the speed bracket"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("56 h 0 min"), std::string::npos) << r.summary;
+}
+
+TEST(CostModel, HumanDurations) {
+  EXPECT_EQ(human_duration(4.0 / 60), "4 min 0 s");
+  EXPECT_EQ(human_duration(2 + 17.0 / 60), "2 h 17 min");
+  EXPECT_EQ(human_duration(0.0664), "3 min 59 s");  // 239.04 s
+  EXPECT_EQ(human_duration(45.0 / 3600), "45 s");
+  EXPECT_EQ(human_duration(0), "0 s");
+  EXPECT_EQ(human_duration(1343.9), "1344 h");
+  EXPECT_EQ(human_duration(99.9999), "100 h");
+  EXPECT_EQ(human_duration(std::numeric_limits<double>::infinity()), "never");
 }
 
 TEST(CostModel, CloudTermsFollowTheFormulas) {
@@ -114,6 +229,11 @@ TEST(CostModel, SeedArticleVerdictIsLocalAlwaysCheaper) {
   EXPECT_NEAR(*b.buy_vs_rent_hours, 1343.9, 0.05);
   EXPECT_NEAR(*b.buy_vs_rent_hours_per_month, 4299 / (c - running) / 24, 1e-9);
   EXPECT_NEAR(b.lifetime_effective_hours, 5760 * 0.7666, 1e-9);
+  // As usage: 56.0 h a month for 24 months; the article's 8 h a day is 183.984 effective hours.
+  ASSERT_TRUE(b.usage_threshold_hours_per_month);
+  EXPECT_NEAR(*b.usage_threshold_hours_per_month, 4299 / (c - running) / 24, 1e-9);
+  EXPECT_DOUBLE_EQ(b.hours_per_month, 183.984);
+  EXPECT_TRUE(b.buy_pays);
 }
 
 TEST(CostModel, SeedArticleWithWearPerPowerCycleHasACrossover) {
@@ -308,9 +428,12 @@ TEST(CostModel, SensitivityRowsThatChangeTheVerdictSortFirst) {
 TEST(CostModel, StepsShowTheNumbers) {
   const CostResult r = evaluate(seed(), CostQuery{});
   ASSERT_FALSE(r.steps.empty());
-  EXPECT_EQ(r.steps[0].name, "local.amortization_per_hour");
-  EXPECT_EQ(r.steps[0].numbers, "4299 CNY / 5760 h");
-  EXPECT_NEAR(*r.steps[0].value, 4299.0 / 5760, 1e-12);
+  EXPECT_EQ(r.steps[0].name, "local.capital_cost");
+  EXPECT_EQ(r.steps[0].numbers, "4299 CNY * (1 + 0)^(24 / 12) - 0 * 4299");
+  EXPECT_DOUBLE_EQ(*r.steps[0].value, 4299.0);
+  EXPECT_EQ(r.steps[1].name, "local.amortization_per_hour");
+  EXPECT_EQ(r.steps[1].numbers, "4299 CNY / 5760 h");
+  EXPECT_NEAR(*r.steps[1].value, 4299.0 / 5760, 1e-12);
   EXPECT_NE(r.verdict_text.find("Local is cheaper for every job length"), std::string::npos) << r.verdict_text;
 }
 

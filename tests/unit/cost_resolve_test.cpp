@@ -108,7 +108,11 @@ TEST(CostResolve, LocalGpuWithoutPriceLeavesThePriceUnset) {
   rq.selection.preset = "seed-article";
   rq.selection.local = "l4";  // no public price: the scenario's laptop price must not be reused
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_FALSE(in[InputId::purchase_price].value);
+  // No price: 0 with origin unknown, and the verdict is stated as a price (never the laptop's 4299).
+  EXPECT_TRUE(in.price_unknown);
+  EXPECT_EQ(in[InputId::purchase_price].origin, "unknown");
+  EXPECT_EQ(*in[InputId::purchase_price].value, 0);
+  EXPECT_NE(in[InputId::purchase_price].note.find("give --local-purchase-price"), std::string::npos);
 }
 
 TEST(CostResolve, ConfigFileParses) {
@@ -140,12 +144,71 @@ TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
   const auto m = measured_inputs(fake({{"gpu_power_mean_w", {"F012", 91.0, ""}},
                                        {"effective_utilization", {"F040", 0.7, ""}},
                                        {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
-  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(find(m, InputId::power_w).origin, "measured:F012");
   EXPECT_EQ(*find(m, InputId::power_w).value, 91.0);
   EXPECT_EQ(find(m, InputId::effective_utilization).origin, "measured:F040");
   EXPECT_FALSE(find(m, InputId::incidents_per_hour).value);
   EXPECT_NE(find(m, InputId::incidents_per_hour).note.find("is null: no kernel log"), std::string::npos);
+}
+
+TEST(CostResolve, UsageIsBusyHoursPerCalendarDayAsAMonth) {
+  // 2 busy hours in 25 h of logs (2 calendar days, rounded up): 1 h a day x 30.4375 days.
+  auto m = measured_inputs(fake({{"gpu_busy_s", {"F017", 7200.0, ""}}, {"log_uptime_s", {"F133", 90000.0, ""}}}));
+  const auto& u = find(m, InputId::hours_per_month);
+  ASSERT_TRUE(u.value);
+  EXPECT_DOUBLE_EQ(*u.value, 30.4375);
+  EXPECT_EQ(u.origin, "measured:F017");
+  // A log shorter than a day counts as one day: 1.5 busy hours in 2 h are 1.5 h a day.
+  m = measured_inputs(fake({{"gpu_busy_s", {"F017", 5400.0, ""}}, {"log_uptime_s", {"F133", 7200.0, ""}}}));
+  EXPECT_DOUBLE_EQ(*find(m, InputId::hours_per_month).value, 1.5 * 30.4375);
+  // Null busy time is unmeasured with its reason, never 0.
+  m = measured_inputs(fake({{"gpu_busy_s", {"F017", std::nullopt, "no dmon rows"}},
+                            {"log_uptime_s", {"F133", 7200.0, ""}}}));
+  EXPECT_FALSE(find(m, InputId::hours_per_month).value);
+  EXPECT_NE(find(m, InputId::hours_per_month).note.find("is null: no dmon rows"), std::string::npos);
+}
+
+TEST(CostResolve, YourJobsThroughputOnBothGpusGivesTheSpeed) {
+  // 410 samples/s locally, 1230 in the cloud: 3x, origin cli, and no spec-sheet range is drawn.
+  ResolveRequest rq;
+  rq.cli.local_throughput = 410;
+  rq.cli.cloud_throughput = 1230;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_DOUBLE_EQ(*in[InputId::relative_speed].value, 3.0);
+  EXPECT_EQ(in[InputId::relative_speed].origin, "cli");
+  EXPECT_FALSE(in.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  ASSERT_TRUE(in.speed.compute_bound);  // the bracket is still reported
+  // Only one of the two is an error that says what to give.
+  rq.cli.cloud_throughput.reset();
+  EXPECT_THROW(resolve_inputs(builtin_presets(), rq), std::invalid_argument);
+}
+
+TEST(CostResolve, RtxStreetPricesAreCatalogRowsWithSpecs) {
+  const LocalGpu* g = builtin_presets().find_local("rtx-5090-street");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->label, "NVIDIA GeForce RTX 5090");
+  EXPECT_EQ(*g->purchase_price, 3059);
+  EXPECT_EQ(g->price_observed_on, "2026-01-05");
+  EXPECT_EQ(*g->memory_bandwidth_gbs, 1792);
+  EXPECT_TRUE(g->power_w && g->throughput);
+}
+
+TEST(CostResolve, UsageDefaultsToWhatTheAmortizationAssumes) {
+  // Generic pair, no logs: 5760 h / 24 months x 0.7666 = 183.984 h a month, origin default.
+  const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
+  EXPECT_NEAR(*in[InputId::hours_per_month].value, 5760.0 / 24 * 0.7666, 1e-9);
+  EXPECT_EQ(in[InputId::hours_per_month].origin, "default");
+  EXPECT_FALSE(in.measured_hours_per_month);
+  // A measurement replaces it and is kept when --hours-per-month replaces the measurement.
+  ResolveRequest rq;
+  rq.measured.push_back({InputId::hours_per_month, 12.5, "measured:F017", "from the logs", {}, {}});
+  rq.cli.values[static_cast<std::size_t>(InputId::hours_per_month)] = 40;
+  const CostInputs in2 = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(*in2[InputId::hours_per_month].value, 40);
+  EXPECT_EQ(in2[InputId::hours_per_month].origin, "cli");
+  ASSERT_TRUE(in2.measured_hours_per_month);
+  EXPECT_EQ(*in2.measured_hours_per_month, 12.5);
 }
 
 TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {
@@ -199,11 +262,13 @@ TEST(CostResolve, DetectedGpuPicksTheLocalPresetAndACloudOfferInItsCurrency) {
   EXPECT_EQ(resolve_inputs(builtin_presets(), rq).local_gpu, "rtx-4090");
 }
 
-TEST(CostResolve, UnmatchedGpuKeepsTheGenericPairAndSaysSo) {
+TEST(CostResolve, UnmatchedGpuIsTheGpuTheLogsNameNotAnother) {
   ResolveRequest rq;
   rq.detected_gpus = {"Tesla T4"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(in.local_gpu, builtin_presets().default_local);
+  EXPECT_NE(in.local_gpu, builtin_presets().default_local);
+  EXPECT_EQ(in.local_label, "Tesla T4");
+  EXPECT_TRUE(in.local_gpu_from_logs);
   EXPECT_NE(in.selection_note.find("Tesla T4"), std::string::npos);
 }
 

@@ -30,8 +30,18 @@ enum class InputId : std::uint8_t {
   cold_start_s,           ///< cloud: billed seconds before a job starts working, s
   utilization,            ///< cloud: share of billed time the GPU does useful work, ratio
   relative_speed,         ///< cloud: cloud GPU throughput / local GPU throughput, ratio
+  resale_fraction,        ///< local: share of the purchase price recovered by selling after the period, ratio
+  interest_rate,          ///< local: yearly cost of capital on the purchase price, 1/year
+  hours_per_month,        ///< local: usage, local-equivalent busy GPU-hours a month, h/month
+  job_stall_fraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
+  interruption_loss,      ///< cloud: share of billed time lost to spot interruptions, ratio
+  billing_increment_s,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
+  data_cost_per_job,      ///< cloud: storage and egress of one job, currency
+  minimum_billing_s,      ///< cloud: the shortest time billed for an instance, s
 };
-inline constexpr std::size_t kInputCount = 15;
+inline constexpr std::size_t kInputCount = 23;
+/// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
+inline constexpr std::size_t kFirstLaterInput = 15;
 
 /// Which machine an input describes.
 enum class Side : std::uint8_t { local, cloud };
@@ -55,6 +65,7 @@ struct InputSpec {
   double fallback;               ///< the default when nothing else gives a value (NaN: none)
   std::string_view fallback_why; ///< where that default comes from
   std::string_view description;  ///< one line for --help and the docs
+  std::string_view alias = {};   ///< a second, shorter option name (`--interest-rate`), or empty
 };
 
 /// All inputs, in InputId order.
@@ -82,12 +93,32 @@ struct InputValue {
   std::string currency;
 };
 
+/// The values an input may take in the Monte Carlo (docs/cost-model.md, "Uncertainty").
+struct InputRange {
+  enum class Kind : std::uint8_t {
+    uniform,  ///< a and b: the low and high end, every value between equally likely
+    gamma,    ///< a: shape, b: rate (mean a / b): the incident rate's Gamma-Poisson posterior
+  };
+  Kind kind = Kind::uniform;
+  double a = 0, b = 0;
+  std::string origin;  ///< where the range comes from (`speed bracket`, `cli`, `measured:F007`)
+};
+
 /// What the break-even questions are asked about (not inputs of the cost terms).
 struct CostQuery {
   double job_hours = 1.0;          ///< W for the premium, local-equivalent busy hours
   double target_premium = 0.12;    ///< local/cloud - 1 sought (the article's 12 %)
+  std::uint64_t seed = 1;          ///< the Monte Carlo's seed (--seed)
+  std::size_t draws = 10000;       ///< the Monte Carlo's draws (--draws; 0 = none)
   std::string job_hours_origin = "default";
   std::string target_premium_origin = "default";
+};
+
+/// The two spec-sheet speed ratios (cloud / local) that bracket a job's real one: peak dense tensor
+/// TFLOPS for a compute-bound job, peak memory bandwidth for a bandwidth-bound one.
+struct SpeedBracket {
+  std::optional<double> compute_bound, bandwidth_bound;
+  std::string compute_note, bandwidth_note;  ///< the figures divided, or why there is no ratio
 };
 
 /// Every input of one run.
@@ -101,6 +132,23 @@ struct CostInputs {
   std::string local_label, cloud_label;
   /// How the local GPU and cloud offer were chosen, when not by name (empty otherwise).
   std::string selection_note;
+  /// Usage measured from the logs (h/month), kept even when a given value replaces it; null with
+  /// measured_usage_note saying why (breakeven: no logs).
+  std::optional<double> measured_hours_per_month;
+  std::string measured_usage_note = "no logs were read";
+  SpeedBracket speed;
+  /// No purchase price is known for the local GPU: purchase_price is 0 (origin `unknown`) and the
+  /// verdict is stated as the price below which buying pays (break_even.max_purchase_price).
+  bool price_unknown = false;
+  /// The local GPU is the one the logs name, described by the logs alone (no preset matched it).
+  bool local_gpu_from_logs = false;
+  /// on-demand, spot or committed: which of the offer's prices hourly_rate is.
+  std::string pricing = "on-demand";
+  /// When the local price and the cloud price were observed at their sources (YYYY-MM-DD; empty:
+  /// undated or not from a catalog).
+  std::string local_price_observed_on, cloud_price_observed_on;
+  /// The ranges of the inputs that are not point values (null: a point value).
+  std::array<std::optional<InputRange>, kInputCount> ranges{};
 
   InputValue& operator[](InputId id) noexcept { return values[static_cast<std::size_t>(id)]; }
   const InputValue& operator[](InputId id) const noexcept { return values[static_cast<std::size_t>(id)]; }

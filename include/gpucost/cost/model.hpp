@@ -12,12 +12,16 @@
 #include <vector>
 
 #include "gpucost/cost/inputs.hpp"
+#include "gpucost/cost/uncertainty.hpp"
 
 namespace gpucost::cost {
 
 /// Local GPU cost terms, per wall hour of use unless named otherwise (currency/h).
 struct LocalCost {
-  double amortization_per_hour = 0;  ///< purchase_price / amortization_hours
+  /// What owning the GPU for the amortization months costs in money, at their end:
+  /// purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price.
+  double capital_cost = 0;
+  double amortization_per_hour = 0;  ///< capital_cost / amortization_hours
   double electricity_per_hour = 0;   ///< power_w / 1000 * electricity_price
   double cooling_per_hour = 0;       ///< cooling_w / 1000 * electricity_price
   double maintenance_per_hour = 0;   ///< incidents_per_hour * hours_per_incident * engineer_rate
@@ -33,11 +37,18 @@ struct LocalCost {
 
 /// Cloud cost terms.
 struct CloudCost {
-  /// hourly_rate / (utilization * relative_speed), per hour of local-equivalent work;
+  /// hourly_rate / (utilization * (1 - job_stall_fraction) * relative_speed), per hour of
+  /// local-equivalent work;
   /// +infinity when the cloud GPU does no useful work.
   double cost_per_effective_hour = 0;
   double cold_start_hours = 0;  ///< cold_start_s / 3600
   double cold_start_cost = 0;   ///< hourly_rate * cold_start_hours
+  /// hourly_rate * billing_increment_s / 2 / 3600: a job is billed up to the next increment, half
+  /// an increment more on average.
+  double billing_rounding_cost = 0;
+  /// cold_start_cost + billing_rounding_cost + data_cost_per_job: what every cloud job costs
+  /// whatever its length (F_C of the break-even).
+  double fixed_per_job = 0;
 };
 
 /// Which side is cheaper, and for which jobs.
@@ -59,6 +70,9 @@ struct BreakEven {
   std::string explanation;  ///< one sentence: why this verdict
 
   double query_job_hours = 0;  ///< --job-hours
+  /// The cloud job at --job-hours as billed: hourly_rate x billed_hours(cold start + the job's
+  /// billed run time) + data_cost_per_job, whole billing increments and the minimum included.
+  double cloud_job_cost_billed = 0;
   double local_job_cost = 0;   ///< local(query_job_hours)
   double cloud_job_cost = 0;   ///< cloud(query_job_hours)
   /// local / cloud - 1 at query_job_hours; null when the cloud job costs nothing or a side
@@ -82,7 +96,26 @@ struct BreakEven {
   /// amortization_hours * effective_utilization: the work the GPU can do in its amortization
   /// period, to compare buy_vs_rent_hours with.
   double lifetime_effective_hours = 0;
+
+  /// The verdict as usage: buying pays if at least this many local-equivalent busy GPU-hours a
+  /// month are run for amortization_months: capital_cost / ((cloud_per_eff_h - local_running_per_eff_h)
+  /// * amortization_months). Null when buying never pays (buy_vs_rent_reason says why).
+  std::optional<double> usage_threshold_hours_per_month;
+  double hours_per_month = 0;  ///< the usage compared with it (measured, given or default)
+  /// hours_per_month >= usage_threshold_hours_per_month: buying costs less than renting the same work.
+  bool buy_pays = false;
+  /// The purchase price below which buying pays at hours_per_month:
+  /// (cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months
+  /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction); null when no price does.
+  std::optional<double> max_purchase_price;
 };
+
+/// Hours billed for `hours` of instance time: whole increments of `increment_s` (0: continuous),
+/// at least `minimum_s`. billed_hours(1.25, 3600, 0) = 2; billed_hours(0.004, 1, 60) = 60 s.
+double billed_hours(double hours, double increment_s, double minimum_s);
+
+/// A duration in people's units: `45 s`, `4 min 0 s`, `2 h 17 min`, `1344 h`; `never` when not finite.
+std::string human_duration(double hours);
 
 /// One computation written out: name = formula = numbers = value unit.
 struct Step {
@@ -100,6 +133,10 @@ struct SensitivityRow {
   std::string note;                    ///< clamping, or why a variant could not be computed
   Verdict low_verdict{}, high_verdict{};
   std::optional<double> low_metric, high_metric;  ///< the metric with the input at low / high
+  /// The usage threshold (h/month) and whether buying pays, with the input at low / high: the
+  /// buy verdict moves with usage too, which the metric above does not.
+  std::optional<double> low_usage_threshold, high_usage_threshold;
+  bool low_buy_pays = false, high_buy_pays = false;
   /// |high_metric - low_metric|; +infinity when a variant changes the verdict or loses the
   /// metric (such rows sort first); 0 when neither variant has the metric.
   double effect = 0;
@@ -116,6 +153,16 @@ struct Sensitivity {
   std::vector<SensitivityRow> rows;  ///< sorted by effect, largest first; ties in input order
 };
 
+/// The verdict with cloud.relative_speed replaced by one end of the speed bracket.
+struct SpeedCase {
+  double relative_speed = 0;
+  Verdict verdict = Verdict::equal_cost;
+  std::optional<double> job_hours;
+  std::optional<Side> cheaper_below;
+  std::optional<double> usage_threshold_hours_per_month;
+  bool buy_pays = false;
+};
+
 /// Everything the model says about one set of inputs.
 struct CostResult {
   CostInputs inputs;
@@ -125,8 +172,21 @@ struct CostResult {
   BreakEven break_even;
   Sensitivity sensitivity;
   std::vector<Step> steps;
+  /// The verdict at the compute-bound and the bandwidth-bound speed ratio (null: no such ratio).
+  std::optional<SpeedCase> at_compute_bound, at_bandwidth_bound;
+  /// The two ends of the speed bracket disagree on the job verdict or on whether buying pays.
+  bool flips_within_speed_bracket = false;
+  Uncertainty uncertainty;  ///< the Monte Carlo over the inputs' ranges
   std::string verdict_text;  ///< a few plain-language sentences
+  /// Prices used that were observed long ago or are undated (shown in the table only: they depend
+  /// on the day of the run). Filled by the command line, not by evaluate().
+  std::vector<std::string> price_warnings;
+  /// One sentence: the usage above which buying pays, the usage this run has, and the verdict.
+  std::string summary;
 };
+
+/// The one-sentence verdict of a result (its usage threshold against its usage).
+std::string verdict_summary(const CostResult& r);
 
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);
@@ -136,6 +196,8 @@ CloudCost cloud_cost(const CostInputs& in);
 BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q);
 /// The tornado table (inputs must be valid).
 Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step = 0.2);
+/// The verdict with cloud.relative_speed set to `relative_speed` (inputs must be valid).
+SpeedCase speed_case(const CostInputs& in, const CostQuery& q, double relative_speed);
 /// Validates (throwing std::invalid_argument) and computes everything.
 CostResult evaluate(const CostInputs& in, const CostQuery& q);
 

@@ -23,7 +23,11 @@ struct LocalGpu {
   std::optional<double> purchase_price;
   std::optional<double> power_w;     ///< board power
   std::optional<double> throughput;  ///< in the catalog's throughput_unit
-  std::string price_source, power_source, throughput_source;  ///< where each figure comes from
+  std::optional<double> memory_bandwidth_gbs;  ///< peak DRAM bandwidth, GB/s
+  std::string price_source, power_source, throughput_source, memory_bandwidth_source;  ///< where each figure comes from
+  std::string price_observed_on;  ///< when the price was observed (YYYY-MM-DD; empty: undated)
+  std::string accelerator;        ///< the catalogs' AcceleratorName (`RTX4090`, `H200`)
+  std::string kind;               ///< consumer, laptop, workstation or datacenter
   std::string note;                                           ///< caveats
 };
 
@@ -34,10 +38,24 @@ struct CloudOffer {
   std::string provider, gpu;
   std::string currency;
   std::optional<double> hourly_rate, cold_start_s, utilization, throughput;
+  std::optional<double> memory_bandwidth_gbs;  ///< peak DRAM bandwidth of its GPU, GB/s
+  std::string memory_bandwidth_source;
+  std::optional<double> spot_rate;       ///< interruptible (spot) price per hour
+  std::optional<double> committed_rate;  ///< price per hour under a commitment (reserved, savings plan)
+  std::optional<double> billing_increment_s, minimum_billing_s;  ///< billing granularity and minimum
+  std::string region, accelerator;       ///< the catalog's Region and AcceleratorName
   std::string source;  ///< where the price was read (URL)
-  std::string seen;    ///< when the price was read or stated (YYYY-MM-DD)
+  std::string seen;    ///< when the price was observed at its source (YYYY-MM-DD; empty: undated)
   std::string cold_start_source, throughput_source;
   std::string note;
+};
+
+/// What a GPU model can do (spec sheet), by the catalogs' AcceleratorName: what a cloud offer
+/// or a local GPU known only from a catalog row takes its speed figures from.
+struct AcceleratorSpec {
+  std::string name, label;
+  std::optional<double> throughput, memory_bandwidth_gbs, power_w;
+  std::string throughput_source, memory_bandwidth_source, power_source;
 };
 
 /// A complete set of inputs (`seed-article`).
@@ -58,7 +76,9 @@ struct CurrencyDefaults {
 /// All presets known to a run.
 struct PresetCatalog {
   std::string throughput_unit;  ///< what `throughput` measures
+  std::string memory_bandwidth_unit = "GB/s";  ///< what `memory_bandwidth_gbs` measures
   std::string default_local, default_cloud;  ///< the generic pair used when nothing is picked
+  std::vector<AcceleratorSpec> accelerators;
   std::vector<LocalGpu> local;
   std::vector<CloudOffer> cloud;
   std::vector<Scenario> scenarios;
@@ -67,6 +87,13 @@ struct PresetCatalog {
   /// Adds the presets of a JSON document (the data/presets.json format); an entry whose name
   /// already exists replaces it. Throws std::invalid_argument naming `origin` and the key.
   void load_json(std::string_view json, std::string_view origin);
+
+  /// Adds a local GPU or replaces the one of the same name.
+  void upsert_local(LocalGpu g);
+  /// Adds a cloud offer or replaces the one of the same name.
+  void upsert_cloud(CloudOffer o);
+  /// The spec of an accelerator by name (case and punctuation ignored); nullptr when unknown.
+  const AcceleratorSpec* find_accelerator(std::string_view name) const;
 
   const LocalGpu* find_local(std::string_view name) const noexcept;
   /// The local GPU whose label names the product a log printed (`NVIDIA GeForce RTX 4060 Laptop
@@ -85,9 +112,10 @@ struct PresetCatalog {
 std::string_view embedded_presets_json() noexcept;
 /// The built-in presets (parsed once).
 const PresetCatalog& builtin_presets();
-/// The built-in presets plus the files given (later files replace entries of earlier ones);
-/// throws std::invalid_argument for unreadable or malformed files.
-PresetCatalog load_presets(const std::vector<std::string>& files);
+/// The built-in presets plus the files given (later files replace entries of earlier ones), then
+/// the price catalogs given (--catalog, CSV); throws std::invalid_argument for unreadable or
+/// malformed files.
+PresetCatalog load_presets(const std::vector<std::string>& files, const std::vector<std::string>& catalogs = {});
 /// A one-entry-per-line listing for `gpucost breakeven --list-presets`.
 std::string list_presets(const PresetCatalog& catalog);
 

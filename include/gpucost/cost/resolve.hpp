@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/inputs.hpp"
 #include "gpucost/cost/presets.hpp"
 
@@ -26,6 +27,20 @@ struct CostOverrides {
   std::optional<std::string> currency;
   std::array<std::optional<double>, kInputCount> values{};
   std::optional<double> job_hours, target_premium;
+  /// Throughput of the user's own job on each GPU (any unit, the same for both, e.g. samples/s):
+  /// together they give cloud.relative_speed = cloud / local (a measured ratio beats the spec sheets).
+  std::optional<double> local_throughput, cloud_throughput;
+  /// Ranges of inputs for the Monte Carlo (low, high): config `"ranges": {"local.hours_per_month":
+  /// [20, 60]}`, command line `--range local.hours_per_month=20:60`.
+  std::array<std::optional<std::pair<double, double>>, kInputCount> ranges{};
+  /// Gamma ranges (shape, rate), as analyze writes the incident rate's posterior into its inputs.
+  std::array<std::optional<std::pair<double, double>>, kInputCount> gamma_ranges{};
+  std::optional<double> seed, draws;
+  /// on-demand (default), spot or committed: which of the cloud offer's prices to use.
+  std::optional<std::string> pricing;
+  /// Spot: minutes between checkpoints (work lost on an interruption is half of it on average)
+  /// and interruptions per hour of running.
+  std::optional<double> checkpoint_minutes, interruptions_per_hour;
   std::optional<std::string> preset, local, cloud;  ///< preset names (config: preset, local_preset, cloud_preset)
 };
 
@@ -33,6 +48,12 @@ struct CostOverrides {
 /// std::invalid_argument naming `origin` and the key for malformed JSON, unknown input names and
 /// values of the wrong type.
 CostOverrides parse_cost_config(std::string_view json, std::string_view origin);
+/// `local.power_w` -> InputId::power_w; nullopt for an unknown name.
+std::optional<InputId> find_named_input(std::string_view name);
+/// Parses `local.hours_per_month=20:60` (an input's name, its low and high end) into `into`;
+/// throws std::invalid_argument naming the problem.
+void parse_range(std::string_view text, std::string_view origin, CostOverrides& into);
+
 /// Reads and parses a config file.
 CostOverrides load_cost_config(const std::string& path);
 
@@ -76,11 +97,21 @@ struct ResolveRequest {
   /// Product names of the GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest): without
   /// --preset/--local, the first that matches a local preset picks it (analyze only).
   std::vector<std::string> detected_gpus;
+  /// What the logs know of those GPUs (nvidia-smi -q): the power limit by product name, used for a
+  /// GPU that no preset describes, so that the answer is about it and not about another GPU.
+  std::vector<std::pair<std::string, double>> detected_power_limits_w;
   /// Weight, in hours of use, of the prior incident rate (the preset's or default's) when a
   /// measured count and exposure are combined with it: the rate used is the Gamma-Poisson
   /// posterior mean (events + prior_rate x H) / (exposure_h + H). 0 = the raw measured rate.
   double incident_prior_hours = 720;
+  /// Exchange rates (--fx FILE): a money value priced in another currency is converted only with one.
+  std::vector<FxRate> fx;
 };
+
+/// Defaults of the spot model: a checkpoint every 30 minutes, 0.01 interruptions per hour of
+/// running (an assumption: about one a week of round-the-clock use; give your own).
+inline constexpr double kDefaultCheckpointMinutes = 30;
+inline constexpr double kDefaultInterruptionsPerHour = 0.01;
 
 /// The inputs of a run, layered as described above; throws std::invalid_argument for unknown
 /// preset names. Does not validate values (evaluate() does).

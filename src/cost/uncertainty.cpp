@@ -1,0 +1,110 @@
+#include "gpucost/cost/uncertainty.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "gpucost/cost/model.hpp"
+#include "gpucost/report/json_writer.hpp"
+
+namespace gpucost::cost {
+
+std::uint64_t SplitMix64::next() noexcept {
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double SplitMix64::uniform01() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+double SplitMix64::normal() noexcept {
+  // 1 - U lies in (0, 1], so the logarithm is finite.
+  const double u1 = 1.0 - uniform01(), u2 = uniform01();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+}
+
+double SplitMix64::gamma(double shape, double rate) noexcept {
+  if (shape < 1) {
+    // Gamma(k) = Gamma(k + 1) x U^(1/k) (Marsaglia and Tsang's boost for k < 1).
+    const double g = gamma(shape + 1, 1.0);
+    return g * std::pow(1.0 - uniform01(), 1.0 / shape) / rate;
+  }
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = normal();
+      v = 1.0 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = 1.0 - uniform01();
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v / rate;
+    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v / rate;
+  }
+}
+
+Percentiles percentiles(std::vector<double> values) {
+  Percentiles p;
+  if (values.empty()) return p;
+  std::sort(values.begin(), values.end());
+  auto at = [&](double q) -> std::optional<double> {
+    const auto n = values.size();
+    auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+    rank = std::clamp<std::size_t>(rank, 1, n);
+    const double v = values[rank - 1];
+    if (!std::isfinite(v)) return std::nullopt;
+    return v;
+  };
+  p.p5 = at(0.05);
+  p.p50 = at(0.50);
+  p.p95 = at(0.95);
+  return p;
+}
+
+Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
+  Uncertainty u;
+  u.seed = q.seed;
+  u.draws = q.draws;
+  for (const auto& s : input_specs())
+    if (const auto& r = in.ranges[static_cast<std::size_t>(s.id)])
+      u.varied.push_back(r->kind == InputRange::Kind::uniform
+                             ? fmt::format("{} uniform {} .. {} {} ({})", input_name(s.id), format_number(r->a),
+                                           format_number(r->b), input_unit(s.id, in.currency), r->origin)
+                             : fmt::format("{} gamma shape {} rate {} (mean {} {}; {})", input_name(s.id),
+                                           format_number(r->a), format_number(r->b), format_number(r->a / r->b),
+                                           input_unit(s.id, in.currency), r->origin));
+  if (q.draws == 0) return u;
+
+  SplitMix64 rng(q.seed);
+  CostInputs var = in;
+  std::vector<double> thresholds, jobs;
+  thresholds.reserve(q.draws);
+  std::size_t buy = 0;
+  for (std::size_t i = 0; i < q.draws; ++i) {
+    // Inputs in InputId order, one draw each: the sequence is fixed by the seed and the ranges.
+    for (const auto& s : input_specs()) {
+      const auto& r = in.ranges[static_cast<std::size_t>(s.id)];
+      if (!r) continue;
+      const double x = r->kind == InputRange::Kind::uniform ? r->a + (r->b - r->a) * rng.uniform01()
+                                                             : rng.gamma(r->a, r->b);
+      var[s.id].value = x;
+    }
+    const LocalCost l = local_cost(var);
+    const CloudCost c = cloud_cost(var);
+    const BreakEven b = break_even(var, l, c, q);
+    thresholds.push_back(b.usage_threshold_hours_per_month ? *b.usage_threshold_hours_per_month
+                                                           : std::numeric_limits<double>::infinity());
+    if (b.buy_pays) ++buy;
+    if (b.job_hours) jobs.push_back(*b.job_hours);
+  }
+  u.probability_buy_cheaper = static_cast<double>(buy) / static_cast<double>(q.draws);
+  u.share_with_crossover = static_cast<double>(jobs.size()) / static_cast<double>(q.draws);
+  u.usage_threshold_hours_per_month = percentiles(std::move(thresholds));
+  u.job_break_even_hours = percentiles(std::move(jobs));
+  return u;
+}
+
+}  // namespace gpucost::cost

@@ -1,0 +1,206 @@
+// Price catalogs (CSV with a source and a date on every row), exchange rates, and the cloud side
+// they feed: spot with interruptions, billing granularity, storage and egress; a GPU the logs name
+// that has no price.
+#include "gpucost/cost/catalog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "gpucost/cost/model.hpp"
+#include "gpucost/cost/presets.hpp"
+#include "gpucost/cost/resolve.hpp"
+
+namespace gpucost::cost {
+namespace {
+
+constexpr const char* kCloudHeader =
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Region,Price,SpotPrice,Provider,Currency,"
+    "BillingIncrementS,Source,ObservedOn\n";
+
+TEST(CostCatalog, CsvQuotingAndCurrencyCodes) {
+  const auto rows = parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n\n1,,3\n", "t.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][1], "b,c");
+  EXPECT_EQ(rows[0][2], "say \"hi\"");
+  EXPECT_EQ(rows[1][1], "");
+  EXPECT_THROW(parse_csv("a,\"open\n", "t.csv"), std::invalid_argument);
+  EXPECT_EQ(currency_code(" usd"), "USD");
+  EXPECT_EQ(days_between("2026-06-04", "2026-12-01"), 180);
+  EXPECT_EQ(days_between("2025-12-31", "2026-01-01"), 1);
+  EXPECT_FALSE(days_between("June 2026", "2026-12-01"));
+}
+
+TEST(CostCatalog, SkyPilotLayoutRowsBecomeOffersWithSpecsFromTheAccelerator) {
+  PresetCatalog c = builtin_presets();
+  load_catalog_csv(c,
+                   std::string(kCloudHeader) +
+                       "g6e.xlarge,L40S,1,4,32,us-east-1,1.861,0.75,AWS,usd,1,https://example.org/aws,2026-11-30\n",
+                   "mine.csv");
+  const CloudOffer* o = c.find_cloud("aws-g6e.xlarge");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(*o->hourly_rate, 1.861);
+  EXPECT_EQ(*o->spot_rate, 0.75);
+  EXPECT_EQ(o->currency, "USD");  // codes compare without case
+  EXPECT_EQ(o->seen, "2026-11-30");
+  EXPECT_EQ(*o->billing_increment_s, 1);
+  ASSERT_TRUE(o->throughput && o->memory_bandwidth_gbs);
+  EXPECT_EQ(*o->throughput, 362.05);  // from the L40S accelerator entry
+  EXPECT_EQ(*o->memory_bandwidth_gbs, 864);
+  // A price without its source or date is refused, naming file, line and column.
+  try {
+    load_catalog_csv(c, std::string(kCloudHeader) + "x,L4,1,,,,1,,P,USD,,,2026-01-01\n", "mine.csv");
+    FAIL() << "a price without a source must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("mine.csv: line 2: Source"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_catalog_csv(c, std::string(kCloudHeader) + "x,L4,1,,,,1,,P,USD,,src,last week\n", "m.csv"),
+               std::invalid_argument);
+  EXPECT_THROW(load_catalog_csv(c, "Foo,Bar\n1,2\n", "m.csv"), std::invalid_argument);
+}
+
+TEST(CostCatalog, BuiltInPricesCarryTheirDatesIntoTheInputs) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in.local_price_observed_on, "2022-09-20");
+  EXPECT_EQ(in.cloud_price_observed_on, "2026-03-10");
+  EXPECT_NE(in[InputId::hourly_rate].note.find("on-demand price"), std::string::npos);
+  EXPECT_NE(in[InputId::hourly_rate].note.find("observed 2026-03-10"), std::string::npos);
+  // A same-GPU rental: both sides are an RTX 4090, so both speed ratios are 1.
+  EXPECT_DOUBLE_EQ(*in.speed.compute_bound, 1.0);
+  EXPECT_DOUBLE_EQ(*in.speed.bandwidth_bound, 1.0);
+}
+
+TEST(CostCatalog, OffersOfTheSameGpuThatDisagreeGiveTheRateARange) {
+  // RTX 4090 on-demand: RunPod 0.60, Vast.ai 0.45 (USD): the Monte Carlo draws between them.
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->a, 0.45);
+  EXPECT_EQ(r->b, 0.60);
+  EXPECT_EQ(*in[InputId::hourly_rate].value, 0.60);
+  // A rate the user gives is a point value.
+  rq.cli.values[static_cast<std::size_t>(InputId::hourly_rate)] = 0.5;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::hourly_rate)]);
+}
+
+TEST(CostCatalog, ForeignMoneyNeedsAnExplicitDatedRate) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4060-laptop", "aws-g6.xlarge"};  // CNY price, USD offer
+  CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_THROW(validate(in, CostQuery{}), std::invalid_argument);
+  rq.fx = parse_fx_csv("From,To,Rate,Source,ObservedOn\ncny,USD,0.14,https://example.org/fx,2026-11-30\n", "fx.csv");
+  in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_NO_THROW(validate(in, CostQuery{}));
+  EXPECT_NEAR(*in[InputId::purchase_price].value, 4299 * 0.14, 1e-9);
+  EXPECT_NE(in[InputId::purchase_price].note.find("converted from 4299 CNY at 1 CNY = 0.14 USD"), std::string::npos)
+      << in[InputId::purchase_price].note;
+  EXPECT_THROW(parse_fx_csv("From,To,Rate,Source,ObservedOn\nCNY,USD,0.14,,\n", "fx.csv"), std::invalid_argument);
+}
+
+CostInputs simple() {
+  CostInputs in;
+  in.currency = "EUR";
+  for (const auto& s : input_specs()) in.set(s.id, 0, "test");
+  in.set(InputId::purchase_price, 1000, "test");
+  in.set(InputId::amortization_hours, 1000, "test");
+  in.set(InputId::amortization_months, 10, "test");
+  in.set(InputId::effective_utilization, 0.5, "test");
+  in.set(InputId::hourly_rate, 4, "test");
+  in.set(InputId::cold_start_s, 900, "test");
+  in.set(InputId::utilization, 1, "test");
+  in.set(InputId::relative_speed, 1, "test");
+  in.set(InputId::hours_per_month, 30, "test");
+  return in;
+}
+
+TEST(CostCatalog, SpotInterruptionsBillingAndDataCosts) {
+  // Spot: 0.05 interruptions per hour, a checkpoint every 30 min, a 120 s restart:
+  // loss = 0.05 x (0.25 + 120/3600) = 0.0141667.
+  PresetCatalog c = builtin_presets();
+  load_catalog_csv(c,
+                   std::string(kCloudHeader) + "box,RTX4090,1,,,,0.60,0.30,Pod,USD,60,https://example.org,2026-11-30\n",
+                   "mine.csv");
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "pod-box"};
+  rq.cli.pricing = "spot";
+  rq.cli.checkpoint_minutes = 30;
+  rq.cli.interruptions_per_hour = 0.05;
+  rq.cli.values[static_cast<std::size_t>(InputId::cold_start_s)] = 120;
+  CostInputs in = resolve_inputs(c, rq);
+  EXPECT_EQ(*in[InputId::hourly_rate].value, 0.30);
+  EXPECT_EQ(in.pricing, "spot");
+  // The restart is the cold start as resolved before the command line: the offer's 117 s default.
+  EXPECT_NEAR(*in[InputId::interruption_loss].value, 0.05 * (0.25 + 117.0 / 3600), 1e-12);
+  EXPECT_EQ(*in[InputId::billing_increment_s].value, 60);
+  rq.cli.pricing = "committed";  // the row has none
+  EXPECT_FALSE(resolve_inputs(c, rq)[InputId::hourly_rate].value);
+
+  // The terms by hand: 4 / (1 x (1 - 0.2) x (1 - 0.0141667) x 1) per effective hour; a job billed
+  // per 60 s costs 4 x 60 / 2 / 3600 = 0.0333 more, plus 5 of storage and egress.
+  CostInputs s = simple();
+  s.set(InputId::interruption_loss, 0.05 * (0.25 + 120.0 / 3600), "test");
+  s.set(InputId::job_stall_fraction, 0.2, "test");
+  s.set(InputId::billing_increment_s, 60, "test");
+  s.set(InputId::data_cost_per_job, 5, "test");
+  const CloudCost cc = cloud_cost(s);
+  EXPECT_NEAR(cc.cost_per_effective_hour, 4 / (0.8 * (1 - 0.0141666666666667)), 1e-12);
+  EXPECT_NEAR(cc.billing_rounding_cost, 4.0 * 60 / 2 / 3600, 1e-15);
+  EXPECT_NEAR(cc.fixed_per_job, 1.0 + 4.0 * 60 / 2 / 3600 + 5, 1e-12);  // cold start 4 x 900 s = 1
+  // The break-even uses the whole fixed cost: local 3 + 2 W vs cloud 6.0333 + 5.0718 W never cross.
+  EXPECT_EQ(evaluate(s, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
+}
+
+TEST(CostCatalog, BilledHoursRoundUpToIncrementsAndTheMinimum) {
+  EXPECT_DOUBLE_EQ(billed_hours(1.25, 3600, 0), 2.0);          // per hour: 1 h 15 min bills 2 h
+  EXPECT_DOUBLE_EQ(billed_hours(1.25, 60, 0), 1.25);           // per minute: exact
+  EXPECT_DOUBLE_EQ(billed_hours(61.5 / 3600, 60, 0), 120.0 / 3600);  // 61.5 s bills 2 min
+  EXPECT_DOUBLE_EQ(billed_hours(10.0 / 3600, 1, 60), 60.0 / 3600);   // per second, 60 s minimum
+  EXPECT_DOUBLE_EQ(billed_hours(0.5, 0, 0), 0.5);              // continuous
+  // A 1 h job on the simple model: 900 s cold start + 1 h of work = 1.25 h of instance time at 4
+  // per hour: per hour 2 h = 8, plus 5 of data = 13; per second it is the straight line's 5 + 5.
+  CostInputs s = simple();
+  s.set(InputId::billing_increment_s, 3600, "test");
+  s.set(InputId::data_cost_per_job, 5, "test");
+  EXPECT_DOUBLE_EQ(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 13.0);
+  s.set(InputId::billing_increment_s, 1, "test");
+  EXPECT_NEAR(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 10.0, 1e-12);
+}
+
+TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
+  // The logs name an L40S: a data-center GPU with no public price. The local side is the L40S,
+  // the cloud side the same GPU for rent, and the verdict is the price below which buying pays.
+  ResolveRequest rq;
+  rq.detected_gpus = {"NVIDIA L40S"};
+  rq.cli.values[static_cast<std::size_t>(InputId::hours_per_month)] = 200;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in.local_gpu, "l40s");
+  EXPECT_EQ(in.cloud_offer, "runpod-l40s");
+  EXPECT_TRUE(in.price_unknown);
+  EXPECT_EQ(in[InputId::purchase_price].origin, "unknown");
+  const CostResult r = evaluate(in, CostQuery{});
+  ASSERT_TRUE(r.break_even.max_purchase_price);
+  // (1.40 / 0.92 - running) x 200 x 24 / (1 - 0): by the model's own terms.
+  const double s = r.cloud.cost_per_effective_hour - r.local.running_per_effective_hour;
+  EXPECT_NEAR(*r.break_even.max_purchase_price, s * 200 * 24, 1e-6);
+  EXPECT_EQ(r.summary.rfind("No purchase price is known for NVIDIA L40S (give --local-purchase-price)", 0), 0u)
+      << r.summary;
+
+  // A GPU no preset describes: the answer is about it (its name and power limit), not another GPU.
+  ResolveRequest unknown;
+  unknown.detected_gpus = {"NVIDIA Imaginary X1"};
+  unknown.detected_power_limits_w = {{"NVIDIA Imaginary X1", 321.0}};
+  const CostInputs u = resolve_inputs(builtin_presets(), unknown);
+  EXPECT_TRUE(u.local_gpu_from_logs);
+  EXPECT_EQ(u.local_label, "NVIDIA Imaginary X1");
+  EXPECT_EQ(*u[InputId::power_w].value, 321.0);
+  EXPECT_TRUE(u.price_unknown);
+  EXPECT_NE(u.local_gpu, "rtx-4090");
+}
+
+}  // namespace
+}  // namespace gpucost::cost

@@ -1,0 +1,206 @@
+// The Monte Carlo: its generator against the published splitmix64 sequence, its transforms against
+// their moments, and fixed-seed percentiles against closed forms.
+#include "gpucost/cost/uncertainty.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "gpucost/cost/model.hpp"
+#include "gpucost/cost/presets.hpp"
+#include "gpucost/cost/resolve.hpp"
+
+namespace gpucost::cost {
+namespace {
+
+// Round numbers: 1000 over 1000 h, half the time useful; cloud 4 per hour, full utilization.
+// Buying repays 1000 at 4 per hour of work: 250 h, over 10 months 25 h a month x relative speed.
+CostInputs simple() {
+  CostInputs in;
+  in.currency = "EUR";
+  auto set = [&](InputId id, double v) { in.set(id, v, "test"); };
+  set(InputId::purchase_price, 1000);
+  set(InputId::amortization_hours, 1000);
+  set(InputId::amortization_months, 10);
+  set(InputId::power_w, 0);
+  set(InputId::cooling_w, 0);
+  set(InputId::electricity_price, 0);
+  set(InputId::incidents_per_hour, 0);
+  set(InputId::hours_per_incident, 0);
+  set(InputId::engineer_rate, 0);
+  set(InputId::effective_utilization, 0.5);
+  set(InputId::fixed_cost_per_job, 0);
+  set(InputId::hourly_rate, 4);
+  set(InputId::cold_start_s, 900);
+  set(InputId::utilization, 1);
+  set(InputId::relative_speed, 1);
+  set(InputId::resale_fraction, 0);
+  set(InputId::interest_rate, 0);
+  set(InputId::hours_per_month, 75);
+  set(InputId::job_stall_fraction, 0);
+  set(InputId::interruption_loss, 0);
+  set(InputId::billing_increment_s, 0);
+  set(InputId::data_cost_per_job, 0);
+  set(InputId::minimum_billing_s, 0);
+  return in;
+}
+
+TEST(CostUncertainty, SplitMix64FollowsTheReferenceSequence) {
+  // The reference implementation (Vigna's splitmix64.c) from state 0.
+  SplitMix64 r(0);
+  EXPECT_EQ(r.next(), 0xe220a8397b1dcdafULL);
+  EXPECT_EQ(r.next(), 0x6e789e6aa1b965f4ULL);
+  EXPECT_EQ(r.next(), 0x06c45d188009454fULL);
+}
+
+TEST(CostUncertainty, TransformsHaveTheirMoments) {
+  SplitMix64 r(42);
+  const int n = 20000;
+  double su = 0, sn = 0, sn2 = 0, sg = 0, sg2 = 0, ss = 0;
+  for (int i = 0; i < n; ++i) {
+    const double u = r.uniform01();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    su += u;
+    const double z = r.normal();
+    sn += z;
+    sn2 += z * z;
+    const double g = r.gamma(4, 2);  // mean 4/2 = 2, variance 4/2^2 = 1
+    sg += g;
+    sg2 += g * g;
+    ss += r.gamma(0.5, 1);  // shape below 1: mean 0.5
+  }
+  EXPECT_NEAR(su / n, 0.5, 0.01);
+  EXPECT_NEAR(sn / n, 0.0, 0.03);
+  EXPECT_NEAR(sn2 / n, 1.0, 0.04);
+  EXPECT_NEAR(sg / n, 2.0, 0.03);
+  EXPECT_NEAR(sg2 / n - (sg / n) * (sg / n), 1.0, 0.06);
+  EXPECT_NEAR(ss / n, 0.5, 0.02);
+}
+
+TEST(CostUncertainty, NearestRankPercentiles) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const Percentiles p = percentiles(v);
+  EXPECT_EQ(*p.p5, 5.0);    // rank ceil(0.05 x 100) = 5
+  EXPECT_EQ(*p.p50, 50.0);
+  EXPECT_EQ(*p.p95, 95.0);
+  v.assign(20, std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(percentiles(v).p50);  // "never" is not a number
+  EXPECT_FALSE(percentiles({}).p5);
+}
+
+TEST(CostUncertainty, UniformSpeedGivesAUniformThreshold) {
+  // Threshold = 1000 / ((4 / s) x 10) = 25 s: with s uniform on [2, 4] it is uniform on [50, 100],
+  // so its 5/50/95 % are 52.5, 75, 97.5, and at 60 h a month buying pays when 25 s <= 60, s <= 2.4:
+  // probability (2.4 - 2) / 2 = 0.2.
+  CostInputs in = simple();
+  in.set(InputId::hours_per_month, 60, "test");
+  in.ranges[static_cast<std::size_t>(InputId::relative_speed)] = InputRange{InputRange::Kind::uniform, 2, 4, "test"};
+  CostQuery q;
+  q.seed = 7;
+  q.draws = 10000;
+  const Uncertainty u = monte_carlo(in, q);
+  EXPECT_EQ(u.draws, 10000u);
+  EXPECT_EQ(u.seed, 7u);
+  ASSERT_TRUE(u.usage_threshold_hours_per_month.p5 && u.usage_threshold_hours_per_month.p95);
+  EXPECT_NEAR(*u.usage_threshold_hours_per_month.p5, 52.5, 0.5);
+  EXPECT_NEAR(*u.usage_threshold_hours_per_month.p50, 75.0, 0.7);
+  EXPECT_NEAR(*u.usage_threshold_hours_per_month.p95, 97.5, 0.5);
+  EXPECT_NEAR(*u.probability_buy_cheaper, 0.2, 0.015);
+  // The same seed gives the same draws; another seed, other draws.
+  const Uncertainty again = monte_carlo(in, q);
+  EXPECT_EQ(*again.usage_threshold_hours_per_month.p50, *u.usage_threshold_hours_per_month.p50);
+  EXPECT_EQ(*again.probability_buy_cheaper, *u.probability_buy_cheaper);
+  q.seed = 8;
+  EXPECT_NE(*monte_carlo(in, q).usage_threshold_hours_per_month.p50, *u.usage_threshold_hours_per_month.p50);
+}
+
+TEST(CostUncertainty, TenThousandDrawsTakeWellUnderASecond) {
+  // The issue asks for well under a second; the bound is generous (a loaded machine), the point is
+  // that the draws stay in milliseconds, not that this machine is fast.
+  CostInputs in = simple();
+  in.ranges[static_cast<std::size_t>(InputId::relative_speed)] = InputRange{InputRange::Kind::uniform, 2, 4, "test"};
+  in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = InputRange{InputRange::Kind::gamma, 2, 2, "test"};
+  const auto t0 = std::chrono::steady_clock::now();
+  const Uncertainty u = monte_carlo(in, CostQuery{});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(u.draws, 10000u);
+  EXPECT_LT(s, 10.0);
+}
+
+TEST(CostUncertainty, UniformUsageGivesTheProbabilityInClosedForm) {
+  // Threshold 25 h a month (speed 1); usage uniform on [0, 100]: P(usage >= 25) = 0.75. The
+  // per-job break-even is a point: local 2 W + 0 vs cloud 4 W + 1 never cross (local cheaper).
+  CostInputs in = simple();
+  in.ranges[static_cast<std::size_t>(InputId::hours_per_month)] = InputRange{InputRange::Kind::uniform, 0, 100, "test"};
+  const Uncertainty u = monte_carlo(in, CostQuery{});
+  EXPECT_NEAR(*u.probability_buy_cheaper, 0.75, 0.015);
+  EXPECT_EQ(*u.usage_threshold_hours_per_month.p5, 25.0);
+  EXPECT_EQ(*u.usage_threshold_hours_per_month.p95, 25.0);
+  EXPECT_EQ(u.share_with_crossover, 0.0);
+  EXPECT_FALSE(u.job_break_even_hours.p50);
+}
+
+TEST(CostUncertainty, GammaIncidentRateMovesTheCrossover) {
+  // Maintenance = rate x 1 h x 0.5 per wall hour, / 0.5 useful: local slope a = 2 + rate. With a
+  // fixed local cost of 3 per job: 3 + a W = 1 + 4 W at W = 2 / (2 - rate), for rate < 2.
+  CostInputs in = simple();
+  in.set(InputId::fixed_cost_per_job, 3, "test");
+  in.set(InputId::hours_per_incident, 1, "test");
+  in.set(InputId::engineer_rate, 0.5, "test");
+  // Gamma(shape 2, rate 2): P(X <= x) = 1 - e^(-2x) (1 + 2x).
+  in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = InputRange{InputRange::Kind::gamma, 2, 2, "test"};
+  const Uncertainty u = monte_carlo(in, CostQuery{});
+  // Draws with rate >= 2 (P = 5 e^-4 = 0.0916) have no crossover.
+  EXPECT_NEAR(u.share_with_crossover, 1 - 5 * std::exp(-4.0), 0.01);
+  // The median over the crossing draws is the rate's quantile 0.5 x (1 - 5 e^-4) = 0.45421, at
+  // x = 0.76809 (bisection of the CDF): W = 2 / (2 - 0.76809) = 1.62350.
+  ASSERT_TRUE(u.job_break_even_hours.p50);
+  EXPECT_NEAR(*u.job_break_even_hours.p50, 1.6235, 0.03);
+}
+
+TEST(CostUncertainty, ResolveBracketsTheSpeedAndWeighsTheIncidentPosterior) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "aws-g6.xlarge"};
+  rq.measured.push_back({InputId::incidents_per_hour, 0.5, "measured:F007", "from the logs", 3.0, 2.0});
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  // L4 / RTX 4090: 121 / 165.2 TFLOPS and 300 / 1008 GB/s.
+  ASSERT_TRUE(in.speed.compute_bound && in.speed.bandwidth_bound);
+  EXPECT_NEAR(*in.speed.compute_bound, 121 / 165.2, 1e-12);
+  EXPECT_NEAR(*in.speed.bandwidth_bound, 300.0 / 1008, 1e-12);
+  const auto& s = in.ranges[static_cast<std::size_t>(InputId::relative_speed)];
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(s->a, 300.0 / 1008);
+  EXPECT_DOUBLE_EQ(s->b, 121 / 165.2);
+  // Posterior Gamma(3 + r0 x 720, 2 + 720) with the default prior r0 = 12 / 5760.
+  const auto& g = in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)];
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->kind, InputRange::Kind::gamma);
+  EXPECT_NEAR(g->a, 3 + 12.0 / 5760 * 720, 1e-12);
+  EXPECT_NEAR(g->b, 722, 1e-12);
+  // A speed the user gives is a point value: no bracket range.
+  ResolveRequest given = rq;
+  given.cli.values[static_cast<std::size_t>(InputId::relative_speed)] = 0.5;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), given).ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  // A scenario's own figure (the seed article's equal speed) stays a point value; its bracket is
+  // still reported: 600 / 256 GB/s to 125 / 29.1 TFLOPS.
+  ResolveRequest seed;
+  seed.selection.preset = "seed-article";
+  const CostInputs si = resolve_inputs(builtin_presets(), seed);
+  EXPECT_FALSE(si.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  EXPECT_NEAR(*si.speed.bandwidth_bound, 600.0 / 256, 1e-12);
+  EXPECT_NEAR(*si.speed.compute_bound, 125 / 29.1, 1e-12);
+  // Ranges given by the user.
+  CostOverrides o;
+  parse_range("local.hours_per_month=20:60", "--range", o);
+  ASSERT_TRUE(o.ranges[static_cast<std::size_t>(InputId::hours_per_month)]);
+  EXPECT_EQ(o.ranges[static_cast<std::size_t>(InputId::hours_per_month)]->second, 60);
+  EXPECT_THROW(parse_range("local.hours_per_month=60:20", "--range", o), std::invalid_argument);
+  EXPECT_THROW(parse_range("local.nothing=1:2", "--range", o), std::invalid_argument);
+  EXPECT_THROW(parse_range("local.effective_utilization=0.5:1.5", "--range", o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpucost::cost
