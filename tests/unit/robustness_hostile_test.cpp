@@ -1,0 +1,265 @@
+// Hostile input, round two (issue 21, docs/robustness.md "The hostile sweep"): input written to
+// skew the verdict or to hurt the machine or the reader. Each test runs the built binary on the
+// attack beside good data and checks that nothing is lost, nothing invented, and that what was
+// refused is named in the diagnostics.
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <zlib.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "robustness_util.hpp"
+
+namespace gpucost::robust {
+namespace {
+
+// ---- helpers ------------------------------------------------------------------------------
+
+/// Lines of a text.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  return out;
+}
+
+/// The value of a string field `"NAME":"..."` in one journal JSON line ("" when absent).
+std::string json_field(const std::string& line, const std::string& name) {
+  const std::string key = "\"" + name + "\":\"";
+  const auto at = line.find(key);
+  if (at == std::string::npos) return {};
+  const auto begin = at + key.size();
+  return line.substr(begin, line.find('"', begin) - begin);
+}
+
+/// The line with field NAME set to VALUE (the field must be there).
+std::string with_field(std::string line, const std::string& name, const std::string& value) {
+  const std::string key = "\"" + name + "\":\"";
+  const auto at = line.find(key);
+  EXPECT_NE(at, std::string::npos) << name;
+  const auto begin = at + key.size();
+  line.replace(begin, line.find('"', begin) - begin, value);
+  return line;
+}
+
+/// One journal JSON entry as `journalctl -o json` writes it (fields in its order).
+std::string journal_entry(const std::string& transport, const std::string& ident, const std::string& uid,
+                          const std::string& realtime_us, const std::string& mono_us, const std::string& message) {
+  std::string e = R"({"__REALTIME_TIMESTAMP":")" + realtime_us + R"(","__MONOTONIC_TIMESTAMP":")" + mono_us +
+                  R"(","_BOOT_ID":"3b2f1c9e8d7a4f60b1e2d3c4a5f60718","PRIORITY":"3","_TRANSPORT":")" + transport +
+                  R"(","SYSLOG_IDENTIFIER":")" + ident + R"(",)";
+  if (!uid.empty()) e += R"("_UID":")" + uid + R"(","_COMM":"logger",)";
+  else e += R"("_SOURCE_MONOTONIC_TIMESTAMP":")" + mono_us + R"(",)";
+  return e + R"("MESSAGE":")" + message + "\"}\n";
+}
+
+// A real Xid 31 (tests/data/real/kern/xid31-journalctl-k-driver450.txt) and an Xid 48 message.
+constexpr const char* kXid31 =
+    "NVRM: Xid (PCI:0000:c1:00): 31, pid=12890, Ch 0000003b, intr 00000000. MMU Fault: ENGINE HOST0 "
+    "HUBCLIENT_HOST_CPU faulted @ 0x1_0c3c0000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE";
+constexpr const char* kXid48 = "NVRM: Xid (PCI:0000:c1:00): 48, pid=1911, DBE (double bit error) ECC error";
+
+// The laptop example's logs of one machine read four ways (dmesg, kern.log, syslog, journal);
+// its truth.json says 5 Xid events and 1 suspend.
+const char* const kLaptopLogs[] = {"dmesg.txt", "kern.log", "kern.log.1", "kern.log.2.gz", "syslog", "journal.json"};
+std::string laptop_file(const std::string& name) {
+  return read_bytes(fs::path(GPUCOST_TEST_DATA) / ".." / ".." / "examples" / "laptop-training" / name);
+}
+void put_laptop_logs(const fs::path& dir, const std::string& journal) {
+  for (const char* f : kLaptopLogs)
+    write_bytes(dir / f, std::string(f) == "journal.json" ? journal : laptop_file(f));
+}
+std::uint64_t epochs(const Analysis& a) {
+  std::uint64_t n = 0;
+  simdjson::dom::array boots;
+  if (a.parsed && a.doc["timeline"]["boots"].get(boots) == simdjson::SUCCESS)
+    for (auto b : boots) {
+      std::uint64_t e = 0;
+      if (b["epochs"].get(e) == simdjson::SUCCESS) n += e;
+    }
+  return n;
+}
+std::size_t boots(const Analysis& a) {
+  simdjson::dom::array b;
+  return a.parsed && a.doc["timeline"]["boots"].get(b) == simdjson::SUCCESS ? b.size() : 0;
+}
+
+/// A POSIX ustar archive of one member, as `tar cf` writes it.
+std::string ustar(const std::string& name, const std::string& data) {
+  std::string h(512, '\0');
+  auto put = [&](std::size_t at, const std::string& s) { h.replace(at, s.size(), s); };
+  auto octal = [](std::uint64_t v, int width) {
+    std::string s(static_cast<std::size_t>(width - 1), '0');
+    for (int i = width - 2; i >= 0 && v; --i, v >>= 3) s[static_cast<std::size_t>(i)] = static_cast<char>('0' + (v & 7));
+    return s;
+  };
+  put(0, name);
+  put(100, octal(0644, 8));
+  put(108, octal(0, 8));
+  put(116, octal(0, 8));
+  put(124, octal(data.size(), 12));
+  put(136, octal(1795136402, 12));
+  put(148, "        ");
+  h[156] = '0';
+  put(257, std::string("ustar\0" "00", 8));
+  unsigned sum = 0;
+  for (const char c : h) sum += static_cast<unsigned char>(c);
+  put(148, octal(sum, 7));  // six digits, NUL, space
+  h[154] = '\0';
+  std::string body = data;
+  body.resize((data.size() + 511) / 512 * 512, '\0');
+  return h + body + std::string(1024, '\0');
+}
+
+// ---- integrity: nothing invented ------------------------------------------------------------
+
+TEST(RobustHostile, JournalEntriesThatCallThemselvesKernelAreNotKernelXids) {
+  // `logger -t kernel "NVRM: Xid ..."` by user 1000: _TRANSPORT=syslog, SYSLOG_IDENTIFIER=kernel.
+  Scratch d("spoof");
+  put_good_data(d.path());
+  const std::string json = journal_entry("kernel", "kernel", "", "1795136402037333", "1625027", kXid31) +
+                           journal_entry("syslog", "kernel", "1000", "1795136403037333", "2625027", kXid48) +
+                           journal_entry("stdout", "kernel", "1000", "1795136404037333", "3625027", kXid48);
+  write_bytes(d / "journal.json", json);
+  // The same entries in `journalctl -o export` form.
+  std::string exported;
+  for (const auto& l : lines_of(json)) {
+    for (const char* f : {"__REALTIME_TIMESTAMP", "__MONOTONIC_TIMESTAMP", "_BOOT_ID", "_TRANSPORT", "SYSLOG_IDENTIFIER",
+                          "_UID", "_SOURCE_MONOTONIC_TIMESTAMP", "MESSAGE"})
+      if (const auto v = json_field(l, f); !v.empty()) exported += std::string(f) + "=" + v + "\n";
+    exported += "\n";
+  }
+  write_bytes(d / "journal.export", exported);
+
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  for (const char* f : {"journal.json", "journal.export"}) {
+    EXPECT_EQ(a->problems(f, "spoofed_kernel_ident"), 2u) << f;
+    EXPECT_EQ(a->count(f, "records"), 1u) << f << ": only the kernel's own Xid 31";
+    const auto s = a->samples(f, "spoofed_kernel_ident");
+    ASSERT_EQ(s.size(), 2u) << f;
+    EXPECT_NE(s[0].find("_TRANSPORT=syslog"), std::string::npos) << s[0];
+    EXPECT_NE(s[1].find("_TRANSPORT=stdout"), std::string::npos) << s[1];
+  }
+  EXPECT_EQ(a->total("spoofed_kernel_ident"), 4u);
+  // The two copies of the kernel's Xid 31 are one event; no Xid 48 at all.
+  EXPECT_EQ(a->events("xid"), 1u);
+  EXPECT_NE(a->child.err.find("spoofed_kernel_ident"), std::string::npos) << a->child.err;
+}
+
+TEST(RobustHostile, ZeroAndUnsetClockStampsAnchorNoBootAndKeepDedup) {
+  const std::string journal = laptop_file("journal.json");
+  const auto lines = lines_of(journal);
+  ASSERT_GT(lines.size(), 100u);
+  // One entry stamped 0 (a journal file damaged or written with no clock), in the middle.
+  std::string zero;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    zero += (i == lines.size() / 2 ? with_field(lines[i], "__REALTIME_TIMESTAMP", "0") : lines[i]) + "\n";
+  // A board without a real-time clock: its first 40 entries stamped 1970 + uptime, until NTP.
+  std::string rtcless;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    rtcless += (i < 40 ? with_field(lines[i], "__REALTIME_TIMESTAMP", json_field(lines[i], "__MONOTONIC_TIMESTAMP"))
+                       : lines[i]) +
+               "\n";
+
+  Scratch base("clock_base"), z("clock_zero"), r("clock_rtc");
+  put_laptop_logs(base.path(), journal);
+  put_laptop_logs(z.path(), zero);
+  put_laptop_logs(r.path(), rtcless);
+  auto a = analyze(base.path()), b = analyze(z.path()), c = analyze(r.path());
+  ASSERT_TRUE(a->parsed && b->parsed && c->parsed) << b->child.err << c->child.err;
+  EXPECT_EQ(a->events("xid"), 5u) << "truth.json: 5 Xid events";
+  EXPECT_EQ(epochs(*a) - boots(*a), 1u) << "truth.json: 1 suspend";
+  for (const Analysis* x : {b.get(), c.get()}) {
+    EXPECT_EQ(x->child.exit_code, 0) << x->child.err;
+    EXPECT_EQ(x->events("xid"), 5u);
+    EXPECT_EQ(x->events("suspend"), a->events("suspend"));
+    EXPECT_EQ(boots(*x), boots(*a));
+    EXPECT_EQ(epochs(*x), epochs(*a));
+    EXPECT_EQ(x->count("journal.json", "rejected"), 0u);
+  }
+  EXPECT_EQ(b->problems("journal.json", "implausible_time"), 1u);
+  EXPECT_EQ(c->problems("journal.json", "implausible_time"), 40u);
+  const auto s = b->samples("journal.json", "implausible_time");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].find("1970-01-01T00:00:00"), std::string::npos) << s[0];
+  // Nothing lands in 1970: every event of the unset clock is placed by its boot's anchors.
+  std::string_view first;
+  ASSERT_EQ(c->doc["timeline"]["boots"].at(0)["boot_time"].get(first), simdjson::SUCCESS);
+  EXPECT_EQ(first.substr(0, 4), "2026");
+  auto csv = run({"timeline", r.path().string(), "--format", "csv"});
+  EXPECT_EQ(csv.out.find("\n1970-"), std::string::npos);
+}
+
+TEST(RobustHostile, TarArchiveNamedLikeARotatedLogIsSkippedByContent) {
+  Scratch d("tar");
+  put_good_data(d.path());
+  write_bytes(d / "kern.log", kKernLogLines);
+  write_bytes(d / "kern.log.1", ustar("kern.log", kKernLogLines));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->events("xid"), 2u) << "the archive's copy of kern.log is not counted again";
+  EXPECT_EQ(a->count("kern.log.1", "records"), 0u);
+  const auto s = a->samples("kern.log.1", "unknown_format");
+  ASSERT_EQ(s.size(), 1u) << joined(a->samples("kern.log.1", "binary_data"));
+  EXPECT_NE(s[0].find("tar archive"), std::string::npos) << s[0];
+}
+
+TEST(RobustHostile, ALogRepeatedInsideOneFileCountsOnce) {
+  // The kernel's own journal entries (Xid 31 and 48 of one boot), the file written twice over.
+  const std::string entries = journal_entry("kernel", "kernel", "", "1795136402037333", "1625027", kXid31) +
+                              journal_entry("kernel", "kernel", "", "1795136403037333", "2625027", kXid48);
+  Scratch once("repeat_once"), twice("repeat_twice");
+  put_good_data(once.path());
+  put_good_data(twice.path());
+  write_bytes(once / "journal.json", entries);
+  write_bytes(twice / "journal.json", entries + entries);
+  auto a = analyze(once.path()), b = analyze(twice.path());
+  ASSERT_TRUE(a->parsed && b->parsed) << b->child.err;
+  EXPECT_EQ(b->child.exit_code, 0) << b->child.err;
+  EXPECT_EQ(b->count("journal.json", "records"), 4u) << "both copies are read";
+  EXPECT_EQ(a->events("xid"), 2u);
+  EXPECT_EQ(b->events("xid"), 2u) << "an exact repeat (same boot, same printk stamp) is one event";
+  EXPECT_TRUE(b->good_data_present());
+  // A dmesg written twice into one file: its GPU falls off the bus once.
+  Scratch d("repeat_dmesg");
+  put_good_data(d.path());
+  write_bytes(d / "good" / "dmesg.txt", test_data(kGoodDmesg) + test_data(kGoodDmesg));
+  auto c = analyze(d.path());
+  ASSERT_TRUE(c->parsed) << c->child.err;
+  EXPECT_EQ(c->count("good/dmesg.txt", "records"), 6u);
+  EXPECT_EQ(c->events("fallen_off_bus"), 1u);
+  EXPECT_EQ(c->events("driver_load"), a->events("driver_load"));
+}
+
+TEST(RobustHostile, LoneCarriageReturnsEndLines) {
+  Scratch d("lone_cr");
+  put_good_data(d.path());
+  std::string cr = kKernLogLines;
+  for (auto& c : cr)
+    if (c == '\n') c = '\r';
+  write_bytes(d / "kern.log", cr);
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_EQ(a->count("kern.log", "lines"), 3u);
+  EXPECT_EQ(a->count("kern.log", "rejected"), 0u);
+  EXPECT_EQ(a->events("xid"), 2u);
+}
+
+}  // namespace
+}  // namespace gpucost::robust
