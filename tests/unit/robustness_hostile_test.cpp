@@ -261,5 +261,107 @@ TEST(RobustHostile, LoneCarriageReturnsEndLines) {
   EXPECT_EQ(a->events("xid"), 2u);
 }
 
+// ---- crashes: never an abort, never "internal error" ----------------------------------------
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+/// A gzip stream of `n` bytes `c` (no newline): a few hundred KB for hundreds of MB.
+std::string gzip_of_repeated(char c, std::size_t n) {
+  const std::string block(1 << 20, c);
+  std::string out;
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string buf(1 << 16, '\0');
+  for (std::size_t done = 0;;) {
+    const std::size_t take = std::min(block.size(), n - done);
+    done += take;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(block.data()));
+    z.avail_in = static_cast<uInt>(take);
+    const int flush = done == n ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf.data());
+      z.avail_out = static_cast<uInt>(buf.size());
+      deflate(&z, flush);
+      out.append(buf.data(), buf.size() - z.avail_out);
+    } while (z.avail_out == 0);
+    if (done == n) break;
+  }
+  deflateEnd(&z);
+  return out;
+}
+
+// Drops to nobody (RLIMIT_NPROC binds no root) and allows nobody 4 tasks: this process and three
+// threads. Runs in the child between fork and exec.
+void four_tasks_as_nobody() {
+  ::setgroups(0, nullptr);
+  if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(126);
+  const rlimit lim{4, 4};
+  if (::setrlimit(RLIMIT_NPROC, &lim) != 0) ::_exit(126);
+}
+
+TEST(RobustHostile, ThreadsRefusedByAProcessLimitMeanFewerThreadsNotAnAbort) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the child as nobody under its own process limit";
+  Scratch d("nproc");
+  put_good_data(d.path());
+  for (int i = 0; i < 40; ++i) write_bytes(d / ("kern" + std::to_string(i) + ".log"), kKernLogLines);
+  RunOptions o;
+  o.in_child = four_tasks_as_nobody;
+  auto a = analyze(d.path(), {"--threads", "64"}, o);
+  if (a->child.exit_code == 126) GTEST_SKIP() << "cannot drop root privileges here";
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->count("kern39.log", "records"), 2u);
+  std::string notes;
+  simdjson::dom::array arr;
+  if (a->doc["diagnostics"]["notes"].get(arr) == simdjson::SUCCESS)
+    for (auto n : arr) notes += std::string(n.get_string().value()) + "\n";
+  EXPECT_NE(notes.find("the system refused a thread"), std::string::npos) << notes;
+}
+
+TEST(RobustHostile, OutOfMemoryInAReaderThreadSkipsTheFileNotTheRun) {
+  if (kAsan) GTEST_SKIP() << "an address-space limit and ASan's shadow memory do not mix";
+  Scratch d("oom");
+  put_good_data(d.path());
+  // 1 GiB without a newline, allowed by --max-line-length 1GiB: its buffer cannot grow that far
+  // under a 768 MiB address-space limit.
+  write_bytes(d / "huge.log.gz", gzip_of_repeated('A', std::size_t{1} << 30));
+  RunOptions o;
+  o.in_child = [] {
+    const rlimit lim{std::uint64_t{768} << 20, std::uint64_t{768} << 20};
+    ::setrlimit(RLIMIT_AS, &lim);
+  };
+  auto a = analyze(d.path(), {"--threads", "2", "--max-line-length", "1073741824"}, o);
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  const auto s = a->samples("huge.log.gz", "unreadable_file");
+  ASSERT_EQ(s.size(), 1u) << a->child.out.substr(0, 2000);
+  EXPECT_NE(s[0].find("out of memory"), std::string::npos) << s[0];
+}
+
+TEST(RobustHostile, SubnormalOptionValuesAreFormattedNotAnInternalError) {
+  Scratch d("subnormal");
+  put_good_data(d.path());
+  auto a = run({"analyze", d.path().string(), "--idle-threshold", "1e-310", "-f", "json", "--no-timings"});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.err.find("internal error"), std::string::npos) << a.err;
+  EXPECT_NE(a.out.find("1e-310"), std::string::npos);
+  auto b = run({"breakeven", "--local-power-w", "1e-310", "-f", "csv"});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(b.err.find("internal error"), std::string::npos) << b.err;
+  EXPECT_NE(b.out.find("1e-310"), std::string::npos) << b.out;
+}
+
 }  // namespace
 }  // namespace gpucost::robust
