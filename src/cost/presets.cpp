@@ -3,11 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "cost/json_read.hpp"
 #include "gpucost/report/json_writer.hpp"
+#include "gpucost/small_file.hpp"
 
 namespace gpucost::cost {
 
@@ -290,11 +289,7 @@ const PresetCatalog& builtin_presets() {
 PresetCatalog load_presets(const std::vector<std::string>& files) {
   PresetCatalog c = builtin_presets();
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the presets file", f));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    c.load_json(ss.str(), f);
+    c.load_json(read_small_file(f, kMaxPresetsFileBytes, "presets file"), f);
   }
   return c;
 }

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "cost/json_read.hpp"
 #include "gpucost/report/json_writer.hpp"
+#include "gpucost/small_file.hpp"
 
 namespace gpucost::cost {
 
@@ -55,11 +54,7 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
 }
 
 CostOverrides load_cost_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the config file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_cost_config(ss.str(), path);
+  return parse_cost_config(read_small_file(path, kMaxConfigFileBytes, "config file"), path);
 }
 
 std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {

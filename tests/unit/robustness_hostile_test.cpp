@@ -363,5 +363,160 @@ TEST(RobustHostile, SubnormalOptionValuesAreFormattedNotAnInternalError) {
   EXPECT_NE(b.out.find("1e-310"), std::string::npos) << b.out;
 }
 
+// ---- memory and time that an input can demand ------------------------------------------------
+// Each case runs the binary and reads its peak RSS (wait4): under 256 MiB, the target,
+// with room to spare where a sanitizer's shadow memory doubles what is resident.
+
+constexpr long kMaxRssKib = (kAsan ? 768L : 256L) * 1024;
+
+/// A gzip stream of `head`, then `block` `repeats` times.
+std::string gzip_stream(const std::string& head, const std::string& block, std::size_t repeats) {
+  std::string out, buf(1 << 16, '\0');
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string chunk;
+  std::size_t per_chunk = 0;
+  for (; chunk.size() + block.size() <= (1 << 20) && per_chunk < repeats; ++per_chunk) chunk += block;
+  auto feed = [&](const std::string& data, int flush) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(data.size());
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf.data());
+      z.avail_out = static_cast<uInt>(buf.size());
+      deflate(&z, flush);
+      out.append(buf.data(), buf.size() - z.avail_out);
+    } while (z.avail_out == 0);
+  };
+  feed(head, Z_NO_FLUSH);
+  std::size_t done = 0;
+  for (; per_chunk && done + per_chunk <= repeats; done += per_chunk) feed(chunk, Z_NO_FLUSH);
+  std::string rest;
+  for (; done < repeats; ++done) rest += block;
+  feed(rest, Z_NO_FLUSH);
+  feed(std::string(), Z_FINISH);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(RobustHostile, ContinuationLinesAreCappedLikeALine) {
+  // 100 kernel lines, a stamped Xid and 3 million indented lines after it (300 MB; the issue's
+  // 4.2 MB syslog.3.gz became one 1.2 GB message).
+  Scratch d("continuations");
+  put_good_data(d.path());
+  std::string head;
+  for (int i = 0; i < 100; ++i)
+    head += fmt::format("Nov 29 11:27:{:02} zeus kernel: usb 1-1: new high-speed USB device number {} using xhci_hcd\n",
+                        i % 60, i);
+  head += std::string("Nov 29 11:28:11 zeus kernel: ") + kXid31 + "\n";
+  write_bytes(d / "syslog.3.gz", gzip_stream(head, "    " + std::string(95, 'x') + "\n", 3'000'000));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  EXPECT_EQ(a->count("syslog.3.gz", "lines"), 3'000'101u);
+  EXPECT_EQ(a->problems("syslog.3.gz", "truncated_line"), 1u) << "one message, cut once";
+  const auto s = a->samples("syslog.3.gz", "truncated_line");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].find("65536"), std::string::npos) << s[0];
+  EXPECT_EQ(a->events("xid"), 1u);
+  auto t = run({"timeline", d.path().string(), "--format", "jsonl"});
+  EXPECT_LT(t.out.size(), 200'000u) << "the message is cut at 64 KiB";
+}
+
+TEST(RobustHostile, AManifestOfGigabytesIsNotReadPastItsCap) {
+  Scratch d("manifest_bomb");
+  put_good_data(d.path());
+  write_bytes(d / "manifest.json.gz", gzip_stream("{\"gpucost_manifest\": 1,", std::string(1 << 16, ' '), 4096));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  // The refused manifest is a rejected file among few lines: exit 4 here, the report complete.
+  EXPECT_TRUE(a->child.exit_code == 0 || a->child.exit_code == 4) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  const auto s = a->samples("manifest.json.gz", "bad_json");
+  ASSERT_EQ(s.size(), 1u) << a->format("manifest.json.gz");
+  EXPECT_NE(s[0].find("larger than 4 MiB"), std::string::npos) << s[0];
+}
+
+TEST(RobustHostile, FilesReadWholeHaveACapAndMustBeRegular) {
+  Scratch d("whole_files");
+  put_good_data(d.path());
+  const fs::path fifo = d / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  write_bytes(d.path().parent_path() / ("gpucost_robust_big_" + std::to_string(::getpid()) + ".json"),
+              "{\"comment\": \"" + std::string(5 << 20, 'x') + "\"}");
+  const std::string big = (d.path().parent_path() / ("gpucost_robust_big_" + std::to_string(::getpid()) + ".json")).string();
+  RunOptions o;
+  o.timeout_s = 120;  // a FIFO opened for reading without O_NONBLOCK waits forever
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"breakeven", "--config", "/dev/zero"}, "not a regular file"},
+      {{"breakeven", "--config", fifo.string()}, "not a regular file"},
+      {{"breakeven", "--config", big}, "larger than the 1024 KiB"},
+      {{"breakeven", "--presets", "/dev/zero"}, "not a regular file"},
+      {{"breakeven", "--presets", fifo.string()}, "not a regular file"},
+      {{"breakeven", "--presets", big}, "larger than the 4096 KiB"},
+      {{"analyze", d.path().string(), "--patterns", "/dev/zero"}, "not a regular file"},
+      {{"analyze", d.path().string(), "--patterns", fifo.string()}, "not a regular file"},
+  };
+  for (const auto& c : cases) {
+    auto r = run(c.args, o);
+    EXPECT_FALSE(r.hung) << c.args[1] << " " << c.args[2];
+    EXPECT_EQ(r.exit_code, 2) << c.args[1] << " " << c.args[2] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args[1] << " " << c.args[2] << ": " << r.err;
+    EXPECT_LT(r.max_rss_kib, kMaxRssKib);
+  }
+  fs::remove(big);
+}
+
+TEST(RobustHostile, TwentyThousandOneLineFilesStayWellUnderTheMemoryTarget) {
+  Scratch d("many_files");
+  put_good_data(d.path());
+  const std::string line = std::string("Nov 29 11:28:11 zeus kernel: ") + kXid31 + "\n";
+  for (int i = 0; i < 20000; ++i) write_bytes(d / "many" / ("kern-" + std::to_string(i) + ".log"), line);
+  auto a = analyze(d.path(), {"--threads", "2"});
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->count("many/kern-19999.log", "records"), 1u);
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+}
+
+TEST(RobustHostile, MaxLineLengthIsNotAllocatedUpFront) {
+  Scratch d("max_line_alloc");
+  put_good_data(d.path());
+  for (int i = 0; i < 8; ++i) write_bytes(d / ("kern" + std::to_string(i) + ".log"), kKernLogLines);
+  auto a = analyze(d.path(), {"--threads", "4", "--max-line-length", "1073741824"});
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+}
+
+TEST(RobustHostile, NvidiaSmiQListingAHundredThousandGpusKeepsWhatAMachineHas) {
+  Scratch d("smi_q_gpus");
+  put_good_data(d.path());
+  std::string q = "\n==============NVSMI LOG==============\n\n"
+                  "Timestamp                                 : Fri Nov 20 09:01:38 2026\n"
+                  "Driver Version                            : 550.120\n\n"
+                  "Attached GPUs                             : 100000\n";
+  for (int i = 0; i < 100000; ++i)
+    q += fmt::format("GPU {:08X}:{:02X}:00.0\n    Product Name                          : NVIDIA A100-SXM4-80GB\n",
+                     i / 256, i % 256);
+  write_bytes(d / "nvidia-smi-q.txt", q);
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  EXPECT_EQ(a->problems("nvidia-smi-q.txt", "too_many_devices"), 100000u - 256u);
+  const auto s = a->samples("nvidia-smi-q.txt", "too_many_devices");
+  ASSERT_FALSE(s.empty());
+  EXPECT_NE(s[0].find("256 GPUs"), std::string::npos) << s[0];
+}
+
 }  // namespace
 }  // namespace gpucost::robust
