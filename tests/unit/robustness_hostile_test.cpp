@@ -518,5 +518,131 @@ TEST(RobustHostile, NvidiaSmiQListingAHundredThousandGpusKeepsWhatAMachineHas) {
   EXPECT_NE(s[0].find("256 GPUs"), std::string::npos) << s[0];
 }
 
+// ---- output that cannot hurt the reader ------------------------------------------------------
+
+TEST(RobustHostile, OutputThroughASymlinkWritesItsTargetAndKeepsTheLink) {
+  Scratch d("out_link");
+  put_good_data(d.path());
+  Scratch o("out_link_out");
+  write_bytes(o / "real" / "report.json", "old");
+  fs::create_symlink(o / "real" / "report.json", o / "link.json");
+  fs::create_symlink("dangling-target.json", o / "dangling.json");
+  auto a = run({"analyze", d.path().string(), "-f", "json", "-o", (o / "link.json").string()});
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(o / "link.json")));
+  EXPECT_NE(read_bytes(o / "real" / "report.json").find("\"gpucost\""), std::string::npos)
+      << read_bytes(o / "real" / "report.json").substr(0, 200);
+  auto b = run({"analyze", d.path().string(), "-f", "json", "-o", (o / "dangling.json").string()});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(o / "dangling.json")));
+  EXPECT_TRUE(fs::is_regular_file(o / "dangling-target.json"));
+  for (const auto& e : fs::recursive_directory_iterator(o.path()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  // A link to /dev/stdout (the issue: `-o /dev/stdout` replaced the system's link) is written
+  // through, with stdout a regular file; the link stays.
+  fs::create_symlink("/dev/stdout", o / "stdout-link");
+  const fs::path captured = o / "captured.json";
+  const std::string cmd = std::string(GPUCOST_BINARY) + " analyze " + d.path().string() + " -f json -o " +
+                          (o / "stdout-link").string() + " > " + captured.string();
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(o / "stdout-link")));
+  EXPECT_NE(read_bytes(captured).find("\"gpucost\""), std::string::npos);
+}
+
+TEST(RobustHostile, ASignalDuringTheWriteRemovesTheTemporaryFile) {
+  // A timeline of a few hundred MB takes a while to write; SIGTERM in the middle of it.
+  Scratch d("signal");
+  put_good_data(d.path());
+  std::string kern;
+  for (int i = 0; i < 300000; ++i)
+    kern += fmt::format("Nov 29 11:{:02}:{:02} zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid={}, Ch 0000003b\n",
+                        i / 60 % 60, i % 60, 1000 + i);
+  write_bytes(d / "kern.log", kern);
+  Scratch o("signal_out");
+  const fs::path out = o / "timeline.jsonl";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("TZ", "UTC", 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 2);
+    ::execl(GPUCOST_BINARY, GPUCOST_BINARY, "timeline", d.path().c_str(), "--format", "jsonl", "-o", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the temporary file exists (the run is writing), then stop it.
+  bool seen = false;
+  for (int i = 0; i < 6000 && !seen; ++i) {
+    for (const auto& e : fs::directory_iterator(o.path()))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) seen = true;
+    if (!seen) ::usleep(10000);
+  }
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!seen || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) GTEST_SKIP() << "the run ended before the signal";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  for (const auto& e : fs::directory_iterator(o.path())) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+TEST(RobustHostile, CsvCellsFromLogsCannotRunAsFormulasNorDriveTheTerminal) {
+  Scratch d("csv_injection");
+  put_good_data(d.path());
+  // A process named like a formula in an Xid line, and a line with ESC and BEL in it; a file
+  // name with ESC too.
+  write_bytes(d / "kern.log",
+              "Nov 29 11:28:11 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 13, pid=4242, name==cmd|' /C calc'!A0, "
+              "Graphics Exception\n"
+              "Nov 29 11:28:12 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=4243, \x1b]0;owned\x07\x1b[2J "
+              "MMU Fault\n");
+  // (its first line is no log line: the table report lists it, with the file's name)
+  write_bytes(d / "evil\x1b[31m.log",
+              "not a log line\nNov 29 11:28:13 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 43, pid=1, Ch 1\n");
+  auto t = run({"timeline", d.path().string(), "--format", "csv"});
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(t.out.find('\x07'), std::string::npos);
+  EXPECT_NE(t.out.find("\\x1b]0;owned\\x07"), std::string::npos);
+  EXPECT_NE(t.out.find("evil\\x1b[31m.log"), std::string::npos);
+  // Every cell: none starts with = + - @ unless it is a number.
+  for (const auto& row : lines_of(t.out)) {
+    std::size_t at = 0;
+    while (at <= row.size()) {
+      const bool quoted = at < row.size() && row[at] == '"';
+      std::size_t end = quoted ? at + 1 : at;
+      if (quoted) {
+        while (end < row.size() && !(row[end] == '"' && (end + 1 >= row.size() || row[end + 1] != '"'))) end += row[end] == '"' ? 2 : 1;
+        ++end;
+      } else {
+        end = std::min(row.find(',', at), row.size());
+      }
+      const std::string cell = quoted ? row.substr(at + 1, end - at - 2) : row.substr(at, end - at);
+      if (!cell.empty() && (cell[0] == '=' || cell[0] == '+' || cell[0] == '@' || (cell[0] == '-' && cell.size() > 1))) {
+        EXPECT_TRUE(std::all_of(cell.begin() + 1, cell.end(),
+                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }))
+            << cell;
+      }
+      at = end + 1;
+    }
+  }
+  // The table report and stderr show the same bytes as text.
+  auto table = run({"analyze", d.path().string(), "--no-timings", "-v"});
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(table.err.find('\x1b'), std::string::npos);
+  EXPECT_NE(table.out.find("evil\\x1b[31m.log"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("evil\\x1b[31m.log"), std::string::npos) << table.err;
+}
+
+TEST(RobustHostile, SimulateRefusesANonEmptyDirectoryWithoutForce) {
+  Scratch o("simulate_out");
+  write_bytes(o / "syslog", "my own syslog\n");
+  auto a = run({"simulate", "--scenario", "laptop", "--hours", "0.25", "--out", o.path().string()});
+  EXPECT_EQ(a.exit_code, 2) << a.err;
+  EXPECT_NE(a.err.find("not empty"), std::string::npos) << a.err;
+  EXPECT_EQ(read_bytes(o / "syslog"), "my own syslog\n");
+  auto b = run({"simulate", "--scenario", "laptop", "--hours", "0.25", "--out", o.path().string(), "--force"});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(read_bytes(o / "syslog"), "my own syslog\n");
+}
+
 }  // namespace
 }  // namespace gpucost::robust
