@@ -216,7 +216,7 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
       if (fs::is_symlink(lst)) {
         const auto target = fs::status(p, sec);
         if (fs::is_directory(target)) {
-          spdlog::debug("not following directory link {}", rel);
+          spdlog::debug("not following directory link {}", text::printable(rel));
           continue;
         }
       } else if (fs::is_directory(lst)) {
