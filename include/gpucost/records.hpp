@@ -231,6 +231,11 @@ Table make_event_table();
 /// Makes an empty table with the process schema.
 Table make_process_table();
 
+/// Wall stamps before 2000-01-01 UTC are a clock that was never set, not a date: journald's
+/// `__REALTIME_TIMESTAMP` 0, or 1970 + uptime on a board without a real-time clock until NTP
+/// steps it. Such a stamp places nothing and anchors no boot (Problem::implausible_time).
+inline constexpr TimeNs kPlausibleWallFloorNs = days_from_civil(2000, 1, 1) * kNsPerDay;
+
 /// A line that carries both a monotonic and a wall-clock stamp: `boot_wall = wall - mono`.
 /// Align maps monotonic kernel time to UTC from these, piecewise (the offset jumps at each resume).
 struct BootAnchor {

@@ -109,8 +109,24 @@ constexpr bool digits(std::string_view s, std::size_t pos, std::size_t n, unsign
 /// are text (Latin-1 logs).
 bool looks_binary(std::string_view s) noexcept;
 
-/// A printable excerpt of at most max bytes for diagnostics (control bytes shown as `\xNN`).
+/// A printable excerpt of at most max bytes for diagnostics (control bytes shown as in printable()).
 std::string excerpt(std::string_view line, std::size_t max = 120);
+
+/// True for bytes that a terminal acts on instead of showing: C0 controls but tab, and DEL.
+constexpr bool is_control(unsigned char c) noexcept { return (c < 0x20 && c != '\t') || c == 0x7f; }
+
+/// s as text that cannot drive a terminal: each C0 control byte but tab, and DEL, written `\xNN`
+/// (ESC, BEL, CR, backspace ...), each C1 control (U+0080..U+009F, UTF-8 `C2 80`..`C2 9F`: 8-bit
+/// CSI and OSC) written `\u00NN`; every other byte unchanged. For text from logs and file names
+/// in the table report, the timeline CSV and stderr.
+std::string printable(std::string_view s);
+/// True when printable(s) differs from s (the common case, false, allocates nothing).
+bool needs_printable(std::string_view s) noexcept;
+/// printable() of each line of s, joined with LF again: for multi-line text (a report, a CSV
+/// cell of a multi-line message) whose line ends are meant.
+std::string printable_lines(std::string_view s);
+/// True when printable_lines(s) differs from s.
+bool needs_printable_lines(std::string_view s) noexcept;
 
 /// Lower-cased ASCII copy (for option values, never in hot loops).
 std::string to_lower(std::string_view s);

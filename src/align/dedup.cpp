@@ -2,7 +2,8 @@
 // same kind and first line of text, come from different files, and either carry monotonic stamps
 // of the same boot within a microsecond, or (when either lacks one) wall times within the window.
 // A `dmesg -T` copy is compared with what `dmesg -T` would have printed for the other copy
-// (boot time + monotonic, blind to suspends). The best-placed copy is kept.
+// (boot time + monotonic, blind to suspends). The best-placed copy is kept. Inside one file, an
+// exact repeat (same boot and printk stamp: a log appended twice) is a copy too.
 //
 // Per message, files are merged one after the other into the clusters found so far, both sides
 // in time order (a two-pointer walk), so a flood of identical lines costs n log n, not n².
@@ -44,6 +45,12 @@ class Matcher {
     const TimeNs d = std::llabs(pa.ts - pb.ts);
     return d <= window_ ? d : -1;
   }
+  // Two copies in one file with the same boot and the very same printk stamp: a log repeated
+  // inside the file (a rotated log appended twice), not two messages.
+  bool repeated(std::uint32_t a, std::uint32_t b) const {
+    return mono_.is_valid(a) && mono_.is_valid(b) && placed_[a].boot >= 0 && placed_[a].boot == placed_[b].boot &&
+           mono_.get_int(a) == mono_.get_int(b);
+  }
   // A dmesg -T copy `a` against cluster member `b`: what dmesg -T would have printed for b.
   TimeNs ctime_distance(std::uint32_t a, std::uint32_t b) const {
     const TimeNs cb = placed_[b].ctime != kNoTime ? placed_[b].ctime : placed_[b].ts;
@@ -58,13 +65,21 @@ class Matcher {
 };
 
 // Merges the copies of one file (`rows`, sorted by time `key_of`) into `clusters` (sorted by key).
-template <typename KeyOf, typename Dist>
+// A row that `repeats` the row before it joins that row's cluster.
+template <typename KeyOf, typename Dist, typename Repeats>
 void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>& rows, KeyOf key_of, Dist dist,
-                TimeNs reach) {
+                TimeNs reach, Repeats repeats) {
   std::vector<bool> taken(clusters.size(), false);
   std::vector<Cluster> fresh;
   std::size_t j = 0;
-  for (const std::uint32_t r : rows) {
+  Cluster* last = nullptr;  // the cluster of the row before (fresh is reserved: no reallocation)
+  fresh.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::uint32_t r = rows[i];
+    if (last && repeats(rows[i - 1], r)) {
+      last->members.push_back(r);
+      continue;
+    }
     const TimeNs k = key_of(r);
     while (j < clusters.size() && (taken[j] || clusters[j].key < k - reach)) ++j;
     std::size_t best = clusters.size();
@@ -84,8 +99,10 @@ void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>
     if (best < clusters.size()) {
       taken[best] = true;
       clusters[best].members.push_back(r);
+      last = &clusters[best];
     } else {
       fresh.push_back({{r}, k});
+      last = &fresh.back();
     }
   }
   if (fresh.empty()) return;
@@ -226,7 +243,8 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
     per_file(rows.begin(), split, [&](const std::vector<std::uint32_t>& f) {
       merge_file(
           clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
-          [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, window + kMonoMatchNs);
+          [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, window + kMonoMatchNs,
+          [&](std::uint32_t a, std::uint32_t b) { return match.repeated(a, b); });
     });
     // dmesg -T copies, matched on what dmesg -T would have printed for the other copies.
     if (split != rows.end()) {
@@ -238,7 +256,8 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
       per_file(split, rows.end(), [&](const std::vector<std::uint32_t>& f) {
         merge_file(
             clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
-            [&](std::uint32_t a, std::uint32_t b) { return match.ctime_distance(a, b); }, window);
+            [&](std::uint32_t a, std::uint32_t b) { return match.ctime_distance(a, b); }, window,
+            [](std::uint32_t, std::uint32_t) { return false; });
       });
     }
 

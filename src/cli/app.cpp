@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <new>
 
 #include "cli/common.hpp"
 
@@ -18,7 +19,8 @@ constexpr const char* kExitCodes =
     "  2  usage error (bad option or value, input path does not exist)\n"
     "  3  no usable input (empty directory, no file in a known format)\n"
     "  4  report written, but rejected lines exceeded --max-error-rate\n"
-    "  5  output could not be written (-o FILE, disk full)\n";
+    "  5  output could not be written (-o FILE, disk full)\n"
+    "  6  out of memory: the system refused memory the run needed (no report)\n";
 
 void setup_logging(int verbosity, bool quiet) {
   auto logger = spdlog::stderr_logger_st("gpucost");
@@ -81,6 +83,10 @@ int run(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     print_error(e.what());
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory: the system refused memory the run needed (a memory limit, or input larger than "
+                "this machine can hold); no report was written");
+    return kExitOutOfMemory;
   } catch (const std::exception& e) {
     print_error(std::string("internal error: ") + e.what());
     return kExitInternal;

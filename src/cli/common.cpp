@@ -115,7 +115,8 @@ int check_input(const InputOptions& o) {
 }
 
 void print_error(const std::string& message) {
-  std::fputs(fmt::format("gpucost: error: {}\n", message).c_str(), stderr);
+  // File names and log text in a message must not drive the terminal (ESC, BEL): text::printable.
+  std::fputs(fmt::format("gpucost: error: {}\n", text::printable(message)).c_str(), stderr);
 }
 
 int emit(const std::string& path, const std::string& data) {
@@ -145,8 +146,10 @@ void summarize_problems(const Diagnostics& d) {
         }
       if (first) break;
     }
-    const bool error = problem_is_error(p);
-    const std::string where = first ? fmt::format("; first: {}:{}: {}", file->path, first->line, first->reason) : "";
+    // A forged kernel message is no rejected line, but whoever reads the run should know of it.
+    const bool error = problem_is_error(p) || p == Problem::spoofed_kernel_ident;
+    const std::string where =
+        first ? text::printable(fmt::format("; first: {}:{}: {}", file->path, first->line, first->reason)) : "";
     if (error)
       spdlog::warn("{} x {} ({}){}", n, problem_name(p), problem_description(p), where);
     else

@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/presets.hpp"
 #include "gpucost/cost/resolve.hpp"
+#include "gpucost/small_file.hpp"
 
 namespace gpucost::cli {
 
@@ -28,13 +27,8 @@ cost::ResolveRequest make_request(const CostCliOptions& o) {
   if (!o.pricing.empty()) rq.cli.pricing = o.pricing;
   if (o.checkpoint_option && o.checkpoint_option->count() > 0) rq.cli.checkpoint_minutes = o.checkpoint_minutes;
   if (o.interruptions_option && o.interruptions_option->count() > 0) rq.cli.interruptions_per_hour = o.interruptions_per_hour;
-  if (!o.fx_file.empty()) {
-    std::ifstream in(o.fx_file, std::ios::binary);
-    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the exchange-rate file", o.fx_file));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    rq.fx = cost::parse_fx_csv(ss.str(), o.fx_file);
-  }
+  if (!o.fx_file.empty())
+    rq.fx = cost::parse_fx_csv(read_small_file(o.fx_file, kMaxFxFileBytes, "exchange-rate file"), o.fx_file);
   if (o.seed_option && o.seed_option->count() > 0) rq.cli.seed = static_cast<double>(o.seed);
   if (o.draws_option && o.draws_option->count() > 0) rq.cli.draws = static_cast<double>(o.draws);
   if (o.local_throughput_option && o.local_throughput_option->count() > 0) rq.cli.local_throughput = o.local_throughput;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
@@ -11,6 +12,8 @@
 namespace gpucost::cli {
 
 namespace {
+namespace fs = std::filesystem;
+
 struct SimulateOptions {
   std::string scenario = "laptop";
   std::uint64_t seed = 1;
@@ -18,9 +21,19 @@ struct SimulateOptions {
   double hours = 0;
   std::string size;
   double noise = 1;
+  bool force = false;
 };
 
 int run_simulate(const SimulateOptions& o) {
+  // The files it writes have common names (syslog, kern.log, dmesg.txt): in a directory that
+  // holds anything, they would overwrite someone's logs.
+  std::error_code ec;
+  if (!o.force && fs::is_directory(o.out, ec) && !fs::is_empty(o.out, ec)) {
+    print_error(fmt::format("--out {}: the directory is not empty; simulate would overwrite files there. Use an "
+                            "empty or new directory, or --force",
+                            o.out));
+    return kExitUsage;
+  }
   sim::SimOptions so;
   so.scenario = *sim::scenario_from_name(o.scenario);
   so.seed = o.seed;
@@ -65,7 +78,11 @@ void add_simulate(CLI::App& root, RunState& state) {
                   "no-dmon: the laptop without dmon and -q files (default laptop)")
       ->check(CLI::IsMember({"laptop", "server", "no-dmon"}));
   app->add_option("--seed", o->seed, "Seed of every random choice (default 1). Example: --seed 42");
-  app->add_option("--out", o->out, "Directory to write (created when missing). Example: --out /tmp/sim")->required();
+  app->add_option("--out", o->out,
+                  "Directory to write (created when missing; one that holds anything is refused without --force).\n"
+                  "Example: --out /tmp/sim")
+      ->required();
+  app->add_flag("--force", o->force, "Write into a directory that is not empty, replacing files of the same names");
   app->add_option("--hours", o->hours, "Simulated span after boot (default: laptop 4-6 h by seed, server 6 h)")
       ->check(CLI::Range(0.25, 24.0 * 366));
   app->add_option("--size", o->size,

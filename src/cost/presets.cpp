@@ -3,12 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "cost/json_read.hpp"
 #include "gpucost/cost/catalog.hpp"
 #include "gpucost/report/json_writer.hpp"
+#include "gpucost/small_file.hpp"
 
 namespace gpucost::cost {
 
@@ -338,15 +337,8 @@ const PresetCatalog& builtin_presets() {
 
 PresetCatalog load_presets(const std::vector<std::string>& files, const std::vector<std::string>& catalogs) {
   PresetCatalog c = builtin_presets();
-  auto read = [](const std::string& f, std::string_view what) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the {} file", f, what));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  for (const auto& f : files) c.load_json(read(f, "presets"), f);
-  for (const auto& f : catalogs) load_catalog_csv(c, read(f, "catalog"), f);
+  for (const auto& f : files) c.load_json(read_small_file(f, kMaxPresetsFileBytes, "presets file"), f);
+  for (const auto& f : catalogs) load_catalog_csv(c, read_small_file(f, kMaxCatalogFileBytes, "catalog file"), f);
   return c;
 }
 

@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "cost/json_read.hpp"
 #include "gpucost/report/json_writer.hpp"
+#include "gpucost/small_file.hpp"
 
 namespace gpucost::cost {
 
@@ -160,11 +159,7 @@ void parse_range(std::string_view text, std::string_view origin, CostOverrides& 
 }
 
 CostOverrides load_cost_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("{}: cannot read the config file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_cost_config(ss.str(), path);
+  return parse_cost_config(read_small_file(path, kMaxConfigFileBytes, "config file"), path);
 }
 
 std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "features/compute.hpp"
@@ -809,7 +810,11 @@ void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  // A thread the system refuses (a pids limit) is one fewer: the started ones and this one do it all.
+  try {
+    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
   worker();
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);

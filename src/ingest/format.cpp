@@ -109,6 +109,14 @@ void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, 
 
 void FileSink::anchor(const BootAnchor& a) {
   if (a.mono_ns == kNoTime || a.wall_raw_ns == kNoTime) return;
+  // A clock never set (1970 + uptime) would put the whole boot in 1970 and split it from its
+  // other copies: such a stamp anchors nothing. (Year-less and relative stamps say no year.)
+  if ((a.wall_kind == WallKind::kUtc || a.wall_kind == WallKind::kLocal) && a.wall_raw_ns < kPlausibleWallFloorNs) {
+    Diagnostics::record(diag_, Problem::implausible_time, a.line, 0, {},
+                        fmt::format("wall stamp {} is before 2000: a clock never set; not used as a boot anchor",
+                                    format_rfc3339(a.wall_raw_ns, 6)));
+    return;
+  }
   const TimeNs offset = a.wall_raw_ns - a.mono_ns;
   // Thin: keep an anchor when the offset moved by more than the stamp's resolution (a resume,
   // a new boot), or at least once a minute of monotonic time, so memory stays bounded.
@@ -123,6 +131,11 @@ void FileSink::anchor(const BootAnchor& a) {
   BootAnchor copy = a;
   copy.file = file_;
   out_.anchors.push_back(std::move(copy));
+}
+
+void FileSink::release_empty_tables() {
+  for (Table* t : {&out_.samples, &out_.events, &out_.processes})
+    if (t->rows() == 0) *t = Table();
 }
 
 void FileSink::observe_utc_offset(TimeNs offset_ns) {

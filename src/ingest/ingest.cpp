@@ -1,5 +1,6 @@
 #include "gpucost/ingest/ingest.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -48,7 +51,9 @@ TimeNs mtime_of(const struct stat& st) {
 
 struct Job {
   InputFile file;
-  std::unique_ptr<FileSink> sink;
+  std::unique_ptr<FileSink> sink;  // null when reading the file failed:
+  bool out_of_memory = false;      // for want of memory,
+  std::string failed;              // or this exception's what()
 };
 
 // The file's lines as a format sees them: pasted shell prompt lines are taken out here, counted
@@ -75,9 +80,27 @@ class PromptFilter final : public LineSource {
   FileSink& sink_;
 };
 
+// A tar archive (POSIX ustar or GNU tar: "ustar" at byte 257 of its first 512-byte header). Its
+// members are logs too, but read as one stream their lines would count beside the same lines
+// unpacked (a `syslog.2.gz` that is really a .tar.gz): the archive is skipped and named.
+bool starts_tar_archive(LineSource& src) {
+  constexpr std::size_t kMagicAt = 257;
+  constexpr std::string_view kMagic = "ustar";
+  std::string head;
+  const bool tar = src.read_raw(kMagicAt + kMagic.size(), head) == kMagicAt + kMagic.size() &&
+                   std::string_view(head).substr(kMagicAt) == kMagic;
+  return src.rewind() && tar;
+}
+
 void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
   FileDiagnostics& d = sink.diagnostics();
   FormatId fmt = forced;
+  if (fmt == FormatId::unknown && starts_tar_archive(src)) {
+    sink.file_problem(Problem::unknown_format,
+                      "a tar archive (ustar header at byte 257), whatever its name says: not read; unpack it into "
+                      "the input directory to analyze its logs");
+    return;
+  }
   if (fmt == FormatId::unknown) {
     const Detection det = detect_format(src, sink.path());
     d.score = det.score;
@@ -131,10 +154,11 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
 
 void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink) {
   IngestResult& r = sink.output();
-  // Moved, not copied, into an empty table (the common case: one file of each kind).
-  out.samples.append(std::move(r.samples));
-  out.events.append(std::move(r.events));
-  out.processes.append(std::move(r.processes));
+  // Moved, not copied, into an empty table (the common case: one file of each kind). A table
+  // without rows may have been let go (FileSink::release_empty_tables): it has nothing to add.
+  if (r.samples.rows()) out.samples.append(std::move(r.samples));
+  if (r.events.rows()) out.events.append(std::move(r.events));
+  if (r.processes.rows()) out.processes.append(std::move(r.processes));
   for (auto& a : r.anchors) out.anchors.push_back(std::move(a));
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
@@ -219,7 +243,7 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
       if (fs::is_symlink(lst)) {
         const auto target = fs::status(p, sec);
         if (fs::is_directory(target)) {
-          spdlog::debug("not following directory link {}", rel);
+          spdlog::debug("not following directory link {}", text::printable(rel));
           continue;
         }
       } else if (fs::is_directory(lst)) {
@@ -260,25 +284,72 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   // File indices continue those already in `out`, so run() can be called for several inputs.
   const auto base = static_cast<std::uint32_t>(out.files.size());
   std::atomic<std::size_t> next{0};
-  auto worker = [&] {
+  auto read_job = [&](std::size_t k) {
+    Job& job = jobs[order[k]];
+    job.sink = std::make_unique<FileSink>(base + static_cast<std::uint32_t>(order[k]), job.file.path,
+                                          job.file.mtime_ns, options_.parse, recognizer_);
+    std::string err;
+    auto src = open_line_source(job.file.abs_path, err, options_.parse.max_line_length);
+    if (!src) {
+      job.sink->file_problem(Problem::unreadable_file, "cannot open: " + err);
+      return;
+    }
+    job.sink->diagnostics().gzip = is_gzip_file(job.file.abs_path);
+    parse_source(*src, *job.sink, FormatId::unknown);
+    job.sink->release_empty_tables();
+  };
+
+  // Sinks are merged in file order (output is the same for any thread count), each as soon as
+  // every file before it is read: thousands of small files do not all hold their state at once.
+  std::mutex merge_mutex;
+  std::vector<char> done(jobs.size(), 0);
+  std::size_t merged = 0;
+  std::exception_ptr merge_error;
+  auto merge_ready = [&](std::size_t j) {
+    const std::lock_guard lock(merge_mutex);
+    done[j] = 1;
+    if (merge_error) return;
+    try {
+      for (; merged < jobs.size() && done[merged]; ++merged) {
+        Job& job = jobs[merged];
+        if (!job.sink) {  // the read failed: the file is still listed, with why
+          FileDiagnostics d;
+          d.path = job.file.path;
+          d.mtime_ns = job.file.mtime_ns;
+          Diagnostics::record(d, Problem::unreadable_file, 0, 0, {},
+                              job.out_of_memory ? "out of memory while reading this file: skipped (the others are read)"
+                                                : "internal parser error: " + job.failed);
+          out.files.push_back(std::move(job.file));
+          diag.files.push_back(std::move(d));
+          continue;
+        }
+        merge(out, diag, std::move(job.file), *job.sink);
+        job.sink.reset();  // its tables are merged: free what is left now
+      }
+    } catch (...) {  // no memory to merge: the caller gets the error once the threads are done
+      merge_error = std::current_exception();
+    }
+  };
+  // Nothing may leave a worker: an exception out of a thread's function ends the process.
+  auto worker = [&]() noexcept {
     for (;;) {
       const std::size_t k = next.fetch_add(1);
       if (k >= order.size()) return;
-      Job& job = jobs[order[k]];
-      job.sink = std::make_unique<FileSink>(base + static_cast<std::uint32_t>(order[k]), job.file.path,
-                                            job.file.mtime_ns, options_.parse, recognizer_);
-      std::string err;
-      auto src = open_line_source(job.file.abs_path, err, options_.parse.max_line_length);
-      if (!src) {
-        job.sink->file_problem(Problem::unreadable_file, "cannot open: " + err);
-        continue;
-      }
-      job.sink->diagnostics().gzip = is_gzip_file(job.file.abs_path);
       try {
-        parse_source(*src, *job.sink, FormatId::unknown);
+        read_job(k);
+      } catch (const std::bad_alloc&) {
+        // What the file filled is let go (its sink), so the other files may still be read.
+        jobs[order[k]].sink.reset();
+        jobs[order[k]].out_of_memory = true;
       } catch (const std::exception& e) {  // a parser bug must not end the run
-        job.sink->file_problem(Problem::unreadable_file, std::string("internal parser error: ") + e.what());
+        jobs[order[k]].sink.reset();
+        try {
+          jobs[order[k]].failed = e.what();
+        } catch (...) {
+          jobs[order[k]].out_of_memory = true;
+        }
       }
+      merge_ready(order[k]);
     }
   };
   unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -286,15 +357,26 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   if (threads <= 1) {
     worker();
   } else {
+    // A container's pids limit (or RLIMIT_NPROC, or no memory for a stack) can refuse a thread:
+    // the threads already started share the files, or this thread reads them all.
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    std::string refused;
+    for (unsigned t = 0; t < threads; ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (const std::system_error& e) {
+        refused = e.what();
+        break;
+      }
+    }
+    if (pool.empty()) worker();
     for (auto& t : pool) t.join();
+    if (pool.size() < threads)
+      diag.notes.push_back(fmt::format("read the files on {} thread(s), not {}: the system refused a thread ({})",
+                                       std::max<std::size_t>(1, pool.size()), threads, refused));
   }
+  if (merge_error) std::rethrow_exception(merge_error);
 
-  for (auto& job : jobs) {
-    merge(out, diag, std::move(job.file), *job.sink);
-    job.sink.reset();  // its tables are merged: free what is left now, not after the loop
-  }
   for (auto& d : skipped) diag.files.push_back(std::move(d));
 }
 

@@ -18,13 +18,23 @@ namespace {
 
 constexpr std::size_t kBlock = 1 << 20;  // 1 MiB reads: large enough for memory speed
 constexpr std::uint64_t kMapAtLeast = kBlock;  // smaller files are read, larger ones mapped
+// How far ahead one search for '\r' looks: a file without any is scanned for it once per 64 KiB
+// (in the cache, just ahead of the lines), not once per line.
+constexpr std::size_t kCrLookahead = 64 * 1024;
 
 /// Splits a byte stream into lines; subclasses supply the bytes, in blocks through fill() or
-/// all at once (a mapped file: then nothing is copied).
+/// all at once (a mapped file: then nothing is copied). A line ends at '\n', at "\r\n" and at a
+/// lone '\r' (old Mac line ends: without it such a file would be one record).
 class ChunkedLineSource : public LineSource {
  public:
-  explicit ChunkedLineSource(std::size_t max_line) : max_line_(max_line ? max_line : 1) {
-    buf_.resize(max_line_ + kBlock + 1);
+  // The buffer starts at a block plus one line of at most a block (or at the size of a file
+  // known to be smaller: 20 000 small files must not each fill a megabyte), and grows (doubling)
+  // only while a line longer than that is read: `--max-line-length 1GiB` costs what the lines
+  // need.
+  explicit ChunkedLineSource(std::size_t max_line, std::uint64_t expected_bytes = UINT64_MAX)
+      : max_line_(max_line ? max_line : 1) {
+    const std::size_t full = std::min(max_line_, kBlock) + kBlock + 1;
+    buf_.resize(expected_bytes < full ? static_cast<std::size_t>(expected_bytes) + 1 : full);
     data_ = buf_.data();
   }
 
@@ -34,16 +44,38 @@ class ChunkedLineSource : public LineSource {
       release_at_ = pos_ + kBlock;
     }
     for (;;) {
+      if (after_cr_ && pos_ < end_) {  // the '\n' of a "\r\n" whose '\r' ended the last line
+        if (data_[pos_] == '\n') ++pos_;
+        after_cr_ = false;
+      }
       if (!skipping_)  // zero padding in front of a line, however long (see nul_bytes_skipped)
         while (pos_ < end_ && data_[pos_] == '\0') ++pos_, ++nul_skipped_;
       const char* begin = data_ + pos_;
       const std::size_t avail = end_ - pos_;
-      const void* nl = avail ? std::memchr(begin, '\n', avail) : nullptr;
+      // Bytes already searched for '\n' are not searched again while a long line grows block by
+      // block (a 1 GiB line allowed by --max-line-length would cost a search per block).
+      const std::size_t nl_from = std::max(pos_, no_nl_before_);
+      const void* nl = end_ > nl_from ? std::memchr(data_ + nl_from, '\n', end_ - nl_from) : nullptr;
+      if (!nl) no_nl_before_ = end_;
+      const std::size_t to_nl = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : avail;
+      const char* cr = find_cr(pos_, pos_ + to_nl);
       // A mapped file that shrank under the scan just now: end at its new end and look again.
       if (faults_ && faults_->load(std::memory_order_relaxed) != faults_seen_) [[unlikely]] {
         faults_seen_ = faults_->load(std::memory_order_relaxed);
         end_at(size_now());
         continue;
+      }
+      if (cr) {  // "\r\n" or a lone '\r': the line ends at the '\r'
+        const std::size_t len = static_cast<std::size_t>(cr - begin);
+        after_cr_ = true;
+        if (skipping_) {
+          skipping_ = false;
+          pos_ += len + 1;
+          continue;
+        }
+        emit(line, begin, std::min(len, max_line_), len > max_line_);
+        pos_ += len + 1;
+        return true;
       }
       if (nl) {
         const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
@@ -77,6 +109,7 @@ class ChunkedLineSource : public LineSource {
         return false;
       }
       compact();
+      if (end_ == buf_.size()) grow();  // a line longer than the buffer, not yet max_line_ long
       const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
       if (got == 0) eof_ = true;
       end_ += got;
@@ -85,6 +118,10 @@ class ChunkedLineSource : public LineSource {
 
   std::size_t read_raw(std::size_t n, std::string& out) override {
     std::size_t done = 0;
+    if (after_cr_ && pos_ < end_) {  // the bytes after the line, not its "\r\n"'s '\n'
+      if (data_[pos_] == '\n') ++pos_;
+      after_cr_ = false;
+    }
     while (done < n) {
       if (pos_ == end_) {
         if (eof_) break;
@@ -109,8 +146,9 @@ class ChunkedLineSource : public LineSource {
     pos_ = end_ = 0;
     base_ = 0;
     lineno_ = 0;
-    eof_ = skipping_ = false;
+    eof_ = skipping_ = after_cr_ = false;
     nul_skipped_ = 0;
+    no_cr_before_ = no_nl_before_ = 0;
     release_at_ = 0;
     if (whole_) {  // everything is there again, up to a new end if the file shrank
       end_ = faults_ && faults_->load(std::memory_order_relaxed) ? std::min(whole_size_, size_now()) : whole_size_;
@@ -150,18 +188,39 @@ class ChunkedLineSource : public LineSource {
   void end_at(std::size_t size) noexcept {
     end_ = std::min(end_, size);
     pos_ = std::min(pos_, end_);
+    no_cr_before_ = std::min(no_cr_before_, end_);
+    no_nl_before_ = std::min(no_nl_before_, end_);
+  }
+  // The first '\r' in data_[from, to), or nullptr. What was searched without finding one is
+  // remembered (no_cr_before_), and each search looks kCrLookahead ahead, so a file without '\r'
+  // costs one memchr per 64 KiB, not one per line.
+  const char* find_cr(std::size_t from, std::size_t to) {
+    if (no_cr_before_ >= to) return nullptr;
+    const std::size_t start = std::max(from, no_cr_before_);
+    const std::size_t stop = std::max(to, std::min(end_, start + kCrLookahead));
+    const void* cr = std::memchr(data_ + start, '\r', stop - start);
+    if (!cr) {
+      no_cr_before_ = stop;
+      return nullptr;
+    }
+    no_cr_before_ = static_cast<std::size_t>(static_cast<const char*>(cr) - data_);
+    return no_cr_before_ < to ? data_ + no_cr_before_ : nullptr;
   }
   void emit(Line& line, const char* begin, std::size_t len, bool truncated) {
-    std::size_t n = len;
-    if (!truncated && n > 0 && begin[n - 1] == '\r') --n;
-    line.text = std::string_view(begin, n);
+    line.text = std::string_view(begin, len);
     line.number = ++lineno_;
     line.offset = base_ + pos_;
     line.truncated = truncated;
   }
+  void grow() {
+    buf_.resize(std::min(std::max<std::size_t>(buf_.size() * 2, 64), max_line_ + kBlock + 1));
+    data_ = buf_.data();
+  }
   void compact() {
     if (pos_ == 0) return;
     std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    no_cr_before_ = no_cr_before_ > pos_ ? no_cr_before_ - pos_ : 0;
+    no_nl_before_ = no_nl_before_ > pos_ ? no_nl_before_ - pos_ : 0;
     end_ -= pos_;
     base_ += pos_;
     pos_ = 0;
@@ -179,12 +238,16 @@ class ChunkedLineSource : public LineSource {
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   std::uint64_t lineno_ = 0;
   std::uint64_t nul_skipped_ = 0;
+  std::size_t no_cr_before_ = 0;  // data_[.., no_cr_before_) holds no '\r' (see find_cr)
+  std::size_t no_nl_before_ = 0;  // nor '\n' before this, once a search found none
   bool eof_ = false, skipping_ = false;
+  bool after_cr_ = false;  // the last line ended at a '\r': a '\n' right after it is part of its end
 };
 
 class BufferLineSource final : public ChunkedLineSource {
  public:
-  BufferLineSource(std::string_view data, std::size_t max_line) : ChunkedLineSource(max_line), data_(data) {}
+  BufferLineSource(std::string_view data, std::size_t max_line)
+      : ChunkedLineSource(max_line, data.size()), data_(data) {}
 
  protected:
   std::size_t fill(char* dst, std::size_t cap) override {
@@ -209,7 +272,7 @@ class BufferLineSource final : public ChunkedLineSource {
 class FdLineSource final : public ChunkedLineSource {
  public:
   FdLineSource(int fd, std::size_t max_line, std::uint64_t size)
-      : ChunkedLineSource(max_line), fd_(fd), size_(size), left_(size) {}
+      : ChunkedLineSource(max_line, size), fd_(fd), size_(size), left_(size) {}
   ~FdLineSource() override { ::close(fd_); }
 
  protected:

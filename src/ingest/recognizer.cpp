@@ -4,10 +4,12 @@
 
 #include <array>
 #include <cstring>
-#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <span>
 #include <vector>
 
+#include "gpucost/small_file.hpp"
 #include "gpucost/text.hpp"
 #include "ingest/key_prefilter.hpp"
 
@@ -492,8 +494,13 @@ EventRecognizer::EventRecognizer() = default;
 void EventRecognizer::add(EventPattern p) { user_.push_back(std::move(p)); }
 
 std::string EventRecognizer::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "cannot open patterns file " + path;
+  std::string all;
+  try {
+    all = read_small_file(path, kMaxPatternsFileBytes, "patterns file");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  std::istringstream in(all);
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -12,25 +13,112 @@ namespace gpucost {
 
 namespace {
 constexpr std::size_t kFlushAt = 1 << 20;
+
+// The temporary file being written, removed if SIGINT or SIGTERM ends the run before it is
+// renamed into place (a 100 MB FILE.tmp.PID must not be left behind). One at a time: a command
+// writes one output. The handler uses only unlink() and raise(), which are async-signal-safe.
+char g_tmp_path[4096];
+volatile std::sig_atomic_t g_tmp_armed = 0;
+struct sigaction g_old_int {}, g_old_term {};
+
+extern "C" void remove_tmp_and_die(int sig) {
+  if (g_tmp_armed) ::unlink(g_tmp_path);
+  g_tmp_armed = 0;
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
 }
+
+void arm_tmp_cleanup(const std::string& tmp) {
+  if (g_tmp_armed || tmp.size() >= sizeof g_tmp_path) return;
+  std::memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
+  struct sigaction sa {};
+  sa.sa_handler = remove_tmp_and_die;
+  sigemptyset(&sa.sa_mask);
+  g_tmp_armed = 1;
+  // A signal that was ignored (SIGINT of a background job) stays ignored.
+  ::sigaction(SIGINT, nullptr, &g_old_int);
+  ::sigaction(SIGTERM, nullptr, &g_old_term);
+  if (g_old_int.sa_handler != SIG_IGN) ::sigaction(SIGINT, &sa, nullptr);
+  if (g_old_term.sa_handler != SIG_IGN) ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+void disarm_tmp_cleanup() {
+  if (!g_tmp_armed) return;
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+  g_tmp_armed = 0;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Paths that name an open file descriptor (`/dev/stdout` -> /proc/self/fd/1): the file behind
+// them is written where it is, never replaced by a rename.
+bool names_a_descriptor(std::string_view p) {
+  return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin" || starts_with(p, "/dev/fd/") ||
+         starts_with(p, "/proc/");
+}
+
+// The file that `path` finally names, following symbolic links (also dangling ones, and up to
+// 40 of them, like the kernel); `through_fd` is set when a link leads to a descriptor path.
+// Empty (errno set) on a loop or an unreadable link.
+std::string link_target(const std::string& path, bool& through_fd) {
+  std::string target = path;
+  through_fd = false;
+  for (int hops = 0;; ++hops) {
+    if (names_a_descriptor(target)) {
+      through_fd = true;
+      return target;
+    }
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return target;
+    if (hops == 40) {
+      errno = ELOOP;
+      return {};
+    }
+    char buf[4096];
+    const ssize_t n = ::readlink(target.c_str(), buf, sizeof buf);
+    if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return {};
+    std::string next(buf, static_cast<std::size_t>(n));
+    if (next[0] != '/') {
+      const auto slash = target.rfind('/');
+      next = (slash == std::string::npos ? std::string() : target.substr(0, slash + 1)) + next;
+    }
+    target = std::move(next);
+  }
+}
+}  // namespace
 
 Output::Output(std::string path) : path_(std::move(path)) {
   if (path_.empty() || path_ == "-") {
     fd_ = 1;
     return;
   }
+  bool through_fd = false;
+  const std::string target = link_target(path_, through_fd);
+  if (target.empty()) {
+    error_ = "cannot write " + path_ + ": " + std::strerror(errno);
+    failed_ = true;
+    return;
+  }
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    // A device or FIFO (/dev/stdout, /dev/full, a named pipe): write to it directly; renaming a
-    // temporary file over it would replace the node.
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if ((exists && !S_ISREG(st.st_mode)) || through_fd) {
+    // A device, a FIFO, or a descriptor's file (`-o /dev/stdout`, also when stdout is a regular
+    // file): written where it is. A rename would replace the node or the link (as root, the
+    // system's /dev/stdout). A regular file behind a descriptor is appended to, as `>>` would.
+    const int flags = O_WRONLY | O_CLOEXEC | (exists && S_ISREG(st.st_mode) ? O_APPEND : 0);
+    fd_ = ::open(path_.c_str(), flags);
     if (fd_ < 0) {
       error_ = "cannot write " + path_ + ": " + std::strerror(errno);
       failed_ = true;
     }
     return;
   }
-  tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  // A regular file (or none yet), perhaps behind symbolic links: the temporary file goes beside
+  // the link's target and is renamed onto it, so the links stay links.
+  target_ = target;
+  tmp_path_ = target + ".tmp." + std::to_string(::getpid());
+  arm_tmp_cleanup(tmp_path_);
   fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     error_ = "cannot write " + path_ + ": " + std::strerror(errno);
@@ -41,6 +129,7 @@ Output::Output(std::string path) : path_(std::move(path)) {
 Output::~Output() {
   if (fd_ > 1) ::close(fd_);
   if (!finished_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
+  if (!tmp_path_.empty()) disarm_tmp_cleanup();
 }
 
 WriteStatus Output::write(std::string_view data) {
@@ -90,12 +179,13 @@ WriteStatus Output::finish() {
   }
   ::close(fd_);
   fd_ = -1;
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+  if (std::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     error_ = "cannot rename into " + path_ + ": " + std::strerror(errno);
     failed_ = true;
     return WriteStatus::kError;
   }
   finished_ = true;
+  disarm_tmp_cleanup();
   return WriteStatus::kOk;
 }
 

@@ -10,6 +10,7 @@
 #include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/json_writer.hpp"
 #include "gpucost/report/prom_writer.hpp"
+#include "gpucost/text.hpp"
 #include "report/chart_data.hpp"
 
 namespace gpucost {
@@ -257,7 +258,8 @@ std::string render_report(const Report& report, ReportFormat format) {
   switch (format) {
     case ReportFormat::kJson: return render_json(report);
     case ReportFormat::kCsv: return render_csv(report);
-    case ReportFormat::kTable: return render_table(report);
+    // File names and log text in it must not drive the terminal that shows it (ESC, BEL).
+    case ReportFormat::kTable: return text::printable_lines(render_table(report));
     case ReportFormat::kHtml: return render_html(render_json(report));
     case ReportFormat::kProm: return render_prom(render_json(report));
   }

@@ -138,9 +138,9 @@ TEST(JournalJson, JsonSeqAndColonSpacingAreAccepted) {
 
 TEST(JournalJson, BootsAreNumberedInOrderOfAppearance) {
   const std::string data =
-      R"({"__REALTIME_TIMESTAMP":"1000000000","__MONOTONIC_TIMESTAMP":"5000000","_BOOT_ID":"aaaa","MESSAGE":"m1"})" "\n"
-      R"({"__REALTIME_TIMESTAMP":"2000000000","__MONOTONIC_TIMESTAMP":"1000000","_BOOT_ID":"bbbb","MESSAGE":"m2"})" "\n"
-      R"({"__REALTIME_TIMESTAMP":"2000000001","_BOOT_ID":"aaaa","MESSAGE":"m3"})" "\n";
+      R"({"__REALTIME_TIMESTAMP":"1700000001000000","__MONOTONIC_TIMESTAMP":"5000000","_BOOT_ID":"aaaa","MESSAGE":"m1"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000002000000","__MONOTONIC_TIMESTAMP":"1000000","_BOOT_ID":"bbbb","MESSAGE":"m2"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000002000001","_BOOT_ID":"aaaa","MESSAGE":"m3"})" "\n";
   auto run = run_format(FormatId::journal_json, data, [](auto& r) { catch_all(r, "m"); });
   Table& e = run->events();
   ASSERT_EQ(e.rows(), 3u);
@@ -151,7 +151,43 @@ TEST(JournalJson, BootsAreNumberedInOrderOfAppearance) {
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[1].boot_id, "bbbb");
   EXPECT_EQ(a[1].boot_seq, 1);
-  EXPECT_EQ(a[1].wall_raw_ns - a[1].mono_ns, (2000000000 - 1000000) * kNsPerUs);
+  EXPECT_EQ(a[1].wall_raw_ns - a[1].mono_ns, (1700000002000000 - 1000000) * kNsPerUs);
+}
+
+TEST(JournalJson, StampsOfAClockNeverSetAnchorNothing) {
+  // Issue 21: __REALTIME_TIMESTAMP 0 and 1970 + uptime (a board without a real-time clock).
+  const std::string data =
+      R"({"__REALTIME_TIMESTAMP":"0","__MONOTONIC_TIMESTAMP":"5000000","_BOOT_ID":"aaaa","MESSAGE":"m1"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"5000001","__MONOTONIC_TIMESTAMP":"5000001","_BOOT_ID":"aaaa","MESSAGE":"m2"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000002000000","__MONOTONIC_TIMESTAMP":"6000000","_BOOT_ID":"aaaa","MESSAGE":"m3"})" "\n";
+  auto run = run_format(FormatId::journal_json, data, [](auto& r) { catch_all(r, "m"); });
+  Table& e = run->events();
+  ASSERT_EQ(e.rows(), 3u);
+  EXPECT_FALSE(e.column(event_col::wall_raw_ns).is_valid(0));
+  EXPECT_EQ(e.column(event_col::mono_ns).get_int(0), 5000000 * kNsPerUs);  // placed by its boot
+  EXPECT_FALSE(e.column(event_col::wall_raw_ns).is_valid(1));
+  EXPECT_EQ(e.column(event_col::wall_raw_ns).get_int(2), 1700000002000000 * kNsPerUs);
+  EXPECT_FALSE(e.column(event_col::mono_ns).is_valid(2));
+  ASSERT_EQ(run->sink->anchors().size(), 1u);
+  EXPECT_EQ(run->sink->anchors()[0].line, 3u);
+  EXPECT_EQ(run->sink->diagnostics().problems[static_cast<std::size_t>(Problem::implausible_time)], 2u);
+}
+
+TEST(JournalJson, OnlyTheKernelTransportIsTheKernel) {
+  const std::string data =
+      R"({"__REALTIME_TIMESTAMP":"1700000001000000","_TRANSPORT":"kernel","SYSLOG_IDENTIFIER":"kernel","MESSAGE":"m1"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000002000000","_TRANSPORT":"syslog","SYSLOG_IDENTIFIER":"kernel","_UID":"1000","MESSAGE":"m2"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000003000000","_TRANSPORT":"journal","_COMM":"kernel","MESSAGE":"m3"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000004000000","_TRANSPORT":"stdout","MESSAGE":"m4"})" "\n"
+      R"({"__REALTIME_TIMESTAMP":"1700000005000000","_TRANSPORT":"syslog","SYSLOG_IDENTIFIER":"cron","MESSAGE":"m5"})" "\n";
+  auto run = run_format(FormatId::journal_json, data, [](auto& r) { catch_all(r, "m"); });
+  Table& e = run->events();
+  ASSERT_EQ(e.rows(), 2u);
+  EXPECT_EQ(e.column(event_col::text).get_string(0), "m1");
+  EXPECT_EQ(e.column(event_col::text).get_string(1), "m5");
+  const auto& d = run->sink->diagnostics();
+  EXPECT_EQ(d.problems[static_cast<std::size_t>(Problem::spoofed_kernel_ident)], 3u);
+  EXPECT_EQ(d.accepted, 5u);
 }
 
 TEST(JournalJson, BadLinesAreRejectedWithReasonsAndGoodLinesStay) {

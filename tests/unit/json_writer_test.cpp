@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <limits>
 
 #include "gpucost/report/csv_writer.hpp"
 
@@ -73,6 +74,18 @@ TEST(FormatNumber, IsShortStableAndJsonSafe) {
   EXPECT_EQ(format_number(0.7666), "0.7666");
   EXPECT_EQ(format_number(INFINITY), "null");
   EXPECT_EQ(format_number(1e20), "1e+20");
+}
+
+TEST(FormatNumber, SubnormalsAndExtremesNeverThrow) {
+  // Issue 21: the rounding re-parsed its text with std::stod, which throws out_of_range on
+  // subnormals (`--idle-threshold 1e-310`): "internal error: stod".
+  EXPECT_EQ(format_number(1e-310), "1e-310");
+  EXPECT_EQ(format_number(-1e-310), "-1e-310");
+  EXPECT_EQ(format_number(std::numeric_limits<double>::denorm_min()), "5e-324");
+  EXPECT_EQ(format_number(std::numeric_limits<double>::min()), "2.225073859e-308");
+  // Rounded to 10 digits it would exceed the largest double: printed exactly instead.
+  EXPECT_EQ(format_number(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+  EXPECT_EQ(format_number(-std::numeric_limits<double>::max()), "-1.7976931348623157e+308");
 }
 
 TEST(Csv, QuotesOnlyWhenNeeded) {

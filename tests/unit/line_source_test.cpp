@@ -59,6 +59,43 @@ TEST(LineSource, SplitsLinesStripsCrAndKeepsLastLineWithoutNewline) {
   EXPECT_TRUE(src->error().empty());
 }
 
+TEST(LineSource, LoneCarriageReturnsEndLines) {
+  // Issue 21: a file with CR-only line ends was one record. CRLF stays one line end.
+  auto src = make_buffer_source("a\rb\r\nc\nd\r\re\r");
+  EXPECT_EQ(all_lines(*src), (std::vector<std::string>{"a", "b", "c", "d", "", "e"}));
+  ASSERT_TRUE(src->rewind());
+  EXPECT_EQ(all_lines(*src).size(), 6u);
+}
+
+TEST(LineSource, CrLfSplitAcrossTwoReadsIsOneLineEnd) {
+  // The first read fills the buffer (1 MiB and one line of max_line 256, plus one byte) up to
+  // and including the '\r'; its '\n' comes with the next read.
+  const std::size_t first_fill = (1u << 20) + 256 + 1;
+  std::string data(first_fill - 1, 'x');
+  for (std::size_t i = 100; i < data.size(); i += 100) data[i] = '\n';
+  data += "\r\nnext\n";
+  auto src = make_buffer_source(data, 256);
+  const auto lines = all_lines(*src);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines.back(), "next");
+  EXPECT_NE(lines[lines.size() - 2], "") << "no blank line between the \\r and its \\n";
+}
+
+TEST(LineSource, ALongLineGrowsTheBufferOnlyAsFarAsItReaches) {
+  // --max-line-length 1 GiB allocates nothing up front; a 3 MiB line under a 4 MiB limit is
+  // read whole, a 5 MiB one is cut at 4 MiB.
+  const std::string data = std::string(3u << 20, 'a') + "\n" + std::string(5u << 20, 'b') + "\nend\n";
+  auto src = make_buffer_source(data, 4u << 20);
+  std::vector<bool> cut;
+  const auto lines = all_lines(*src, &cut);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].size(), 3u << 20);
+  EXPECT_FALSE(cut[0]);
+  EXPECT_EQ(lines[1].size(), 4u << 20);
+  EXPECT_TRUE(cut[1]);
+  EXPECT_EQ(lines[2], "end");
+}
+
 TEST(LineSource, KeepsNulBytesInsideLines) {
   const std::string data("x\0y\nz\n", 6);
   auto src = make_buffer_source(data);
@@ -228,6 +265,7 @@ std::string messy_bytes(std::size_t size, std::uint32_t seed) {
       case 1: s.append(rnd() % 300, '\0'); s += "after padding\n"; break;
       case 2: s += std::string("nul \0 inside\n", 13); break;
       case 3: s += "\n"; break;
+      case 5: s += "old mac line\rnext one\r"; break;
       case 4: s.append(3000 + rnd() % 5000, 'x'); s += "\n"; break;
       default: s.append(20 + rnd() % 200, 'a' + static_cast<char>(rnd() % 26)); s += "\n"; break;
     }

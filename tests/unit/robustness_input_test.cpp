@@ -87,8 +87,8 @@ TEST(RobustInput, BinaryBlockInsideAKernLogIsCountedAndTheLinesAroundItAreKept) 
   std::string log = kKernLogLines;
   log += std::string(3000, '\0') + xid_line(30, 4242);
   std::string junk = garbage(300, 3);
-  for (auto& c : junk)
-    if (c == '\n') c = '\x02';
+  for (auto& c : junk)  // one line of it: CR ends a line too
+    if (c == '\n' || c == '\r') c = '\x02';
   log += '\x01';
   log += junk;
   log += '\n';

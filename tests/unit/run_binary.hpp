@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@ struct RunResult {
   std::string out, err;
   bool hung = false;           ///< killed by the hang guard
   bool stdout_closed = false;  ///< the reader closed stdout early (close_stdout_after)
+  long max_rss_kib = 0;        ///< the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 /// How to run it.
@@ -94,7 +96,9 @@ inline RunResult run_gpucost(const std::vector<std::string>& args, const RunOpti
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.max_rss_kib = usage.ru_maxrss;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }

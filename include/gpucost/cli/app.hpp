@@ -12,6 +12,7 @@ enum ExitCode : int {
   kExitNoInput = 3,        ///< nothing usable in the input (empty directory, no known format)
   kExitInputProblems = 4,  ///< report written, but rejected lines exceeded --max-error-rate
   kExitOutput = 5,         ///< the output could not be written (disk full, permission)
+  kExitOutOfMemory = 6,    ///< the system refused memory the run needed (no report)
 };
 
 /// Runs the command line; returns the process exit code.

@@ -96,6 +96,10 @@ class FileSink {
   void anchor(const BootAnchor& a);
   /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
   void observe_utc_offset(TimeNs offset_ns);
+  /// After the parse: tables without rows are let go (about 10 KB each of column schema), so a
+  /// sink that waits to be merged holds only what its file gave. Their schema is gone: nothing
+  /// may be appended to them afterwards.
+  void release_empty_tables();
 
  private:
   std::uint32_t file_;

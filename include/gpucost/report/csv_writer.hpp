@@ -1,6 +1,10 @@
 #pragma once
 /// \file csv_writer.hpp
 /// RFC 4180 CSV: fields with a comma, quote, CR or LF are quoted, quotes doubled; rows end in \n.
+/// Cells are safe to open and to print: a cell that a spreadsheet would run as a formula (it
+/// begins with `=`, `+`, `-`, `@`, tab or CR and is not a plain number) is quoted with a `'`
+/// before it (OWASP's rule), and control bytes but tab and LF are written as text::printable()
+/// writes them (`\x1b`), so a log line cannot drive the terminal that shows the file.
 
 #include <string>
 #include <string_view>

@@ -2,6 +2,9 @@
 /// \file output.hpp
 /// Where data goes: stdout, or `-o FILE` written to a temporary file beside it and renamed, so
 /// that a failed run never leaves a half-written report. A closed pipe (`| head`) ends quietly.
+/// A symbolic link is written through (the temporary file goes beside its target, which the
+/// rename replaces); devices, FIFOs and descriptor paths (`/dev/stdout`, `/dev/fd/N`) are written
+/// in place; SIGINT or SIGTERM during the write removes the temporary file.
 
 #include <string>
 #include <string_view>
@@ -30,7 +33,7 @@ class Output {
 
  private:
   WriteStatus flush();
-  std::string path_, tmp_path_, buffer_, error_;
+  std::string path_, target_, tmp_path_, buffer_, error_;  // target_: path_ with its links followed
   int fd_ = -1;
   bool failed_ = false, closed_pipe_ = false, finished_ = false;
 };

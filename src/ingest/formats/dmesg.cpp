@@ -198,7 +198,7 @@ class Format final : public LogFormat {
         // Continuation lines are indented under the message (NVRM tables, multi-line printks).
         const std::size_t ind = text::is_space(d.text.empty() ? 'x' : d.text[0]) ? indentation(d.text) : 0;
         if (pending.active() && (pending.stamped() ? ind > 0 : ind > pending.indent())) {
-          pending.append(d.text);
+          pending.append(d.text, sink);
           sink.continuation();
           continue;
         }

@@ -60,10 +60,38 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
   }
   sink_.accept();
 
+  // Only the kernel sends with _TRANSPORT=kernel; any local user can write SYSLOG_IDENTIFIER=kernel
+  // (`logger -t kernel`), and such an entry must not count as a kernel Xid or incident.
+  // The recognizer reads an ident `kernel` (or none) as the kernel's, so an entry from anything
+  // else that would pass as one is counted under its own name instead.
+  const bool from_kernel = e.transport && *e.transport == "kernel";
+  const std::string_view ident = from_kernel             ? std::string_view("kernel")
+                                 : e.syslog_identifier ? *e.syslog_identifier
+                                 : e.comm              ? *e.comm
+                                                       : std::string_view();
+  if (!from_kernel && (ident == "kernel" || (ident.empty() && e.transport))) {
+    sink_.problem(at, Problem::spoofed_kernel_ident,
+                  fmt::format("{} with _TRANSPORT={}: written by a process, not the kernel; not read as a kernel message",
+                              ident.empty() ? std::string("no identifier") : "identifier kernel",
+                              e.transport ? text::excerpt(*e.transport, 20) : std::string("(none)")));
+    return std::nullopt;
+  }
+
+  const auto mono = e.monotonic ? journal_usec_to_ns(*e.monotonic) : std::nullopt;
+  const bool mono_ok = mono && *mono <= kMaxMonotonicNs;
+  const bool plausible = *wall >= kPlausibleWallFloorNs;
+  if (!plausible)
+    sink_.problem(at, Problem::implausible_time,
+                  fmt::format("__REALTIME_TIMESTAMP {} is before 2000: a clock never set; the entry is placed by its "
+                              "boot's monotonic time when it can be, and anchors nothing",
+                              format_rfc3339(*wall, 6)));
+
   MessageRecord m;
   m.line = at.number;
-  m.wall_kind = WallKind::kUtc;
-  m.wall_raw_ns = *wall;
+  if (plausible) {
+    m.wall_kind = WallKind::kUtc;
+    m.wall_raw_ns = *wall;
+  }
   // Entries without a boot id stay in the boot of the entries around them.
   if (e.boot_id && !e.boot_id->empty()) {
     m.boot_id = *e.boot_id;
@@ -74,29 +102,24 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
 
   // journald takes both stamps when it receives the entry, so together they say when this boot
   // started, to the microsecond.
-  if (e.monotonic)
-    if (const auto mono = journal_usec_to_ns(*e.monotonic); mono && *mono <= kMaxMonotonicNs) {
-      BootAnchor a;
-      if (e.boot_id) a.boot_id = std::string(*e.boot_id);
-      a.boot_seq = m.boot_seq;
-      a.line = at.number;
-      a.mono_ns = *mono;
-      a.wall_raw_ns = *wall;
-      a.wall_kind = WallKind::kUtc;
-      a.precision_ns = kNsPerUs;
-      sink_.anchor(a);
-    }
-
-  if (e.transport && *e.transport == "kernel") {
-    m.ident = "kernel";
-    // The printk stamp, not journald's receipt time: the key that matches dmesg and kern.log.
-    if (e.source_monotonic)
-      if (const auto mono = journal_usec_to_ns(*e.source_monotonic); mono && *mono <= kMaxMonotonicNs) m.mono_ns = *mono;
-  } else if (e.syslog_identifier) {
-    m.ident = *e.syslog_identifier;
-  } else if (e.comm) {
-    m.ident = *e.comm;
+  if (mono_ok && plausible) {
+    BootAnchor a;
+    if (e.boot_id) a.boot_id = std::string(*e.boot_id);
+    a.boot_seq = m.boot_seq;
+    a.line = at.number;
+    a.mono_ns = *mono;
+    a.wall_raw_ns = *wall;
+    a.wall_kind = WallKind::kUtc;
+    a.precision_ns = kNsPerUs;
+    sink_.anchor(a);
   }
+
+  m.ident = ident;
+  // The printk stamp, not journald's receipt time: the key that matches dmesg and kern.log.
+  if (from_kernel && e.source_monotonic)
+    if (const auto src = journal_usec_to_ns(*e.source_monotonic); src && *src <= kMaxMonotonicNs) m.mono_ns = *src;
+  // Without a usable wall stamp, journald's receipt time on the boot's clock places the entry.
+  if (!plausible && m.mono_ns == kNoTime && mono_ok) m.mono_ns = *mono;
   const auto pid_text = e.pid ? e.pid : e.syslog_pid;
   if (pid_text)
     if (const auto pid = text::to_int<std::int64_t>(text::trim(*pid_text)); pid && *pid >= 0) m.ident_pid = *pid;

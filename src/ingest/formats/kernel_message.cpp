@@ -1,5 +1,7 @@
 #include "ingest/formats/kernel_message.hpp"
 
+#include <fmt/format.h>
+
 #include "gpucost/text.hpp"
 
 namespace gpucost::formats {
@@ -147,13 +149,30 @@ void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t ind
   stamped_ = stamped;
   indent_ = indent;
   active_ = true;
+  capped_ = false;
 }
 
-void PendingMessage::append(std::string_view line) {
-  text_ += '\n';
-  text_.append(text::trim(line));
-  rec_.text = text_;  // the buffer may have moved
+void PendingMessage::append(std::string_view line, FileSink& sink) {
   rec_.flags |= kFlagContinued;
+  if (capped_) return;
+  const std::string_view add = text::trim(line);
+  const std::size_t cap = sink.options().max_line_length;
+  if (text_.size() + 1 + add.size() > cap) {
+    capped_ = true;
+    if (text_.size() < cap) {
+      text_ += '\n';
+      text_.append(add.substr(0, cap - text_.size()));
+    }
+    rec_.flags |= kFlagTruncated;
+    Diagnostics::record(sink.diagnostics(), Problem::truncated_line, rec_.line, 0, text_,
+                        fmt::format("message joined from continuation lines longer than {} bytes "
+                                    "(--max-line-length); the rest of its lines were counted, not kept",
+                                    cap));
+  } else {
+    text_ += '\n';
+    text_.append(add);
+  }
+  rec_.text = text_;  // the buffer may have moved
 }
 
 bool PendingMessage::flush(FileSink& sink) {

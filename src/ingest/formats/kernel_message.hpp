@@ -77,8 +77,11 @@ class PendingMessage {
   bool active() const noexcept { return active_; }
   /// Begins a message; m.text, m.ident and m.boot_id are copied. Trailing blanks are dropped.
   void start(const MessageRecord& m, bool stamped, std::size_t indent);
-  /// Joins a continuation line (trimmed) and flags the message kFlagContinued.
-  void append(std::string_view line);
+  /// Joins a continuation line (trimmed) and flags the message kFlagContinued. A message is
+  /// capped like a line, at sink's --max-line-length: what does not fit is dropped, the message
+  /// flagged kFlagTruncated and counted once as truncated_line (lines without end cannot make
+  /// one message of a gigabyte).
+  void append(std::string_view line, FileSink& sink);
   /// Hands the message to sink.message(); true when it became an event. No-op when inactive.
   bool flush(FileSink& sink);
   /// Drops the message without emitting it.
@@ -96,6 +99,7 @@ class PendingMessage {
   std::string text_, ident_, boot_id_;
   bool active_ = false;
   bool stamped_ = false;
+  bool capped_ = false;  // the cap was reached: further lines are counted, not kept
   std::size_t indent_ = 0;
 };
 

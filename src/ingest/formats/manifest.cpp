@@ -20,6 +20,9 @@ namespace od = simdjson::ondemand;
 
 constexpr std::int64_t kManifestVersion = 1;
 constexpr std::size_t kReadBlock = 1 << 20;
+/// A manifest is a few KB (docs/manifest.md); one larger than this (a .gz of whitespace behind a
+/// manifest's first key) is not read past it, and not used.
+constexpr std::size_t kMaxManifestBytes = 4 << 20;
 
 constexpr std::string_view kKeys[] = {
     "\"host\"",       "\"kernel\"", "\"driver_version\"", "\"timezone\"", "\"utc_offset\"", "\"boot_id\"",
@@ -297,7 +300,13 @@ class Format final : public LogFormat {
 
   void parse(LineSource& src, FileSink& sink) const override {
     std::string doc;
-    while (src.read_raw(kReadBlock, doc) > 0) {
+    while (doc.size() <= kMaxManifestBytes && src.read_raw(kReadBlock, doc) > 0) {
+    }
+    if (doc.size() > kMaxManifestBytes) {
+      sink.file_problem(Problem::bad_json, fmt::format("the manifest is larger than {} MiB (decompressed); not read "
+                                                       "past that, not used",
+                                                       kMaxManifestBytes >> 20));
+      return;
     }
     const std::size_t len = doc.size();
     doc.append(simdjson::SIMDJSON_PADDING, ' ');

@@ -17,6 +17,9 @@ namespace gpucost::formats {
 namespace {
 
 constexpr std::string_view kBanner = "NVSMI LOG";
+// More GPUs than a machine has (8 to 16 per node, 72 in an NVL72 rack; one report is one node)
+// is damage or an attack: each further section would cost a search of the devices before it.
+constexpr std::size_t kMaxGpus = 256;
 constexpr std::string_view kBugReportStart = "Start of NVIDIA bug report log file";
 
 enum class Section : std::uint8_t { other, pci, pcie_generation, link_width, power_readings, fb_memory };
@@ -216,6 +219,13 @@ class ReportParser {
     current_ = -1;
     for (std::size_t i = 0; i < devices_.size(); ++i)
       if (devices_[i].dev.pci_bus == norm) current_ = static_cast<int>(i);
+    if (current_ < 0 && devices_.size() >= kMaxGpus) {  // its keys are skipped (current_ < 0)
+      Diagnostics::record(sink_.diagnostics(), Problem::too_many_devices, number, 0, {},
+                          fmt::format("GPU {} is one more than the {} GPUs a machine can have; its section is "
+                                      "counted, not read",
+                                      text::excerpt(bus, 32), kMaxGpus));
+      return;
+    }
     if (current_ < 0) {
       devices_.emplace_back();
       current_ = static_cast<int>(devices_.size() - 1);

@@ -504,7 +504,7 @@ class FamilyParser {
       body = after_ident(s.substr(7));
     } else if (pending_.active() && pending_.stamped() && ind > 0) {
       // Multi-line messages are printed with their continuation lines indented.
-      pending_.append(t);
+      pending_.append(t, sink_);
       sink_.continuation();
       return;
     } else if (const int k = kernel_likeness(s); k >= 40 || (k > 0 && !pending_.active())) {
@@ -513,7 +513,7 @@ class FamilyParser {
       ident = "kernel";
       body = s;
     } else if (pending_.active() && !line.truncated) {  // hard-wrapped by a terminal (never this long)
-      pending_.append(t);
+      pending_.append(t, sink_);
       sink_.continuation();
       return;
     } else {
