@@ -118,7 +118,8 @@ CostView read_cost(rd::Element root) {
   c.currency = rd::string(*cost, "currency");
   c.local_preset = rd::string(rd::path(*cost, "local_gpu", "preset"));
   c.cloud_preset = rd::string(rd::path(*cost, "cloud_offer", "preset"));
-  c.price_seen = rd::string(rd::path(*cost, "cloud_offer", "seen"));
+  c.price_seen = rd::string(rd::path(*cost, "cloud", "price_observed_on"));
+  if (c.price_seen.empty()) c.price_seen = rd::string(rd::path(*cost, "cloud_offer", "seen"));
   if (c.price_seen.empty()) c.price_seen = rd::string(rd::path(*cost, "inputs", "cloud", "hourly_rate", "seen"));
   if (c.price_seen.empty())
     c.price_seen = price_seen_from_note(rd::string(rd::path(*cost, "inputs", "cloud", "hourly_rate", "note")));
@@ -228,6 +229,8 @@ void write_row(std::string& out, const RowContext& ctx, std::string_view kind, c
   optional_string(w, "cloud_preset", ctx.cost.cloud_preset);
   optional_string(w, "price_seen", ctx.cost.price_seen);
   w.kv("gpucost_version", ctx.version);
+  if (ctx.cost.price_seen.empty() && !ctx.cost.cloud_preset.empty())
+    nulls.emplace_back("price_seen", "the cloud price has no observation date (an undated quote or catalog row)");
   w.key("null_reasons").begin_object();
   for (const auto& [k, r] : nulls) w.kv(k, r);
   w.end_object();

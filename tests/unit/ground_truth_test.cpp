@@ -288,8 +288,9 @@ TEST_P(GroundTruth, EveryInjectedEventOnceAtItsTrueInstant) {
       v->erase(std::unique(v->begin(), v->end()), v->end());
     }
     EXPECT_EQ(seen, want) << e.kind << " " << e.message;
-    if (group.size() > 1)
+    if (group.size() > 1) {
       EXPECT_EQ(tl.origin_begin[best + 1] - tl.origin_begin[best] >= group.size(), true) << e.kind << " " << e.message;
+    }
   }
   for (std::size_t r = 0; r < ev.rows(); ++r) {
     const auto kind = static_cast<EventKind>(ev.column(event_col::kind).get_int(r));

@@ -77,8 +77,8 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
     return std::nullopt;
   }
 
-  const auto mono = e.monotonic ? journal_usec_to_ns(*e.monotonic) : std::nullopt;
-  const bool mono_ok = mono && *mono <= kMaxMonotonicNs;
+  const TimeNs mono = e.monotonic ? journal_usec_to_ns(*e.monotonic).value_or(kNoTime) : kNoTime;
+  const bool mono_ok = mono != kNoTime && mono <= kMaxMonotonicNs;
   const bool plausible = *wall >= kPlausibleWallFloorNs;
   if (!plausible)
     sink_.problem(at, Problem::implausible_time,
@@ -107,7 +107,7 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
     if (e.boot_id) a.boot_id = std::string(*e.boot_id);
     a.boot_seq = m.boot_seq;
     a.line = at.number;
-    a.mono_ns = *mono;
+    a.mono_ns = mono;
     a.wall_raw_ns = *wall;
     a.wall_kind = WallKind::kUtc;
     a.precision_ns = kNsPerUs;
@@ -119,7 +119,7 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
   if (from_kernel && e.source_monotonic)
     if (const auto src = journal_usec_to_ns(*e.source_monotonic); src && *src <= kMaxMonotonicNs) m.mono_ns = *src;
   // Without a usable wall stamp, journald's receipt time on the boot's clock places the entry.
-  if (!plausible && m.mono_ns == kNoTime && mono_ok) m.mono_ns = *mono;
+  if (!plausible && m.mono_ns == kNoTime && mono_ok) m.mono_ns = mono;
   const auto pid_text = e.pid ? e.pid : e.syslog_pid;
   if (pid_text)
     if (const auto pid = text::to_int<std::int64_t>(text::trim(*pid_text)); pid && *pid >= 0) m.ident_pid = *pid;
