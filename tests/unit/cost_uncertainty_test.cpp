@@ -10,41 +10,14 @@
 #include "gpucost/cost/model.hpp"
 #include "gpucost/cost/presets.hpp"
 #include "gpucost/cost/resolve.hpp"
+#include "cost_fixtures.hpp"
 
 namespace gpucost::cost {
 namespace {
 
 // Round numbers: 1000 over 1000 h, half the time useful; cloud 4 per hour, full utilization.
 // Buying repays 1000 at 4 per hour of work: 250 h, over 10 months 25 h a month x relative speed.
-CostInputs simple() {
-  CostInputs in;
-  in.currency = "EUR";
-  auto set = [&](InputId id, double v) { in.set(id, v, "test"); };
-  set(InputId::purchase_price, 1000);
-  set(InputId::amortization_hours, 1000);
-  set(InputId::amortization_months, 10);
-  set(InputId::power_w, 0);
-  set(InputId::cooling_w, 0);
-  set(InputId::electricity_price, 0);
-  set(InputId::incidents_per_hour, 0);
-  set(InputId::hours_per_incident, 0);
-  set(InputId::engineer_rate, 0);
-  set(InputId::effective_utilization, 0.5);
-  set(InputId::fixed_cost_per_job, 0);
-  set(InputId::hourly_rate, 4);
-  set(InputId::cold_start_s, 900);
-  set(InputId::utilization, 1);
-  set(InputId::relative_speed, 1);
-  set(InputId::resale_fraction, 0);
-  set(InputId::interest_rate, 0);
-  set(InputId::hours_per_month, 75);
-  set(InputId::job_stall_fraction, 0);
-  set(InputId::interruption_loss, 0);
-  set(InputId::billing_increment_s, 0);
-  set(InputId::data_cost_per_job, 0);
-  set(InputId::minimum_billing_s, 0);
-  return in;
-}
+CostInputs simple() { return test::round_cost_inputs(75); }
 
 TEST(CostUncertainty, SplitMix64FollowsTheReferenceSequence) {
   // The reference implementation (Vigna's splitmix64.c) from state 0.

@@ -18,13 +18,6 @@ namespace {
 using namespace test;
 using M = GpuMetric;
 
-GpuDevice device(int index, std::string bus) {
-  GpuDevice d;
-  d.index = index;
-  d.pci_bus = std::move(bus);
-  return d;
-}
-
 // GPU 0 busy for 100 s; GPU 1 busy for 50 s, then it falls off the bus at 50.2 s.
 TimelineBuilder lost_fixture() {
   TimelineBuilder b;

@@ -10,13 +10,6 @@ namespace {
 using namespace test;
 using M = GpuMetric;
 
-GpuDevice device(int index, std::string bus) {
-  GpuDevice d;
-  d.index = index;
-  d.pci_bus = std::move(bus);
-  return d;
-}
-
 TEST(FeaturesThermal, UtilizationDecayUnderHeatComparesHotAndCoolRows) {
   TimelineBuilder b;
   const auto f = b.file("dmon.txt", FormatId::dmon);

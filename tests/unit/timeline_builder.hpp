@@ -239,4 +239,12 @@ inline ::testing::AssertionResult is_null_with(const FeatureValue& v, std::strin
   return ::testing::AssertionSuccess();
 }
 
+/// A GPU known by its index and PCI bus id (as -q and --query-gpu list it).
+inline GpuDevice device(int index, std::string bus) {
+  GpuDevice d;
+  d.index = index;
+  d.pci_bus = std::move(bus);
+  return d;
+}
+
 }  // namespace gpucost::test
