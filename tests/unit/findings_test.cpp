@@ -10,6 +10,7 @@
 
 #include "cli/cost_options.hpp"
 #include "gpucost/findings/findings.hpp"
+#include "run_binary.hpp"
 #include "unit/ground_truth.hpp"
 
 namespace gpucost::findings {
@@ -210,6 +211,31 @@ TEST(Findings, DocsAreGeneratedFromTheRuleTable) {
   EXPECT_EQ(doc, render_finding_rules("md"))
       << "docs/findings.md is stale: run `./build/gpucost findings --format md -o docs/findings.md`";
   EXPECT_THROW(render_finding_rules("csv"), std::invalid_argument);
+}
+
+// The outputs carry the findings: the table leads with them, Prometheus has one series each.
+TEST(FindingsInReports, TableLeadsWithTheAnswerAndPromHasASeriesPerFinding) {
+  const std::string example = (fs::path(GPUCOST_SOURCE_DIR) / "examples" / "laptop-training").string();
+  const auto table = gpucost::testing::run_gpucost({"analyze", example, "--no-timings"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto summary = table.out.find("\nSummary\n"), verdict = table.out.find("  Verdict: ");
+  const auto findings = table.out.find("\nFindings ("), cost = table.out.find("\nCost model");
+  const auto features = table.out.find("feature (host)");
+  ASSERT_NE(summary, std::string::npos);
+  ASSERT_NE(findings, std::string::npos);
+  ASSERT_NE(cost, std::string::npos);
+  ASSERT_NE(features, std::string::npos);
+  EXPECT_LT(summary, verdict);
+  EXPECT_LT(verdict, findings);
+  EXPECT_LT(findings, cost);
+  EXPECT_LT(cost, features);
+
+  const auto prom = gpucost::testing::run_gpucost({"analyze", example, "--no-timings", "--format", "prom"});
+  ASSERT_EQ(prom.exit_code, 0) << prom.err;
+  EXPECT_NE(prom.out.find("# TYPE gpucost_finding gauge"), std::string::npos);
+  EXPECT_NE(prom.out.find("gpucost_finding{host=\"unknown\",rule=\"gpu_fell_off_bus\",id=\"R05\",severity=\"critical\"} 1"),
+            std::string::npos)
+      << prom.out.substr(prom.out.find("gpucost_finding"), 600);
 }
 
 }  // namespace
