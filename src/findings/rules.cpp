@@ -375,6 +375,22 @@ void buy_or_rent(const Context& c, std::vector<Finding>& out) {
                        cost::human_duration(b.hours_per_month));
   if (r.flips_within_speed_bracket) flip += "; the answer changes within the speed bracket (compute- vs bandwidth-bound)";
   const auto p = r.uncertainty.probability_buy_cheaper;
+  if (r.inputs.price_unknown) {
+    // Without a price there is no buy-or-rent answer, only the price below which buying pays.
+    Finding f = make("R12", "buy_or_rent", Severity::info,
+                     b.max_purchase_price
+                         ? fmt::format("No purchase price known: buying pays if the GPU costs less than {} over {} "
+                                       "months at this usage",
+                                       format_money(b.max_purchase_price, r.inputs.currency),
+                                       format_number(r.inputs.get(cost::InputId::amortization_months)))
+                         : std::string("No purchase price known, and buying never pays at this usage"));
+    f.features = {c.ev("F006"), c.ev("F017"), c.ev("F024"), c.ev("F007")};
+    f.money = c.no_money("not priced: no purchase price is known for the local GPU");
+    f.next_step = fmt::format("Give --local-purchase-price (or a catalog row with --catalog) for a verdict at the "
+                              "measured {} a month", cost::human_duration(b.hours_per_month));
+    out.push_back(std::move(f));
+    return;
+  }
   Finding f = make("R12", "buy_or_rent", Severity::info,
                    fmt::format("{}{}", b.buy_pays ? "Buy: owning costs less than renting the same work"
                                                   : "Rent: renting costs less than owning for this usage",
