@@ -168,18 +168,31 @@ TEST(Findings, ThresholdsAreOptions) {
   EXPECT_NE(by_rule(fl, "thermal_or_power_throttling"), nullptr);
 }
 
-// A healthy machine: one GPU busy at 95 % and cool, no throttling, one process on the CPU, a
-// kernel log with nothing but a driver load; only the verdict is a finding.
-TEST(Findings, SilentOnAHealthyMachine) {
-  const fs::path dir = sim::testing::temp_dir("findings-healthy");
+// Healthy machines shaped like each scenario: GPUs busy at 95 % and cool, no throttling, one
+// process on the CPU, a kernel log with nothing but a boot, a driver load and (laptop) AC on
+// line. Only the verdict is a finding. `gpus` 0: no dmon (the no-dmon scenario's sources).
+struct Healthy {
+  const char* name;
+  int gpus;
+  bool laptop;
+};
+
+class FindingsHealthy : public ::testing::TestWithParam<Healthy> {};
+
+TEST_P(FindingsHealthy, OnlyTheVerdict) {
+  const Healthy& h = GetParam();
+  const fs::path dir = sim::testing::temp_dir(std::string("findings-healthy-") + h.name);
   fs::create_directories(dir);
   {
-    std::ofstream d(dir / "dmon.log");
-    d << "#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  pviol  tviol     fb   bar1   ccpm  sbecc  dbecc    pci  rxpci  txpci \n";
-    d << "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %      %    MHz    MHz      %   bool     MB     MB     MB   errs   errs   errs   MB/s   MB/s \n";
-    for (int s = 0; s < 600; ++s)
-      d << fmt::format(" 20261120    10:{:02}:{:02}       0    250     62      -     95     40      0      0      0      0  10501   2520      0      0  20000      5      0      -      -      0    900     40 \n",
-                       s / 60, s % 60);
+    if (h.gpus > 0) {
+      std::ofstream d(dir / "dmon.log");
+      d << "#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  pviol  tviol     fb   bar1   ccpm  sbecc  dbecc    pci  rxpci  txpci \n";
+      d << "#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %      %    MHz    MHz      %   bool     MB     MB     MB   errs   errs   errs   MB/s   MB/s \n";
+      for (int s = 0; s < 600; ++s)
+        for (int g = 0; g < h.gpus; ++g)
+          d << fmt::format(" 20261120    10:{:02}:{:02}     {:3}    250     62      -     95     40      0      0      0      0  10501   2520      0      0  20000      5      0      -      -      0    900     40 \n",
+                           s / 60, s % 60, g);
+    }
     std::ofstream p(dir / "ps.txt");
     for (int m = 0; m < 10; ++m) {
       p << fmt::format("### gpucost-ps 2026-11-20T10:{:02}:30+00:00\n", m);
@@ -189,14 +202,20 @@ TEST(Findings, SilentOnAHealthyMachine) {
     }
     std::ofstream k(dir / "dmesg.txt");
     k << "[    0.000000] Linux version 6.8.0-48-generic (buildd@lcy02-amd64-010) (gcc 13.2.0) #48-Ubuntu SMP\n";
+    if (h.laptop) k << "[    2.310000] ACPI: AC: AC Adapter [ADP1] (on-line)\n";
     k << "[    5.120000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:16 UTC 2024\n";
   }
-  const Case& h = ground_truth::pipeline_on(dir);
-  ASSERT_GT(h.result->timeline.samples.rows(), 0u);
-  const auto fs = run(*h.result);
+  const Case& c = ground_truth::pipeline_on(dir);
+  EXPECT_EQ(c.result->timeline.samples.rows(), static_cast<std::size_t>(600 * h.gpus));
+  EXPECT_GT(c.result->timeline.events.rows(), 0u);
+  const auto fs = run(*c.result);
   ASSERT_FALSE(fs.empty());
   for (const auto& f : fs) EXPECT_EQ(f.rule, "buy_or_rent") << f.title;
 }
+
+const Healthy kHealthy[] = {{"laptop", 1, true}, {"server", 4, false}, {"no_dmon", 0, true}};
+INSTANTIATE_TEST_SUITE_P(Scenarios, FindingsHealthy, ::testing::ValuesIn(kHealthy),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Findings, RulesHaveUniqueIdsNamesAndRationales) {
   std::set<std::string_view> ids, names;
