@@ -9,6 +9,7 @@
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
 #include "gpucost/cost/report.hpp"
+#include "gpucost/findings/findings.hpp"
 #include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
 
@@ -19,6 +20,7 @@ struct AnalyzeOptions {
   InputOptions input;
   FeatureOptions features;
   CostCliOptions cost;
+  findings::FindingOptions findings;
   std::string format = "table";
   std::string output;
   bool no_timings = false;
@@ -83,6 +85,19 @@ int run_analyze(const AnalyzeOptions& o) {
 
   Report rep;
   rep.input = o.input.input;
+  {
+    // What the logs say to do, after features and cost (docs/findings.md).
+    const auto f0 = std::chrono::steady_clock::now();
+    rep.findings = findings::find(result->timeline, result->features, cost_result.get(), o.findings);
+    result->timings.push_back({"findings", std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count(), 0,
+                               rep.findings.size(), peak_rss_bytes()});
+  }
+  if (cost_result) {
+    rep.verdict = cost_result->summary;
+    const auto& u = cost_result->inputs[cost::InputId::hours_per_month];
+    rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(cost_result->break_even.hours_per_month),
+                            u.origin);
+  }
   rep.sections.push_back(cost::cost_section(cost_result));
   rep.result = result.get();
   rep.max_error_rate = o.input.max_error_rate;
@@ -125,6 +140,21 @@ void add_analyze(CLI::App& root, RunState& state) {
                   "charts), prom (Prometheus textfile for node_exporter) or ndjson (one row per GPU and one "
                   "for the node, for a Slurm epilog and `gpucost fleet`; docs/fleet.md)")
       ->check(CLI::IsMember({"table", "csv", "json", "html", "prom", "ndjson"}));
+  app->add_option("--finding-idle-fraction", opts->findings.idle_fraction,
+                  "Share of sampled GPU time idle from which idling is a finding (default 0.10; docs/findings.md)")
+      ->check(CLI::Range(0.0, 1.0));
+  app->add_option("--finding-cpu-competing", opts->findings.cpu_competing_pct,
+                  "Mean %CPU of all but the top process taken as a saturated CPU (default 100 = one core)")
+      ->check(CLI::Range(0.0, 1e6));
+  app->add_option("--finding-throttled-fraction", opts->findings.throttled_fraction,
+                  "Share of samples throttled by power or heat from which throttling is a finding (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
+  app->add_option("--finding-battery-s", opts->findings.battery_s,
+                  "Seconds on battery from which a laptop's power is a finding (default 60)")
+      ->check(CLI::Range(0.0, 1e9));
+  app->add_option("--finding-rma-xids", opts->findings.rma_hardware_xids,
+                  "Hardware Xids (memory and bus) from which a board is an RMA candidate (default 3)")
+      ->check(CLI::Range(1, 1000000));
   app->add_option("--job-id", opts->job.job_id, "Scheduler job id written in the ndjson rows (SLURM_JOB_ID)");
   app->add_option("--user", opts->job.user, "Job owner written in the ndjson rows (SLURM_JOB_USER)");
   app->add_option("--host", opts->job.host, "Host name for the ndjson rows, instead of the one the logs name");

@@ -63,6 +63,7 @@ int run(int argc, char** argv) {
   add_analyze(app, state);
   add_timeline(app, state);
   add_features(app, state);
+  add_findings(app, state);
   add_breakeven(app, state);
   add_simulate(app, state);
   add_fleet(app, state);

@@ -53,6 +53,7 @@ void summarize_problems(const Diagnostics& d);
 void add_analyze(CLI::App& root, RunState& state);
 void add_timeline(CLI::App& root, RunState& state);
 void add_features(CLI::App& root, RunState& state);
+void add_findings(CLI::App& root, RunState& state);
 void add_breakeven(CLI::App& root, RunState& state);
 void add_simulate(CLI::App& root, RunState& state);
 void add_fleet(CLI::App& root, RunState& state);

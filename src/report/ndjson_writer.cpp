@@ -173,6 +173,7 @@ struct RowContext {
   std::string host, version, window_source;
   TimeNs window_start, window_end, first_record, last_record;
   CostView cost;
+  std::vector<std::string_view> findings;  ///< rule names of the run's findings (the node's, on every row)
 };
 
 void write_row(std::string& out, const RowContext& ctx, std::string_view kind, const GpuIdentity* gpu,
@@ -229,6 +230,9 @@ void write_row(std::string& out, const RowContext& ctx, std::string_view kind, c
   optional_string(w, "cloud_preset", ctx.cost.cloud_preset);
   optional_string(w, "price_seen", ctx.cost.price_seen);
   w.kv("gpucost_version", ctx.version);
+  w.key("findings").begin_array();
+  for (auto f : ctx.findings) w.value(f);
+  w.end_array();
   if (ctx.cost.price_seen.empty() && !ctx.cost.cloud_preset.empty())
     nulls.emplace_back("price_seen", "the cloud price has no observation date (an undated quote or catalog row)");
   w.key("null_reasons").begin_object();
@@ -265,7 +269,9 @@ std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
                  .window_end = kNoTime,
                  .first_record = kNoTime,
                  .last_record = kNoTime,
-                 .cost = read_cost(root)};
+                 .cost = read_cost(root),
+                 .findings = {}};
+  for (const auto& f : rep.findings) ctx.findings.push_back(f.rule);
   if (ctx.host.empty() && rd::string(rd::path(root, "host", "source")) != "unknown")
     ctx.host = rd::string(rd::path(root, "host", "name"));
   const bool since = tl.window_begin != kNoTime, until = tl.window_end != kNoTime;

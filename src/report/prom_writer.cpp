@@ -278,6 +278,20 @@ void write_report_meta(Exposition& x, rd::Element root) {
   });
 }
 
+// One series per finding, so an alert can fire on `gpucost_finding{severity="critical"}`.
+void write_findings(Exposition& x, rd::Element root) {
+  x.family("gpucost_finding",
+           "Always 1: one series per finding of the findings stage, labelled by rule, id and severity "
+           "(docs/findings.md).");
+  rd::each(rd::child(root, "findings"), [&](rd::Element f) {
+    x.sample("gpucost_finding",
+             {{"rule", std::string(rd::string(f, "rule"))},
+              {"id", std::string(rd::string(f, "id"))},
+              {"severity", std::string(rd::string(f, "severity"))}},
+             1);
+  });
+}
+
 }  // namespace
 
 std::span<const PromFeatureMetric> prom_feature_metrics() { return kFeatureMetrics; }
@@ -302,6 +316,7 @@ std::string render_prom(std::string_view report_json) {
   write_features(x, root);
   write_gpu_info(x, root);
   write_cost(x, root);
+  write_findings(x, root);
   write_report_meta(x, root);
   return std::move(x.text());
 }

@@ -63,6 +63,38 @@ void write_file(JsonWriter& w, const FileDiagnostics& f) {
   w.end_object();
 }
 
+void write_finding(JsonWriter& w, const findings::Finding& f) {
+  w.begin_object();
+  w.kv("id", f.id).kv("rule", f.rule).kv("severity", findings::severity_name(f.severity)).kv("title", f.title);
+  w.key("money").begin_object();
+  w.key("over_span");
+  if (f.money.over_span) w.value(*f.money.over_span); else w.null();
+  w.key("per_month");
+  if (f.money.per_month) w.value(*f.money.per_month); else w.null();
+  w.kv("currency", f.money.currency).kv("basis", f.money.basis);
+  w.end_object();
+  w.kv("next_step", f.next_step);
+  w.key("to_confirm");
+  if (f.to_confirm.empty()) w.null(); else w.value(f.to_confirm);
+  w.key("features").begin_array();
+  for (const auto& e : f.features) {
+    w.begin_object().kv("id", e.id).kv("name", e.name);
+    w.key("value");
+    if (e.value) w.value(*e.value); else w.null();
+    w.kv("unit", e.unit).end_object();
+  }
+  w.end_array();
+  w.kv("events_total", f.events_total);
+  w.key("events").begin_array();
+  for (const auto& e : f.events) {
+    w.begin_object().kv("kind", e.kind);
+    write_ts(w, "ts", e.ts);
+    w.kv("file", e.file).kv("line", e.line).kv("text", e.text).end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 std::string render_json(const Report& rep) {
   const auto started = std::chrono::steady_clock::now();
   const PipelineResult& r = *rep.result;
@@ -152,6 +184,10 @@ std::string render_json(const Report& rep) {
     write_feature(w, catalog[i], r.features.host[i]);
   w.end_array();
 
+  w.key("findings").begin_array();
+  for (const auto& f : rep.findings) write_finding(w, f);
+  w.end_array();
+
   for (const auto& s : rep.sections) {
     w.key(s.name);
     s.json(w);
@@ -201,12 +237,61 @@ std::string render_csv(const Report& rep) {
   for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) row(catalog[i], r.features.host[i], "host");
   for (const auto& s : rep.sections)
     if (s.csv_rows) s.csv_rows(c);
+  // One row per finding: value = money per month, reason = severity and title.
+  for (const auto& f : rep.findings) {
+    c.field(f.id).field("finding." + f.rule);
+    if (f.money.per_month) c.number(*f.money.per_month); else c.field("");
+    c.field(f.money.per_month ? f.money.currency + "/month" : std::string()).field("finding");
+    c.field(fmt::format("{}: {}", findings::severity_name(f.severity), f.title)).field("host").end_row();
+  }
   for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
     const std::string scope = fmt::format("gpu{}", r.features.gpus[k]);
     for (std::size_t i = 0; i < catalog.size(); ++i)
       if (catalog[i].scope == FeatureScope::per_gpu) row(catalog[i], r.features.per_gpu[k][i], scope);
   }
   return out;
+}
+
+// The answer first: the verdict, the usage and the findings that cost most, then every finding.
+void write_summary_and_findings(const Report& rep, std::string& out) {
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+    out += '\n';
+  };
+  auto money = [](const findings::Finding& f) {
+    if (f.money.per_month && f.money.over_span)
+      return fmt::format("{} a month ({} over the logs)", findings::format_money(f.money.per_month, f.money.currency),
+                         findings::format_money(f.money.over_span, f.money.currency));
+    if (f.money.per_month) return fmt::format("{} a month", findings::format_money(f.money.per_month, f.money.currency));
+    return std::string("not priced");
+  };
+  line("Summary");
+  if (!rep.verdict.empty()) line("  Verdict: {}", rep.verdict);
+  if (!rep.usage.empty()) line("  Usage:   {}", rep.usage);
+  std::vector<const findings::Finding*> by_cost;
+  for (const auto& f : rep.findings)
+    if (f.rule != "buy_or_rent" && f.money.per_month) by_cost.push_back(&f);
+  std::stable_sort(by_cost.begin(), by_cost.end(), [](const auto* a, const auto* b) {
+    return *a->money.per_month > *b->money.per_month;
+  });
+  if (by_cost.size() > 3) by_cost.resize(3);
+  if (!by_cost.empty()) line("  Costliest findings:");
+  for (const auto* f : by_cost)
+    line("    {} {}: {}", f->id, f->title, findings::format_money(f->money.per_month, f->money.currency) + " a month");
+  out += '\n';
+  line("Findings ({})", rep.findings.size());
+  for (const auto& f : rep.findings) {
+    line("  [{}] {} {}: {}", findings::severity_name(f.severity), f.id, f.rule, f.title);
+    line("      cost: {}", money(f));
+    line("      next: {}", f.next_step);
+    std::string ev;
+    for (const auto& e : f.features)
+      if (e.value) ev += fmt::format("{}{} {}={}", ev.empty() ? "" : ", ", e.id, e.name, format_number(*e.value));
+    if (!ev.empty()) line("      evidence: {}", ev);
+    for (const auto& e : f.events) line("      at {}:{} ({}): {}", e.file, e.line, e.kind, e.text);
+    if (f.events_total > f.events.size()) line("      ... {} events in all", f.events_total);
+    if (!f.to_confirm.empty()) line("      to confirm: {}", f.to_confirm);
+  }
 }
 
 std::string render_table(const Report& rep) {
@@ -227,6 +312,14 @@ std::string render_table(const Report& rep) {
   line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), tl.events.rows(),
        tl.processes.rows());
   out += '\n';
+  write_summary_and_findings(rep, out);
+  const auto cost_start = out.size();
+  for (const auto& s : rep.sections)
+    if (s.table) {
+      out += '\n';
+      s.table(out);
+    }
+  if (out.size() > cost_start) out += '\n';
   const auto catalog = feature_catalog();
   line("{:<5} {:<38} {:>14} {:<8} {}", "id", "feature (host)", "value", "unit", "layer / null reason");
   for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) {
@@ -237,11 +330,6 @@ std::string render_table(const Report& rep) {
     else
       line("{:<5} {:<38} {:>14} {:<8} {} (null: {})", d.id, d.name, "-", d.unit, layer_name(d.layer), v.reason);
   }
-  for (const auto& s : rep.sections)
-    if (s.table) {
-      out += '\n';
-      s.table(out);
-    }
   std::size_t shown = 0;
   for (const auto& f : dg.files)
     for (const auto& s : f.samples) {

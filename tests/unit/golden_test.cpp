@@ -76,6 +76,16 @@ std::string select_block(const std::string& out, const std::string& first, const
   return block + "(select: block not found or not closed)\n";
 }
 
+// The first n lines of the output (what a terminal shows first).
+std::string head_lines(const std::string& out, std::size_t n) {
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < n && pos < out.size(); ++i) {
+    const auto nl = out.find('\n', pos);
+    pos = nl == std::string::npos ? out.size() : nl + 1;
+  }
+  return out.substr(0, pos);
+}
+
 std::vector<std::string> cases() {
   std::vector<std::string> out;
   if (!fs::exists(kGolden)) return out;
@@ -119,6 +129,7 @@ TEST_P(Golden, OutputMatchesExactly) {
     ASSERT_EQ(bounds.size(), 2u) << "select: the first and the last line of the block";
     r.out = select_block(r.out, bounds[0], bounds[1]);
   }
+  if (fs::exists(dir / "head")) r.out = head_lines(r.out, std::stoul(read_lines(dir / "head").at(0)));
   int want_exit = 0;
   if (fs::exists(dir / "exit_code")) want_exit = std::stoi(read_lines(dir / "exit_code").at(0));
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/findings/findings.hpp"
 #include "gpucost/pipeline.hpp"
 
 namespace gpucost {
@@ -30,6 +31,11 @@ struct Report {
   std::string input;                   ///< the directory analyzed, as given
   const PipelineResult* result = nullptr;
   std::vector<ReportSection> sections;  ///< extra sections (cost)
+  /// What the findings stage found (docs/findings.md), sorted as find() sorts them.
+  std::vector<findings::Finding> findings;
+  /// The summary the table report opens with: the verdict in one sentence and the measured usage
+  /// (empty when there is no cost section).
+  std::string verdict, usage;
   unsigned threads = 0;
   double max_error_rate = 0;
   bool error_rate_exceeded = false;
