@@ -80,10 +80,13 @@ TEST_P(FindingsOnScenario, EachRuleFiresExactlyWhereItsCauseWasInjected) {
             !t.suspends.empty() || battery >= 60 * kNsPerSec);
   EXPECT_EQ(by_rule(fs, "pcie_link_degraded") != nullptr, t.count("pcie_link_degraded") > 0);
   const auto benign = t.host.find("benign_driver_messages");
-  if (benign != t.host.end() && benign->second)
+  if (benign != t.host.end() && benign->second) {
     EXPECT_EQ(by_rule(fs, "benign_driver_messages") != nullptr, *benign->second > 0);
+  }
   // Without dmon no GPU idle share is known: the input-pipeline rule cannot claim anything.
-  if (!dmon) EXPECT_EQ(by_rule(fs, "input_pipeline_bound"), nullptr);
+  if (!dmon) {
+    EXPECT_EQ(by_rule(fs, "input_pipeline_bound"), nullptr);
+  }
   // The verdict is always a finding, with its probability and flip condition.
   const Finding* v = by_rule(fs, "buy_or_rent");
   ASSERT_NE(v, nullptr);
