@@ -197,6 +197,9 @@ code { font-family: "DejaVu Sans Mono", monospace; font-size: 0.9em; word-break:
 details { margin: 8px 0; }
 summary { cursor: pointer; color: #0072B2; }
 svg { display: block; margin: 8px 0; max-width: 100%; height: auto; }
+.finding { border-left: 6px solid #999; padding: 4px 12px; margin: 10px 0; background: #fafafa; }
+.finding.critical { border-color: #D55E00; } .finding.warning { border-color: #E69F00; } .finding.info { border-color: #0072B2; }
+.finding h3 { margin: 0.2em 0; } .finding p { margin: 0.3em 0; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; border-top: 1px solid #ccc; padding-top: 6px; }
 @media print { nav { display: none; } section { break-inside: avoid-page; } details { display: block; } body { max-width: none; } }
 )";
@@ -222,11 +225,49 @@ void write_header(Page& p, Element root) {
   p.text(fmt::format("  |  log time zone {}", rd::string(rd::path(root, "zone", "name"))));
   p.close("p");
   p.raw("<nav>");
-  for (auto [id, name] : {std::pair{"verdict", "Verdict"}, {"cost", "Cost breakdown"}, {"break-even", "Break-even"},
+  for (auto [id, name] : {std::pair{"findings", "Findings"}, {"verdict", "Verdict"}, {"cost", "Cost breakdown"}, {"break-even", "Break-even"},
                           {"sensitivity", "Sensitivity"}, {"timeline", "Timeline"}, {"features", "Features"},
                           {"diagnostics", "Diagnostics"}})
     p.raw(fmt::format("<a href=\"#{}\">{}</a>", id, name));
   p.raw("</nav></header>\n");
+}
+
+// What the logs say to do, costliest first as the findings stage ordered them; each finding's
+// evidence events link to the timeline chart, where the same instants are marked.
+void write_findings(Page& p, Element root) {
+  p.open("section", {}, "findings").el("h2", "Findings");
+  const auto findings = rd::child(root, "findings");
+  bool any = false;
+  rd::each(findings, [&](Element f) {
+    any = true;
+    const std::string severity(rd::string(f, "severity"));
+    p.open("div", "finding " + severity);
+    p.el("h3", fmt::format("[{}] {} {}: {}", severity, rd::string(f, "id"), rd::string(f, "rule"), rd::string(f, "title")));
+    const auto money = rd::child(f, "money");
+    if (const auto month = money ? rd::number(*money, "per_month") : std::nullopt) {
+      const auto currency = rd::string(*money, "currency");
+      p.el("p", fmt::format("Cost: {} {} a month ({} {} over the logs). {}", human(*month), currency,
+                            human(rd::number(*money, "over_span")), currency, rd::string(*money, "basis")));
+    } else if (money) {
+      p.el("p", fmt::format("Cost: {}", rd::string(*money, "basis")), "null");
+    }
+    p.el("p", fmt::format("Next step: {}", rd::string(f, "next_step")));
+    if (const auto confirm = rd::string(f, "to_confirm"); !confirm.empty()) p.el("p", fmt::format("To confirm: {}", confirm), "note");
+    std::string evidence;
+    rd::each(rd::child(f, "features"), [&](Element e) {
+      evidence += fmt::format("{}{} {} = {} {}", evidence.empty() ? "" : "; ", rd::string(e, "id"), rd::string(e, "name"),
+                              human(rd::number(e, "value")), rd::string(e, "unit"));
+    });
+    if (!evidence.empty()) p.el("p", fmt::format("Evidence: {}", evidence), "note");
+    rd::each(rd::child(f, "events"), [&](Element e) {
+      p.open("p", "note").raw("<a href=\"#timeline\">").text(whole_seconds(rd::string(e, "ts"))).raw("</a> ");
+      p.text(fmt::format("{}:{} ({}): ", rd::string(e, "file"), rd::integer(e, "line").value_or(0), rd::string(e, "kind")));
+      p.el("code", rd::string(e, "text")).close("p");
+    });
+    p.close("div");
+  });
+  if (!any) p.missing("The report has no findings.");
+  p.close("section");
 }
 
 void write_verdict(Page& p, OptElement cost) {
@@ -700,6 +741,7 @@ std::string render_html(std::string_view report_json) {
   p.raw("<title>").text(fmt::format("gpucost report: {}", rd::string(root, "input"))).raw("</title>\n");
   p.raw("<style>").raw(kStyle).raw("</style>\n</head>\n<body>\n");
   write_header(p, root);
+  write_findings(p, root);
   write_verdict(p, cost);
   write_cost(p, cost);
   write_break_even(p, cost);

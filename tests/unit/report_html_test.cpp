@@ -167,7 +167,7 @@ TEST(HtmlReport, ExampleIsWellFormedWithEverySection) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
   const auto check = check_xml(html);
   ASSERT_EQ(check.error, "");
-  for (const char* id : {"verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
+  for (const char* id : {"findings", "verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   // Charts: cost against job length, the tornado, one timeline per GPU of the series.
   EXPECT_GE(count(html, "<svg "), 3u);
@@ -226,16 +226,42 @@ TEST(HtmlReport, ExampleShowsTheJsonReportsFigures) {
   }
 }
 
+TEST(HtmlReport, FindingsComeFirstInTheJsonsOrderWithTheirEvidenceLinkedToTheTimeline) {
+  const auto& ex = example();
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(ex.json);
+  const auto section = ex.html.find("<section id=\"findings\">");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(section, ex.html.find("<section id=\"verdict\">"));
+  std::size_t at = section, events = 0;
+  for (auto f : doc["findings"].get_array()) {
+    const std::string title = std::string(std::string_view(f["id"])) + " " + std::string(std::string_view(f["rule"])) +
+                              ": " + std::string(std::string_view(f["title"]));
+    const auto here = ex.html.find(xml_escaped(title), at);
+    ASSERT_NE(here, std::string::npos) << title;
+    at = here;
+    for (auto e : f["events"].get_array()) {
+      const std::string where = std::string(std::string_view(e["file"])) + ":" + std::to_string(int64_t(e["line"]));
+      const auto ref = ex.html.find(xml_escaped(where), at);
+      ASSERT_NE(ref, std::string::npos) << where;
+      EXPECT_NE(ex.html.rfind("<a href=\"#timeline\">", ref), std::string::npos);
+      ++events;
+    }
+  }
+  EXPECT_GT(events, 0u);  // the example's Xid 79 and suspends carry their lines
+}
+
 // ---- nulls and missing sections ----------------------------------------------------------------
 
 TEST(HtmlReport, AnAlmostEmptyReportRendersEverySectionAndSaysWhatIsMissing) {
   const std::string html = render_html(R"({"tool": {"name": "gpucost", "version": "9"}, "input": "x"})");
   ASSERT_EQ(check_xml(html).error, "");
-  for (const char* id : {"verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
+  for (const char* id : {"findings", "verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   EXPECT_NE(html.find("No timeline chart: no dmon samples"), std::string::npos);
   EXPECT_NE(html.find("No cost section in the report"), std::string::npos);
   EXPECT_NE(html.find("The report has no features."), std::string::npos);
+  EXPECT_NE(html.find("The report has no findings."), std::string::npos);
   EXPECT_EQ(html.find("<svg"), std::string::npos);
 }
 
