@@ -48,7 +48,9 @@ namespace gpucost {
   X(oom_kill, "out-of-memory kill; pid/process = the victim")                                      \
   X(segfault, "a process crashed (`segfault at`, `traps:`); pid/process = the process")            \
   X(cron, "cron job start (noise; counted for the noise rate)")                                   \
-  X(user, "matched a user pattern from --patterns")
+  X(user, "matched a user pattern from --patterns")                                             \
+  X(log_end, "the last stamped line of a file in one boot, of any kind (ingest to align only: "   \
+             "align keeps its time in Timeline::log_ends, never as an event)")
 
 /// The kind of a recognized event (the timeline's `kind`).
 enum class EventKind : std::uint8_t {
@@ -155,7 +157,22 @@ enum : std::size_t {
   X(fan_pct, "%", "fan", "fan.speed", "fan speed")                                                \
   X(mem_total_mb, "MB", "", "memory.total", "total framebuffer memory")                           \
   X(power_limit_w, "W", "", "power.limit enforced.power.limit", "enforced power limit")          \
-  X(pstate, "", "", "pstate", "performance state number (P0 = 0)")
+  X(pstate, "", "", "pstate", "performance state number (P0 = 0)")                               \
+  X(pcie_gen, "gen", "", "", "PCIe link generation now (query-gpu pcie.link.gen.current)")        \
+  X(pcie_width, "lanes", "", "", "PCIe link width now (query-gpu pcie.link.width.current)")        \
+  X(reason_hw_slowdown, "bool", "", "clocks_event_reasons.hw_slowdown clocks_throttle_reasons.hw_slowdown", \
+    "clock-event reason HW Slowdown active")                                                      \
+  X(reason_hw_thermal, "bool", "",                                                                 \
+    "clocks_event_reasons.hw_thermal_slowdown clocks_throttle_reasons.hw_thermal_slowdown",        \
+    "clock-event reason HW Thermal Slowdown active")                                              \
+  X(reason_hw_power_brake, "bool", "",                                                             \
+    "clocks_event_reasons.hw_power_brake_slowdown clocks_throttle_reasons.hw_power_brake_slowdown", \
+    "clock-event reason HW Power Brake Slowdown active")                                          \
+  X(reason_sw_power_cap, "bool", "", "clocks_event_reasons.sw_power_cap clocks_throttle_reasons.sw_power_cap", \
+    "clock-event reason SW Power Cap active")                                                     \
+  X(reason_sw_thermal, "bool", "",                                                                 \
+    "clocks_event_reasons.sw_thermal_slowdown clocks_throttle_reasons.sw_thermal_slowdown",        \
+    "clock-event reason SW Thermal Slowdown active")
 
 /// A GPU measurement column of the sample table.
 enum class GpuMetric : std::uint8_t {
@@ -260,6 +277,26 @@ struct GpuDevice {
   std::optional<int> pcie_width_current, pcie_width_max;
   std::optional<double> power_limit_w;
   std::optional<double> memory_total_mib;
+  /// VBIOS versions the reports of this file gave the GPU, each once, in order (`96.00.A5.00.1A`).
+  std::vector<std::string> vbios_versions;
+  /// `Clocks Event Reasons Counters` (`Clocks Throttle Reasons Counters`): microseconds the clocks
+  /// were held down by each cause since the driver loaded (newer drivers only).
+  std::optional<double> clock_event_sw_power_cap_us, clock_event_sw_thermal_us, clock_event_hw_thermal_us,
+      clock_event_hw_power_brake_us;
+  /// `ECC Errors`: corrected and uncorrected totals, volatile (since the driver loaded) and
+  /// aggregate (the board's lifetime), summed over SRAM/DRAM or device memory/register file.
+  std::optional<double> ecc_volatile_corrected, ecc_volatile_uncorrected, ecc_aggregate_corrected,
+      ecc_aggregate_uncorrected;
+  /// `Retired Pages`: pages retired for single- and double-bit errors, and a retirement pending.
+  std::optional<double> retired_pages_sbe, retired_pages_dbe;
+  std::optional<bool> retired_pages_pending;
+  /// `Remapped Rows`: a remap waiting for a GPU reset, and a remap that failed (the board's spare
+  /// rows ran out).
+  std::optional<bool> row_remap_pending, row_remap_failed;
+  /// `Temperature`: the reading, and the GPU's own slowdown temperature (`GPU Slowdown Temp`, or
+  /// on drivers that print T.Limit offsets the reading + `GPU T.Limit Temp` + `GPU Slowdown
+  /// T.Limit Temp`), in °C.
+  std::optional<double> temp_current_c, temp_slowdown_c;
   std::uint32_t file = 0;
   std::uint64_t line = 0;
 };

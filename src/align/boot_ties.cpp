@@ -98,8 +98,10 @@ void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& 
   std::unordered_map<MessageKey, std::vector<std::pair<TimeNs, std::int32_t>>, MessageKeyHash> tied;
   for (std::size_t r = 0; r < e.rows(); ++r) {
     if (!mono.is_valid(r)) continue;
+    // A last-line mark has no text of its own: it votes for nothing, and nothing votes by it.
+    const bool mark = static_cast<EventKind>(e.column(event_col::kind).get_int(r)) == EventKind::log_end;
     if (out.event_boot[r] >= 0) {
-      tied[message_key(e, r)].emplace_back(mono.get_int(r), out.event_boot[r]);
+      if (!mark) tied[message_key(e, r)].emplace_back(mono.get_int(r), out.event_boot[r]);
       continue;
     }
     const std::string id = bid.is_valid(r) ? std::string(bid.get_string(r)) : std::string();
@@ -146,6 +148,7 @@ void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& 
     // 1. The same printk read in a tied source.
     std::map<std::int32_t, std::size_t> votes;
     for (auto r : g.rows) {
+      if (static_cast<EventKind>(e.column(event_col::kind).get_int(r)) == EventKind::log_end) continue;
       const auto it = tied.find(message_key(e, r));
       if (it == tied.end()) continue;
       const TimeNs m = mono.get_int(r);

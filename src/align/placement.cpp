@@ -88,7 +88,9 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
     PlacedEvent& p = placed[r];
     std::int64_t fl = flags.is_valid(r) ? flags.get_int(r) : 0;
     const std::int64_t file = files.get_int(r);
-    FileTally* t = tally_of(tally, file);
+    // A file's last-line mark is not a line of its own: the file's tallies do not count it.
+    const bool mark = static_cast<EventKind>(ev.column(event_col::kind).get_int(r)) == EventKind::log_end;
+    FileTally* t = mark ? nullptr : tally_of(tally, file);
     const std::int32_t b = boots.event_boot[r];
     const auto wk = static_cast<WallKind>(kinds.get_int(r));
     if (monos.is_valid(r) && b >= 0) {
@@ -130,13 +132,24 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
 
 std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
                           Window window, Table& ev, std::vector<std::uint32_t>& origin_begin,
-                          std::vector<EventOrigin>& origins) {
+                          std::vector<EventOrigin>& origins, std::vector<TimeNs>& log_ends) {
   std::uint64_t cut = 0;
   std::vector<std::uint32_t> keep;  // indices into clusters
+  const Column& kind = ev.column(event_col::kind);
+  const Column& flags = ev.column(event_col::flags);
+  log_ends.clear();
   for (std::size_t c = 0; c < clusters.size(); ++c) {
-    if (window.contains(placed[clusters[c].front()].ts)) keep.push_back(static_cast<std::uint32_t>(c));
+    const std::uint32_t r = clusters[c].front();
+    const TimeNs ts = placed[r].ts;
+    if (static_cast<EventKind>(kind.get_int(r)) == EventKind::log_end) {
+      const std::int64_t fl = flags.is_valid(r) ? flags.get_int(r) : 0;
+      if (ts != kNoTime && window.contains(ts) && (fl & (kFlagFromMonotonic | kFlagFromWall))) log_ends.push_back(ts);
+      continue;
+    }
+    if (window.contains(ts)) keep.push_back(static_cast<std::uint32_t>(c));
     else ++cut;
   }
+  std::sort(log_ends.begin(), log_ends.end());
   const Column& file = ev.column(event_col::file);
   const Column& line = ev.column(event_col::line);
   std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t x, std::uint32_t y) {

@@ -171,11 +171,16 @@ const Entry kCatalog[] = {
       "(reliability: one workload behind most Xids points at the application, Xids across many at the"
       " GPU). The evidence lists each process with its Xid count, most first, and how many Xids name "
       "none. Per GPU: the Xids naming that GPU (null as F079 when an address maps to no device); host: "
-      "all. (Replaces gpu_power_p95_w, a third statistic of the power column F024 and F026 describe.)"},
+      "all. (Replaces gpu_power_p95_w, a third statistic of the power column beside F024 and the old F026 max.)"},
      xid_processes},
-    {{"F026", "gpu_power_max_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum board power draw. Per GPU over its rows; host: the maximum over all rows. Informs: cost."},
-     max_of<GpuMetric::power_w>},
+    {{"F026", "clock_event_sw_power_cap_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds the GPU's clocks were held down by its software power cap: the GPU's query-gpu rows with "
+      "clocks_event_reasons.sw_power_cap (clocks_throttle_reasons.* of older drivers) Active, summed "
+      "over their intervals; without such columns, since the driver loaded: the `SW Power Capping` "
+      "counter of nvidia-smi -q `Clocks Event Reasons Counters` (newer drivers; the latest report). Informs: capacity and cost (work ran power-limited: a higher limit or a "
+      "cooler board buys speed). Host: the sum over GPUs. (Replaces gpu_power_max_w, a second "
+      "statistic of the power column beside F024.)"},
+     clock_event_sw_power_cap_s},
     {{"F027", "gpu_energy_kwh", "kWh", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "GPU energy: sum of power_w x interval_s over the rows that report power, / 3.6e6. Per GPU over "
       "its rows; host: the sum over GPUs. Informs: cost."},
@@ -246,20 +251,28 @@ const Entry kCatalog[] = {
       "Mean graphics clock (dmon pclk, clocks.current.graphics) over the rows that report it. Per GPU "
       "over its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
      mean_of<GpuMetric::pclk_mhz>},
-    {{"F042", "gpu_pclk_max_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum graphics clock (pclk). Per GPU over its rows; host: the maximum over all rows."
-      " Informs: capacity (cooling and clocks)."},
-     max_of<GpuMetric::pclk_mhz>},
+    {{"F042", "clock_event_hw_slowdown_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds of hardware slowdown: the GPU's query-gpu rows with clocks_event_reasons.hw_slowdown, "
+      ".hw_thermal_slowdown or .hw_power_brake_slowdown Active, summed over their intervals; without "
+      "such columns, since the driver loaded: the `HW Thermal Slowdown` plus `HW Power Braking` "
+      "counters of nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). HW "
+      "slowdown cuts clocks by half or more: thermal is failing cooling, power brake an external "
+      "signal (PSU, chassis). Informs: reliability (a board or chassis to service). Host: the sum "
+      "over GPUs. (Replaces gpu_pclk_max_mhz, the boost clock: a constant of the GPU model.)"},
+     clock_event_hw_slowdown_s},
     {{"F043", "gpu_pclk_heat_drop_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal clock throttling: as F001 for the graphics clock, 100 x (mean pclk of cool rows - mean "
       "pclk of hot rows) / mean pclk of cool rows, over the busy rows (sm > --idle-threshold) that "
       "report pclk and gpu_temp_c (hot: gpu_temp_c > --temp-threshold), so idle clocks are not taken "
       "for throttling (capacity). Per GPU over its rows; host over all GPUs' rows pooled."},
      gpu_pclk_heat_drop_pct},
-    {{"F044", "gpu_mclk_mean_mhz", "MHz", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean memory clock (dmon mclk, clocks.current.memory) over the rows that report it. Per GPU over "
-      "its rows; host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
-     mean_of<GpuMetric::mclk_mhz>},
+    {{"F044", "clock_event_sw_thermal_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds the driver held the clocks down to keep the GPU below its thermal target: the GPU's "
+      "query-gpu rows with clocks_event_reasons.sw_thermal_slowdown Active, summed over their "
+      "intervals; without such columns, since the driver loaded: the `SW Thermal Slowdown` counter of "
+      "nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). Informs: capacity (cooling limits throughput). Host: the sum over GPUs. "
+      "(Replaces gpu_mclk_mean_mhz: the memory clock is a constant under load on real machines.)"},
+     clock_event_sw_thermal_s},
     {{"F045", "gpu_power_violation_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Mean of dmon pviol, the share of each interval the GPU was throttled by its power limit, over "
       "the rows that report it. Per GPU over its rows; host over all GPUs' rows pooled."
@@ -279,23 +292,31 @@ const Entry kCatalog[] = {
       "memory headroom for larger jobs). nvidia-smi prints 'MB' and means MiB (2^20 bytes), the unit "
       "of gpu_memory_total_mib (F069). Per GPU over its rows; host over all GPUs' rows pooled."},
      mean_of<GpuMetric::fb_mb>},
-    {{"F049", "gpu_fb_max_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Maximum framebuffer memory used (fb_mb, MiB as in F048) (capacity). Per GPU over its rows; host: "
-      "the maximum over all rows."},
-     max_of<GpuMetric::fb_mb>},
-    {{"F050", "gpu_fb_min_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Minimum framebuffer memory used: memory held even at the quietest sample (driver, display, other"
-      " processes; MiB as in F048) (capacity). Per GPU over its rows; host: the minimum over all rows."},
-     min_of<GpuMetric::fb_mb>},
+    {{"F049", "row_remap_attention", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "GPUs whose latest nvidia-smi -q `Remapped Rows` says `Pending: Yes` (a remapped row waits for a "
+      "GPU reset) or `Remapping Failure Occurred: Yes` (spare rows ran out: the board goes back). Per "
+      "GPU 0 or 1; host: the sum. Null where the GPU prints no row remapping (before Ampere). Informs: "
+      "reliability (reset or replace). (Replaces gpu_fb_max_mb: F051 states the same peak as a "
+      "fraction of the memory.)"},
+     row_remap_attention},
+    {{"F050", "gpu_ecc_volatile_uncorrected", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Uncorrectable ECC errors since the driver loaded: nvidia-smi -q `ECC Errors` > `Volatile`, the "
+      "sum of the SRAM and DRAM uncorrectable counts (older drivers: `Double Bit` > `Total`), the "
+      "latest report. Null with ECC off (N/A). Informs: reliability (each one killed work; a GPU "
+      "reset clears pending retirements). Host: the sum over GPUs. (Replaces gpu_fb_min_mb, a third "
+      "statistic of the fb column.)"},
+     gpu_ecc_volatile_uncorrected},
     {{"F051", "gpu_fb_max_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + nvidia_smi_q|query_gpu_csv",
       "Peak memory pressure: the maximum over rows of fb_mb / total, the total being the row's "
       "memory.total or else the GPU's total from nvidia-smi -q; rows with neither are skipped. Per GPU "
       "over its rows; host: the maximum over all rows. Informs: capacity (memory headroom)."},
      gpu_fb_max_fraction},
-    {{"F052", "gpu_bar1_max_mb", "MiB", Layer::hardware, FeatureScope::per_gpu, "dmon",
-      "Maximum BAR1 memory used (dmon bar1, MiB as in F048) (capacity). Per GPU over its rows; host: the"
-      " maximum over all rows."},
-     max_of<GpuMetric::bar1_mb>},
+    {{"F052", "gpu_ecc_aggregate_uncorrected", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Uncorrectable ECC errors over the board's life: nvidia-smi -q `ECC Errors` > `Aggregate`, summed "
+      "as in F050, the latest report. Informs: reliability (a board that keeps adding them is an RMA "
+      "candidate). Host: the sum over GPUs. (Replaces gpu_bar1_max_mb: the BAR1 mapping is sized by "
+      "the driver, not by the work.)"},
+     gpu_ecc_aggregate_uncorrected},
     {{"F053", "gpu_sbecc_errors", "count", Layer::hardware, FeatureScope::per_gpu, "dmon",
       "Single-bit ECC errors during the samples: the increase of the dmon sbecc counter, per GPU the "
       "sum of consecutive rows that report it of (v - previous v) when v >= previous v, else v (the "
@@ -319,15 +340,20 @@ const Entry kCatalog[] = {
       "Mean PCIe transmit throughput (dmon txpci) over the rows that report it. Per GPU over its rows; "
       "host over all GPUs' rows pooled. Informs: capacity (host-device bandwidth)."},
      mean_of<GpuMetric::txpci_mbs>},
-    {{"F058", "gpu_pcie_traffic_gb", "GB", Layer::hardware, FeatureScope::per_gpu, "dmon",
-      "PCIe traffic: sum over the rows that report rxpci or txpci of (rxpci + txpci, a missing one as "
-      "0) x interval_s, / 1000. Per GPU over its rows; host: the sum over GPUs."
-      " Informs: capacity (host-device bandwidth)."},
-     gpu_pcie_traffic_gb},
-    {{"F059", "gpu_fan_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean fan speed (fan.speed) over the rows that report it. Per GPU over its rows; host over all "
-      "GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
-     mean_of<GpuMetric::fan_pct>},
+    {{"F058", "gpu_thermal_margin_c", "°C", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q + dmon|query_gpu_csv",
+      "Headroom to the GPU's own slowdown temperature: nvidia-smi -q `GPU Slowdown Temp` (drivers that "
+      "print T.Limit offsets: the reading + `GPU T.Limit Temp` + `GPU Slowdown T.Limit Temp`) minus the "
+      "hottest gpu_temp_c of the GPU's sample rows (F034), or minus the -q reading without samples. "
+      "Negative: it ran past its slowdown point. Host: the minimum over GPUs. Informs: capacity and "
+      "reliability (cooling headroom of this GPU, not a fixed threshold). (Replaces "
+      "gpu_pcie_traffic_gb, F056 + F057 times the sampled time.)"},
+     gpu_thermal_margin_c},
+    {{"F059", "retired_pages", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Memory pages retired for ECC errors: nvidia-smi -q `Retired Pages` single- plus double-bit "
+      "counts, the latest report; N/A (null) on GPUs that remap rows instead (F049). Informs: "
+      "reliability (NVIDIA's RMA guidance counts them). Host: the sum over GPUs. (Replaces "
+      "gpu_fan_mean_pct: N/A on passively cooled data-center GPUs and most laptops.)"},
+     retired_pages},
     {{"F060", "gpu_util_drop_after_error_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv + dmesg|syslog|journal",
       "Utilization drop in the seconds after a hardware error (the events of F061 that have a time): "
       "for each, rows with ts in [t - 15 s, t) are before and rows in [t, t + 15 s) after (a row inside"
@@ -384,9 +410,11 @@ const Entry kCatalog[] = {
       "Total framebuffer memory: per GPU from nvidia-smi -q, else the largest memory.total of its rows."
       " Host: the sum over GPUs. Informs: capacity (memory headroom)."},
      gpu_memory_total_mib},
-    {{"F070", "pcie_link_width", "lanes", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
-      "Current PCIe link width from nvidia-smi -q (GPU Link Info, Link Width Current). Per GPU; host: "
-      "the narrowest GPU. Informs: capacity (host-device bandwidth)."},
+    {{"F070", "pcie_link_width", "lanes", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "PCIe link width while the GPU works: the narrowest pcie.link.width.current of its query-gpu rows "
+      "with sm above --idle-threshold; without such rows the current width from nvidia-smi -q (GPU Link "
+      "Info, Link Width Current). Per GPU; host: the narrowest GPU. Informs: capacity (host-device "
+      "bandwidth)."},
      pcie_link_width},
     {{"F071", "pcie_link_width_max", "lanes", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
       "Maximum PCIe link width of the GPU and slot from nvidia-smi -q (Link Width Max). Per GPU; host: "
@@ -396,8 +424,10 @@ const Entry kCatalog[] = {
       "Current / maximum PCIe link width: 0.5 for a x16 card on a x8 link (common in laptops). Per GPU;"
       " host: the minimum over GPUs. Informs: capacity (host-device bandwidth)."},
      pcie_link_width_ratio},
-    {{"F073", "pcie_link_gen", "gen", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
-      "PCIe generation the link runs at under load (capacity: host-device bandwidth): the higher of "
+    {{"F073", "pcie_link_gen", "gen", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q|dmesg|syslog|journal",
+      "PCIe generation the link runs at under load (capacity: host-device bandwidth): the lowest "
+      "pcie.link.gen.current of the GPU's query-gpu rows with sm above --idle-threshold (measured while "
+      "it worked); without such rows the higher of "
       "nvidia-smi -q's current generation (a snapshot, usually of an idle GPU whose link dropped to gen 1"
       " to save power) and the generation of the kernel's probe line 'limited by N GT/s PCIe xW link' "
       "naming the GPU (the link as trained for work: 8 GT/s gen 3, 16 GT/s gen 4). Per GPU; host: the "
@@ -477,9 +507,13 @@ const Entry kCatalog[] = {
       "every event naming a GPU), null when an Xid names an address no device record maps; host: all "
       "events. Informs: reliability."},
      xid_distinct_codes},
-    {{"F087", "xid_events_per_hour", "1/h", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
-      "xid_events (F079, host) inside the window of F007 per hour of H, H as in F007 (reliability)."},
-     xid_events_per_hour},
+    {{"F087", "time_between_failures_h", "h", Layer::driver, FeatureScope::host, "dmesg|syslog|journal",
+      "Mean time between failures: the mean gap, in hours, between the starts of consecutive placed "
+      "maintenance incidents (F008: Xids that need a person, falls off the bus, RmInitAdapter and GSP "
+      "failures, clustered 300 s); the evidence gives the shortest and longest gap. Null with fewer "
+      "than two. Informs: reliability (how often a person is called to this machine). (Replaces "
+      "xid_events_per_hour, F079 restated per hour.)"},
+     time_between_failures_h},
     {{"F088", "fallen_off_bus_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
       "'GPU has fallen off the bus' messages, with or without an Xid 79 (reliability: the GPU is lost "
       "until a reboot, F093). Per GPU: the events naming it (PCI address mapped through nvidia-smi "
@@ -683,9 +717,13 @@ const Entry kCatalog[] = {
       "unpaired start (as in F128) that begins at or after it and at most 300 s later, i.e. until the "
       "container runs. Null without pairs. Informs: cost."},
      container_start_latency_mean_s},
-    {{"F130", "container_start_latency_max_s", "s", Layer::system, FeatureScope::host, "syslog|journal",
-      "The longest container start latency (pairs as in F129). Informs: cost."},
-     container_start_latency_max_s},
+    {{"F130", "vbios_versions", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Distinct VBIOS versions nvidia-smi -q reported for the GPU (by bus id) across every report in "
+      "the directory: 1 is a stable VBIOS, 2 or more means it was flashed between reports (boots). The "
+      "evidence lists the versions per GPU in order. Host: the most of any GPU. Informs: reliability "
+      "(a changed VBIOS is a suspect when errors start or stop). (Replaces "
+      "container_start_latency_max_s; F129's evidence gives the longest.)"},
+     vbios_versions},
     {{"F131", "service_failures", "count", Layer::system, FeatureScope::host, "syslog|journal",
       "systemd units that failed: service_failed events ('<unit>: Failed with result', older systemd's"
       " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
@@ -697,8 +735,9 @@ const Entry kCatalog[] = {
      cron_events_per_hour},
     {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
       "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
-      " row or event to the latest sample row's end (ts + interval) or event, minus for each reboot (as"
-      " in F126) the gap from the latest earlier record to the boot. Records placed at their file's "
+      " row or event to the latest sample row's end (ts + interval), event or stamped log line of any "
+      "kind (recognized or not), minus for each reboot (as in F126) the gap from the latest earlier "
+      "record or log line to the boot. Records placed at their file's "
       "modification time (no stamp of their own) do not widen the window. Informs: cost."},
      log_uptime_s},
     {{"F134", "power_event_loss_s", "s", Layer::derived, FeatureScope::host, "dmon|query_gpu_csv + dmesg|syslog|journal",

@@ -141,7 +141,6 @@ FeatureValue gpu_idle_power_mean_w(const FeatureContext& c, int gpu);
 FeatureValue gpu_busy_power_mean_w(const FeatureContext& c, int gpu);
 FeatureValue gpu_power_limit_share(const FeatureContext& c, int gpu);
 FeatureValue gpu_fb_max_fraction(const FeatureContext& c, int gpu);
-FeatureValue gpu_pcie_traffic_gb(const FeatureContext& c, int gpu);
 
 // ---- heat, throttling and hardware errors (thermal.cpp) ----
 FeatureValue gpu_util_heat_decay_pct(const FeatureContext& c, int gpu);
@@ -171,6 +170,15 @@ FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen(const FeatureContext& c, int gpu);
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu);
 FeatureValue driver_versions(const FeatureContext& c, int gpu);
+FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu);
+FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu);
+FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu);
+FeatureValue gpu_ecc_volatile_uncorrected(const FeatureContext& c, int gpu);
+FeatureValue gpu_ecc_aggregate_uncorrected(const FeatureContext& c, int gpu);
+FeatureValue retired_pages(const FeatureContext& c, int gpu);
+FeatureValue row_remap_attention(const FeatureContext& c, int gpu);
+FeatureValue gpu_thermal_margin_c(const FeatureContext& c, int gpu);
+FeatureValue vbios_versions(const FeatureContext& c, int gpu);
 
 // ---- kernel incidents: Xid classes, AER, taint (incidents.cpp) ----
 /// Xid classes of NVIDIA's catalog.
@@ -180,7 +188,7 @@ std::string_view xid_class_name(XidClass c) noexcept;
 FeatureValue xid_events(const FeatureContext& c, int gpu);
 template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int gpu);
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
-FeatureValue xid_events_per_hour(const FeatureContext& c, int gpu);
+FeatureValue time_between_failures_h(const FeatureContext& c, int gpu);
 FeatureValue xid_processes(const FeatureContext& c, int gpu);
 FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
 FeatureValue pcie_aer_events(const FeatureContext& c, int gpu);
@@ -284,7 +292,6 @@ FeatureValue gpu_lost_s(const FeatureContext& c, int gpu);
 // ---- services: containers, cron, windows (services.cpp) ----
 FeatureValue container_starts(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_mean_s(const FeatureContext& c, int gpu);
-FeatureValue container_start_latency_max_s(const FeatureContext& c, int gpu);
 FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu);
 FeatureValue log_uptime_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_service_restarts(const FeatureContext& c, int gpu);

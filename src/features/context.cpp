@@ -248,6 +248,11 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     if (window_begin == kNoTime || host_coverage.front().first < window_begin) window_begin = host_coverage.front().first;
     if (window_end == kNoTime || host_coverage.back().second > window_end) window_end = host_coverage.back().second;
   }
+  // The logs reach to their last line of any kind, not to the last recognized event.
+  if (!t.log_ends.empty()) {
+    if (window_begin == kNoTime || t.log_ends.front() < window_begin) window_begin = t.log_ends.front();
+    if (window_end == kNoTime || t.log_ends.back() > window_end) window_end = t.log_ends.back();
+  }
 
   // Process rows grouped by (pmon?, file, snapshot, gpu), table order kept inside a group.
   const Table& p = t.processes;

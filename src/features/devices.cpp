@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "features/compute.hpp"
 #include "gpucost/text.hpp"
@@ -77,9 +81,31 @@ FeatureValue gpu_memory_total_mib(const FeatureContext& c, int gpu) {
                       });
 }
 
+namespace {
+
+// The narrowest link (generation or width) of the GPU's busy rows (sm above --idle-threshold)
+// that report it (query-gpu pcie.link.*.current): the link as it ran for work.
+std::optional<double> busy_link(const FeatureContext& c, int gpu, GpuMetric m) {
+  if (gpu < 0) return std::nullopt;
+  const ColumnReader link(c.metric(m));
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
+  std::optional<double> lowest;
+  for (auto r : c.rows(gpu)) {
+    if (!link.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
+    const double v = link.get_float(r);
+    if (!lowest || v < *lowest) lowest = v;
+  }
+  return lowest;
+}
+
+}  // namespace
+
 FeatureValue pcie_link_width(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "current PCIe link width (nvidia-smi -q)",
-                      [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_width_current) : std::nullopt; });
+  return device_value(c, gpu, HostAgg::min, "PCIe link width (query-gpu rows while busy, or nvidia-smi -q)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (auto busy = busy_link(cx, g, GpuMetric::pcie_width)) return busy;
+                        return d ? opt(d->pcie_width_current) : std::nullopt;
+                      });
 }
 
 FeatureValue pcie_link_width_max(const FeatureContext& c, int gpu) {
@@ -131,8 +157,10 @@ FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
   // nvidia-smi -q is a snapshot, usually of an idle GPU whose link has dropped to gen 1 to save
   // power; the kernel's probe line says what the link trains to for work. The higher one is what
   // the link runs at under load.
-  return device_value(c, gpu, HostAgg::min, "PCIe generation under load (kernel 'limited by' line or nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::min, "PCIe generation under load (query-gpu rows while busy, kernel 'limited by' line or nvidia-smi -q)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        // Measured while the GPU worked: that is the answer, whatever a probe said.
+                        if (auto busy = busy_link(cx, g, GpuMetric::pcie_gen)) return busy;
                         std::optional<double> q = d ? opt(d->pcie_gen_current) : std::nullopt;
                         const auto k = g >= 0 ? kernel_trained_gen(cx, g) : std::nullopt;
                         if (k && (!q || *k > *q)) return *k;
@@ -185,6 +213,150 @@ FeatureValue driver_versions(const FeatureContext& c, int) {
   for (auto v : seen) list += fmt::format("{}{}", list.empty() ? "" : ", ", v);
   return value(static_cast<double>(seen.size()),
                fmt::format("{} driver loads; versions in order: {}; {} changes between consecutive loads", loads, list, changes));
+}
+
+}  // namespace gpucost::features
+
+namespace gpucost::features {
+
+namespace {
+
+// A -q counter in microseconds as seconds (several counters summed); nullopt when none is printed.
+std::optional<double> counter_s(std::initializer_list<std::optional<double>> us) {
+  std::optional<double> s;
+  for (const auto& v : us)
+    if (v) s = s.value_or(0) + *v / 1e6;
+  return s;
+}
+
+// Seconds of the GPU's query-gpu rows with any of these clock-event reasons active; nullopt when
+// no row reports any of them.
+std::optional<double> reason_rows_s(const FeatureContext& c, int gpu, std::initializer_list<GpuMetric> reasons) {
+  if (gpu < 0) return std::nullopt;
+  bool reported = false;
+  TimeNs active = 0;
+  for (auto r : c.rows(gpu)) {
+    bool any = false, seen = false;
+    for (const GpuMetric m : reasons) {
+      const Column& col = c.metric(m);
+      if (!col.is_valid(r)) continue;
+      seen = true;
+      any = any || col.get_float(r) > 0.5;
+    }
+    reported = reported || seen;
+    if (any) active += c.sample_interval(r);
+  }
+  return reported ? std::optional<double>(seconds(active)) : std::nullopt;
+}
+
+constexpr std::string_view kReasonSources =
+    "clock-event reasons (query-gpu clocks_event_reasons.* rows, or nvidia-smi -q `Clocks Event Reasons Counters`)";
+
+}  // namespace
+
+FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return rows;
+                        return d ? counter_s({d->clock_event_sw_power_cap_us}) : std::nullopt;
+                      });
+}
+
+FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_slowdown, GpuMetric::reason_hw_thermal,
+                                                              GpuMetric::reason_hw_power_brake}))
+                          return rows;
+                        return d ? counter_s({d->clock_event_hw_thermal_us, d->clock_event_hw_power_brake_us}) : std::nullopt;
+                      });
+}
+
+FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return rows;
+                        return d ? counter_s({d->clock_event_sw_thermal_us}) : std::nullopt;
+                      });
+}
+
+FeatureValue gpu_ecc_volatile_uncorrected(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "volatile ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
+                      [](const FeatureContext&, int, const GpuDevice* d) {
+                        return d ? d->ecc_volatile_uncorrected : std::nullopt;
+                      });
+}
+
+FeatureValue gpu_ecc_aggregate_uncorrected(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "aggregate ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
+                      [](const FeatureContext&, int, const GpuDevice* d) {
+                        return d ? d->ecc_aggregate_uncorrected : std::nullopt;
+                      });
+}
+
+FeatureValue retired_pages(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "retired page counts (nvidia-smi -q `Retired Pages`; N/A on GPUs that remap rows)",
+                      [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
+                        if (!d || (!d->retired_pages_sbe && !d->retired_pages_dbe)) return std::nullopt;
+                        return d->retired_pages_sbe.value_or(0) + d->retired_pages_dbe.value_or(0);
+                      });
+}
+
+FeatureValue row_remap_attention(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, "row remapping state (nvidia-smi -q `Remapped Rows`, Ampere and newer)",
+                      [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
+                        if (!d || (!d->row_remap_pending && !d->row_remap_failed)) return std::nullopt;
+                        return d->row_remap_pending.value_or(false) || d->row_remap_failed.value_or(false) ? 1.0 : 0.0;
+                      });
+}
+
+FeatureValue gpu_thermal_margin_c(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::min, "slowdown temperature (nvidia-smi -q `GPU Slowdown Temp` or T.Limit offsets)",
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                        if (!d || !d->temp_slowdown_c) return std::nullopt;
+                        if (g >= 0) {
+                          const auto& st = cx.stats(g, GpuMetric::gpu_temp_c);
+                          if (st.n) return *d->temp_slowdown_c - st.max;
+                        }
+                        if (d->temp_current_c) return *d->temp_slowdown_c - *d->temp_current_c;
+                        return std::nullopt;
+                      });
+}
+
+FeatureValue vbios_versions(const FeatureContext& c, int gpu) {
+  if (!c.has(LogSource::devices)) return null_because(std::string(missing_reason(LogSource::devices)));
+  // Every -q report of every file: a GPU is its bus id (its index where no bus id is printed).
+  std::vector<std::pair<std::string, std::vector<std::string_view>>> per_gpu;
+  std::string first_where;
+  for (const auto& d : c.timeline.devices) {
+    if (d.vbios_versions.empty()) continue;
+    if (gpu >= 0) {
+      const auto k = std::find(c.gpus.begin(), c.gpus.end(), gpu) - c.gpus.begin();
+      const GpuDevice* mine = static_cast<std::size_t>(k) < c.gpu_device.size() ? c.gpu_device[static_cast<std::size_t>(k)] : nullptr;
+      const bool same = mine && (!mine->pci_bus.empty() ? d.pci_bus == mine->pci_bus : d.index == mine->index);
+      if (!same) continue;
+    }
+    const std::string key = !d.pci_bus.empty() ? d.pci_bus : fmt::format("index {}", d.index.value_or(-1));
+    auto it = std::find_if(per_gpu.begin(), per_gpu.end(), [&](const auto& p) { return p.first == key; });
+    if (it == per_gpu.end()) {
+      per_gpu.emplace_back(key, std::vector<std::string_view>{});
+      it = per_gpu.end() - 1;
+    }
+    for (const auto& v : d.vbios_versions)
+      if (std::find(it->second.begin(), it->second.end(), v) == it->second.end()) it->second.push_back(v);
+    if (first_where.empty()) first_where = c.where(d.file, static_cast<std::int64_t>(d.line));
+  }
+  if (per_gpu.empty())
+    return null_because(fmt::format("no `VBIOS Version` in an nvidia-smi -q report for {}", FeatureContext::scope_label(gpu)));
+  std::size_t most = 0;
+  std::string list;
+  for (const auto& [bus, versions] : per_gpu) {
+    most = std::max(most, versions.size());
+    std::string vs;
+    for (auto v : versions) vs += fmt::format("{}{}", vs.empty() ? "" : " -> ", v);
+    list += fmt::format("{}{}: {}", list.empty() ? "" : "; ", bus, vs);
+  }
+  return value(static_cast<double>(most), fmt::format("{} GPU(s); {}; first {}", per_gpu.size(), list, first_where));
 }
 
 }  // namespace gpucost::features

@@ -406,21 +406,4 @@ FeatureValue gpu_fb_max_fraction(const FeatureContext& c, int gpu) {
   return value(best, fmt::format("{} rows with fb and a total; max at {}", n, c.sample_where(at)));
 }
 
-FeatureValue gpu_pcie_traffic_gb(const FeatureContext& c, int gpu) {
-  if (auto n = need_samples(c, gpu)) return *n;
-  const ColumnReader rx(c.metric(GpuMetric::rxpci_mbs));
-  const ColumnReader tx(c.metric(GpuMetric::txpci_mbs));
-  double mb = 0;
-  std::size_t n = 0;
-  std::uint32_t first = 0;
-  for (auto r : c.rows(gpu)) {
-    if (!rx.is_valid(r) && !tx.is_valid(r)) continue;
-    if (n++ == 0) first = r;
-    const double v = (rx.is_valid(r) ? rx.get_float(r) : 0.0) + (tx.is_valid(r) ? tx.get_float(r) : 0.0);
-    mb += v * seconds(c.sample_interval(r));
-  }
-  if (n == 0) return null_because(not_reported(gpu, "rxpci or txpci (dmon -s t)"));
-  return value(mb / 1000.0, rows_evidence(c, gpu, n, first, "rows with rxpci or txpci"));
-}
-
 }  // namespace gpucost::features

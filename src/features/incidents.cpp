@@ -91,6 +91,7 @@ struct Incidents {
   std::size_t events = 0, unplaced = 0;
   std::size_t incidents = 0, reboot = 0;
   std::uint32_t first = 0;
+  std::vector<TimeNs> starts;  // of the placed incidents, in time order
 };
 
 // Clusters maintenance events: an event at most kIncidentGapNs after the previous one joins its
@@ -121,6 +122,7 @@ Incidents maintenance_incidents_of(const FeatureContext& c, bool rate_window_onl
     if (prev == kNoTime || ts - prev > kIncidentGapNs) {
       if (prev != kNoTime && reboot) ++out.reboot;
       ++out.incidents;
+      out.starts.push_back(ts);
       reboot = false;
     }
     reboot = reboot || maintenance_of(c, r).reboot;
@@ -196,16 +198,21 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
   return value(static_cast<double>(codes.size()), ev);
 }
 
-FeatureValue xid_events_per_hour(const FeatureContext& c, int) {
+FeatureValue time_between_failures_h(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
-  std::string basis;
-  const double h = rate_hours(c, &basis);
-  if (h <= 0) return null_because("no time span: no placed samples or events");
-  // Only the events inside the window the hours measure (not last month's kern.log.2.gz).
-  std::size_t in = 0;
-  for (auto r : kind_rows(c, EventKind::xid)) in += in_rate_window(c, r);
-  return value(static_cast<double>(in) / h, fmt::format("{} of {} Xid events inside the window; ", in,
-                                                         kind_rows(c, EventKind::xid).size()) + basis);
+  const Incidents in = maintenance_incidents_of(c);
+  if (in.starts.size() < 2)
+    return null_because(fmt::format("{} placed maintenance incident(s): a time between failures needs two", in.starts.size()));
+  TimeNs shortest = in.starts[1] - in.starts[0], longest = shortest;
+  for (std::size_t i = 2; i < in.starts.size(); ++i) {
+    shortest = std::min(shortest, in.starts[i] - in.starts[i - 1]);
+    longest = std::max(longest, in.starts[i] - in.starts[i - 1]);
+  }
+  const double mean_h = seconds(in.starts.back() - in.starts.front()) / 3600.0 / static_cast<double>(in.starts.size() - 1);
+  return value(mean_h, fmt::format("{} gaps between {} placed incidents; shortest {:.4g} h, longest {:.4g} h; ",
+                                   in.starts.size() - 1, in.starts.size(), seconds(shortest) / 3600.0,
+                                   seconds(longest) / 3600.0) +
+                           incidents_evidence(c, in));
 }
 
 namespace {

@@ -370,6 +370,9 @@ TimeNs last_record_before(const FeatureContext& c, TimeNs t) {
   auto it = std::lower_bound(c.host_coverage.begin(), c.host_coverage.end(), t,
                              [](const std::pair<TimeNs, TimeNs>& iv, TimeNs v) { return iv.first < v; });
   if (it != c.host_coverage.begin()) best = std::max(best, std::min((it - 1)->second, t));
+  // A boot's last line of any kind (recognized or not) is where its logs end.
+  const auto& ends = c.timeline.log_ends;
+  if (auto e_it = std::lower_bound(ends.begin(), ends.end(), t); e_it != ends.begin()) best = std::max(best, *(e_it - 1));
   return best;
 }
 

@@ -85,13 +85,7 @@ FeatureValue container_starts(const FeatureContext& c, int) {
 FeatureValue container_start_latency_mean_s(const FeatureContext& c, int) {
   const auto l = container_latencies(c);
   if (auto n = need_pairs(c, l)) return *n;
-  return value(l.sum_s / static_cast<double>(l.pairs), latency_evidence(c, l));
-}
-
-FeatureValue container_start_latency_max_s(const FeatureContext& c, int) {
-  const auto l = container_latencies(c);
-  if (auto n = need_pairs(c, l)) return *n;
-  return value(l.max_s, latency_evidence(c, l));
+  return value(l.sum_s / static_cast<double>(l.pairs), latency_evidence(c, l) + fmt::format("; longest {:.6g} s", l.max_s));
 }
 
 FeatureValue log_uptime_s(const FeatureContext& c, int) {

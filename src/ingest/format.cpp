@@ -58,11 +58,43 @@ void FileSink::file_problem(Problem p, std::string_view reason) {
 }
 
 bool FileSink::message(const MessageRecord& m) {
+  if (m.wall_raw_ns != kNoTime || m.mono_ns != kNoTime) {
+    // Allocates only when the boot changes; lines of one boot only overwrite three stamps.
+    if (last_stamps_.empty() || last_stamps_.back().boot_seq != m.boot_seq || last_stamps_.back().boot_id != m.boot_id) {
+      auto same = std::find_if(last_stamps_.begin(), last_stamps_.end(), [&](const LastStamp& s) {
+        return s.boot_seq == m.boot_seq && s.boot_id == m.boot_id;
+      });
+      if (same == last_stamps_.end()) {
+        last_stamps_.push_back({std::string(m.boot_id), m.boot_seq});
+      } else {
+        std::rotate(same, same + 1, last_stamps_.end());
+      }
+    }
+    LastStamp& s = last_stamps_.back();
+    s.line = m.line;
+    s.wall_kind = m.wall_kind;
+    s.wall_raw_ns = m.wall_raw_ns;
+    s.mono_ns = m.mono_ns;
+  }
   const auto r = recognizer_.classify(m.ident, m.text);
   if (!r) return false;
   const std::int64_t pid = r->pid != INT64_MIN ? r->pid : INT64_MIN;
   event(r->kind, m, r->code, r->gpu, pid, r->process);
   return true;
+}
+
+void FileSink::finish() {
+  for (const LastStamp& s : last_stamps_) {
+    MessageRecord m;
+    m.line = s.line;
+    m.wall_kind = s.wall_kind;
+    m.wall_raw_ns = s.wall_raw_ns;
+    m.mono_ns = s.mono_ns;
+    m.boot_id = s.boot_id;
+    m.boot_seq = s.boot_seq;
+    event(EventKind::log_end, m);
+  }
+  last_stamps_.clear();
 }
 
 void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, std::string_view gpu,
@@ -104,7 +136,7 @@ void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, 
   else t.column(event_col::ident).push_string(m.ident);
   t.column(event_col::text).push_string(m.text);
   t.column(event_col::flags).push_int(m.flags);
-  record();
+  if (kind != EventKind::log_end) record();  // a mark is no record of the file's own
 }
 
 void FileSink::anchor(const BootAnchor& a) {

@@ -519,7 +519,7 @@ std::string EventRecognizer::load_file(const std::string& path) {
     if (fields.size() < 3 || fields[2].empty())
       return path + ":" + std::to_string(n) + ": expected kind<TAB>ident<TAB>needle[<TAB>needle...]";
     auto kind = event_kind_from_name(fields[0]);
-    if (!kind) return path + ":" + std::to_string(n) + ": unknown kind '" + fields[0] + "'";
+    if (!kind || *kind == EventKind::log_end) return path + ":" + std::to_string(n) + ": unknown kind '" + fields[0] + "'";
     EventPattern p;
     p.kind = *kind;
     p.ident = fields[1];

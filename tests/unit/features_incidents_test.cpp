@@ -41,7 +41,6 @@ TEST(FeaturesIncidents, XidClassesAndPerGpuAttribution) {
   EXPECT_EQ(host(fs, "xid_distinct_codes").evidence, "9 Xid events; first dmesg.txt:1; codes 13,31,32,48,74,79,154,999");
   EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_distinct_codes"), 2));
   // Two GPU rows each 1 s: the host sampled 2 s, [0 s, 2 s); only the Xid at 1 s lies inside it.
-  EXPECT_TRUE(has_value(host(fs, "xid_events_per_hour"), 1 / (2.0 / 3600)));
 }
 
 TEST(FeaturesIncidents, PerGpuXidCountsAreNullWhenAnAddressIsUnmapped) {
@@ -145,7 +144,7 @@ TEST(FeaturesIncidents, NoKernelLogIsNullAndAQuietOneIsZero) {
   const FeatureSet q = run_features(quiet.build());
   for (auto name : {"xid_events", "xid_application_events", "xid_driver_firmware_events", "xid_memory_ecc_events",
                     "xid_bus_events", "xid_recovery_action_events", "xid_other_events", "xid_distinct_codes",
-                    "xid_events_per_hour", "maintenance_incidents", "reboot_incidents", "gpu_reset_incidents",
+                    "maintenance_incidents", "reboot_incidents", "gpu_reset_incidents",
                     "application_xid_incidents", "incidents_per_hour", "fallen_off_bus_events", "rm_init_failed_events",
                     "gsp_error_events", "nv_assert_events", "gpu_reset_events", "gpu_lost_s",
                     "driver_error_events", "pcie_aer_events", "pcie_aer_corrected_events",
@@ -156,6 +155,9 @@ TEST(FeaturesIncidents, NoKernelLogIsNullAndAQuietOneIsZero) {
   }
   EXPECT_TRUE(is_null_with(of_gpu(n, 0, "xid_events"), "no kernel"));
   EXPECT_TRUE(has_value(of_gpu(q, 0, "xid_events"), 0));
+  // A quiet log has no failures to measure a time between: null, not 0.
+  EXPECT_TRUE(is_null_with(host(n, "time_between_failures_h"), "no kernel or system log"));
+  EXPECT_TRUE(is_null_with(host(q, "time_between_failures_h"), "0 placed maintenance incident(s)"));
 }
 
 TEST(FeaturesIncidents, AerTaintAndOtherKernelCounts) {
@@ -231,8 +233,10 @@ TEST(FeaturesIncidents, RatesCountOnlyTheEventsInsideTheirWindow) {
   b.event(k, at(200), EventKind::thermal, 1);
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "xid_events"), 3));
-  EXPECT_TRUE(has_value(host(fs, "xid_events_per_hour"), 2));
   EXPECT_TRUE(has_value(host(fs, "maintenance_incidents"), 2));
+  // Issue 14: the Xid 79 two weeks earlier and the Xid 48 at 100 s are two failures (the Xid 13
+  // is the application's): one gap between them, over the whole timeline.
+  EXPECT_TRUE(has_value(host(fs, "time_between_failures_h"), (100 + 14 * 86400.0) / 3600));
   EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 1));
   EXPECT_TRUE(has_value(host(fs, "thermal_events_per_hour"), 1));
 }

@@ -2,6 +2,14 @@
 // GPU time lost to power events (F004).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gpucost/align/align.hpp"
+#include "gpucost/ingest/ingest.hpp"
 #include "timeline_builder.hpp"
 
 namespace gpucost {
@@ -196,6 +204,53 @@ TEST(FeaturesPowerEvents, BusyPowerAndClocksOnBatteryAgainstOnAc) {
   desk.samples(desk.file("dmon.txt", FormatId::dmon), 0, 10, 0, {{M::sm_pct, 95}, {M::power_w, 300}});
   desk.file("kern.log", FormatId::syslog);
   EXPECT_TRUE(is_null_with(host(run_features(desk.build()), "battery_busy_power_ratio"), "no AC adapter reports"));
+}
+
+// Issue 14: the logs reach to their last line of any kind. A kernel log whose last recognized
+// event (the Xid) is at 00:10 but whose lines go on to 07:30 covers 7.5 h, not 10 min.
+TEST(FeaturesPowerEvents, LogUptimeReachesTheLastLineOfAnyKind) {
+  const std::string text =
+      "2026-03-03T00:00:00+00:00 gpu1 kernel: [    0.000000] Linux version 6.1.0-18-amd64\n"
+      "2026-03-03T00:10:00+00:00 gpu1 kernel: [  600.000000] NVRM: Xid (PCI:0000:01:00): 31, pid=4242, "
+      "name=python3, Ch 00000008, intr 10000000. MMU Fault\n"
+      "2026-03-03T03:00:00+00:00 gpu1 CRON[811]: (root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)\n"
+      "2026-03-03T07:30:00+00:00 gpu1 CRON[812]: pam_unix(cron:session): session closed for user root\n";
+  const auto dir = std::filesystem::temp_directory_path() / ("gpucost-log-end-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "syslog") << text;
+  IngestResult in;
+  Diagnostics diag;
+  IngestStage(IngestOptions{}).run(dir, in, diag);
+  std::filesystem::remove_all(dir);
+  Timeline tl;
+  AlignOptions o;
+  o.tz = "UTC";
+  AlignStage(std::move(o)).run(in, tl, diag);
+  // The mark is not an event: the timeline lists the three recognized messages only.
+  EXPECT_EQ(tl.events.rows(), 3u);
+  ASSERT_EQ(tl.log_ends.size(), 1u);
+  EXPECT_EQ(tl.log_ends[0], civil_to_ns(CivilTime{2026, 3, 3, 7, 30, 0, 0}));
+  const FeatureSet fs = run_features(tl);
+  // (The boot is placed 0.5 s into its whole-second syslog stamp.)
+  EXPECT_TRUE(has_value(host(fs, "log_uptime_s"), 7.5 * 3600, 1e-4));
+  // A rate divides by the time the logs cover: one cron job in 7.5 h, not in the 3 h up to it.
+  EXPECT_TRUE(has_value(host(fs, "cron_events_per_hour"), 1 / 7.5, 1e-4));
+}
+
+// The gap of a reboot runs from the previous boot's last line of any kind, not from its last
+// recognized event.
+TEST(FeaturesPowerEvents, RebootGapStartsAtTheBootsLastLine) {
+  TimelineBuilder b;
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::boot, {}, {}, "Linux version 6.1.0-18-amd64");
+  b.event(k, at(100), EventKind::xid, 31);
+  b.event(k, at(5000), EventKind::boot, {}, {}, "Linux version 6.1.0-18-amd64");
+  b.event(k, at(6000), EventKind::xid, 31);
+  Timeline tl = b.build();
+  const double before = host(run_features(tl), "log_uptime_s").value.value_or(-1);
+  EXPECT_DOUBLE_EQ(before, 6000 - 4900);
+  tl.log_ends = {at(4000), at(8000)};  // the first boot logged until 4000 s, the second until 8000 s
+  EXPECT_TRUE(has_value(host(run_features(tl), "log_uptime_s"), 8000 - 1000));
 }
 
 }  // namespace

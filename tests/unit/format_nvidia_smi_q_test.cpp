@@ -179,5 +179,83 @@ TEST(NvidiaSmiQFormat, Scores) {
   EXPECT_EQ(f.score("name, pci.bus_id, driver_version"), 0);
 }
 
+// Issue 14: what a fleet engineer acts on in a real H200's -q report (tests/data/gpu/h200):
+// clock-event counters, ECC totals, row remapping, the slowdown temperature from T.Limit offsets,
+// the VBIOS.
+TEST(NvidiaSmiQFormat, H200HealthFields) {
+  const Parsed p = parse_text(read_data("gpu/h200/collect/nvidia-smi-q-load.txt"), "nvidia-smi-q-load.txt");
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.vbios_versions, std::vector<std::string>{"96.00.A5.00.1A"});
+  EXPECT_EQ(d.clock_event_sw_power_cap_us, 939093.0);
+  EXPECT_EQ(d.clock_event_sw_thermal_us, 0.0);
+  EXPECT_EQ(d.clock_event_hw_thermal_us, 0.0);
+  EXPECT_EQ(d.clock_event_hw_power_brake_us, 0.0);
+  EXPECT_EQ(d.ecc_volatile_corrected, 0.0);
+  EXPECT_EQ(d.ecc_volatile_uncorrected, 0.0);
+  EXPECT_EQ(d.ecc_aggregate_uncorrected, 0.0);
+  EXPECT_FALSE(d.retired_pages_sbe);  // N/A: the H200 remaps rows instead
+  EXPECT_EQ(d.row_remap_pending, false);
+  EXPECT_EQ(d.row_remap_failed, false);
+  EXPECT_EQ(d.temp_current_c, 58.0);
+  // 58 C now, 30 C below T.Limit, slowdown 2 C below T.Limit: slowdown at 86 C.
+  EXPECT_EQ(d.temp_slowdown_c, 86.0);
+}
+
+// The same report with errors in it: the uncorrectable counts of each block are summed (SRAM
+// parity + SEC-DED + DRAM), volatile and aggregate apart; a pending remap and a failed one are read.
+TEST(NvidiaSmiQFormat, EccTotalsAndRemapStateAreRead) {
+  std::string text = read_data("gpu/h200/collect/nvidia-smi-q-load.txt");
+  auto set_nth = [&](std::string_view key, int nth, std::string_view value) {
+    std::size_t at = 0;
+    for (int i = 0; i <= nth; ++i) {
+      at = text.find(key, i ? at + 1 : 0);
+      ASSERT_NE(at, std::string::npos) << key;
+    }
+    const auto colon = text.find(": ", at);
+    const auto eol = text.find('\n', colon);
+    text.replace(colon + 2, eol - colon - 2, value);
+  };
+  set_nth("SRAM Uncorrectable Parity", 0, "1");
+  set_nth("DRAM Uncorrectable", 0, "2");
+  set_nth("DRAM Correctable", 0, "5");
+  set_nth("DRAM Uncorrectable", 1, "7");
+  set_nth("HW Power Braking", 0, "2500000 us");
+  set_nth("HW Thermal Slowdown", 1, "500000 us");  // [0] is the `Clocks Event Reasons` state
+  set_nth("        Pending ", 6, "Yes");            // the `Remapped Rows` block's
+  const Parsed p = parse_text(text, "q.txt");
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.ecc_volatile_uncorrected, 3.0);
+  EXPECT_EQ(d.ecc_volatile_corrected, 5.0);
+  EXPECT_EQ(d.ecc_aggregate_uncorrected, 7.0);
+  EXPECT_EQ(d.clock_event_hw_power_brake_us, 2500000.0);
+  EXPECT_EQ(d.clock_event_hw_thermal_us, 500000.0);
+  EXPECT_EQ(d.row_remap_pending, true);
+  EXPECT_EQ(d.row_remap_failed, false);
+}
+
+// Older drivers: `GPU Slowdown Temp` itself, ECC as `Single Bit`/`Double Bit` > `Total`, retired
+// pages, and no clock-event counters.
+TEST(NvidiaSmiQFormat, OldLayoutHealthFields) {
+  const Parsed p = parse_text(read_data("gpu/q-1gpu-driver410-enforced-limit.txt"), "q.txt");
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.temp_current_c, 41.0);
+  EXPECT_EQ(d.temp_slowdown_c, 87.0);
+  EXPECT_EQ(d.ecc_volatile_corrected, 0.0);
+  EXPECT_EQ(d.ecc_volatile_uncorrected, 0.0);
+  EXPECT_EQ(d.retired_pages_sbe, 0.0);
+  EXPECT_EQ(d.retired_pages_dbe, 0.0);
+  EXPECT_EQ(d.retired_pages_pending, false);
+  EXPECT_FALSE(d.clock_event_sw_power_cap_us);
+  EXPECT_FALSE(d.row_remap_pending);
+  const Parsed q = parse_text(read_data("gpu/q-2gpu-x16-x8-driver535.txt"), "q.txt");
+  ASSERT_EQ(q.out.devices.size(), 2u);
+  EXPECT_EQ(q.out.devices[1].temp_slowdown_c, 95.0);  // `GPU T.Limit Temp : N/A`: the printed one
+  EXPECT_EQ(q.out.devices[1].vbios_versions, std::vector<std::string>{"94.02.6D.00.0B"});
+}
+
 }  // namespace
 }  // namespace gpucost

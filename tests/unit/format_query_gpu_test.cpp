@@ -310,5 +310,43 @@ TEST(QueryGpuFormat, Scores) {
   EXPECT_EQ(f.score("Nov 29 19:50:45 host kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus."), 0);
 }
 
+// Issue 14: each row's current PCIe link is a sample (the link trains down at idle), the
+// device record keeps the last.
+TEST(QueryGpuFormat, CurrentPcieLinkIsASampleOfEveryRow) {
+  const Parsed p = parse_data("gpu/h200/collect/nvidia-smi-query-gpu.csv");
+  ASSERT_GT(p.out.samples.rows(), 0u);
+  EXPECT_EQ(metric(p, 0, GpuMetric::pcie_gen), 5.0);
+  EXPECT_EQ(metric(p, 0, GpuMetric::pcie_width), 16.0);
+}
+
+// Issue 14: clock-event (throttle) reasons by cause, `Active` / `Not Active`, under the current
+// (clocks_event_reasons.*) and the older (clocks_throttle_reasons.*) names: samples, not errors.
+TEST(QueryGpuFormat, ClockEventReasonsAreSamples) {
+  const std::string text =
+      "timestamp, index, utilization.gpu [%], clocks_event_reasons.hw_slowdown, clocks_event_reasons.hw_thermal_slowdown, "
+      "clocks_event_reasons.hw_power_brake_slowdown, clocks_event_reasons.sw_power_cap, "
+      "clocks_event_reasons.sw_thermal_slowdown\n"
+      "2026/11/30 00:41:24.050, 0, 100 %, Not Active, Not Active, Not Active, Active, Not Active\n"
+      "2026/11/30 00:41:25.056, 0, 100 %, Active, Active, Not Active, Not Active, Active\n";
+  Parsed p;
+  IngestStage(IngestOptions{}).run_buffer(text, "q.csv", FormatId::unknown, p.out, p.diag);
+  EXPECT_EQ(p.file().format, FormatId::query_gpu_csv);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_EQ(p.out.samples.rows(), 2u);
+  EXPECT_EQ(metric(p, 0, GpuMetric::reason_sw_power_cap), 1.0);
+  EXPECT_EQ(metric(p, 0, GpuMetric::reason_hw_slowdown), 0.0);
+  EXPECT_EQ(metric(p, 1, GpuMetric::reason_hw_slowdown), 1.0);
+  EXPECT_EQ(metric(p, 1, GpuMetric::reason_hw_thermal), 1.0);
+  EXPECT_EQ(metric(p, 1, GpuMetric::reason_hw_power_brake), 0.0);
+  EXPECT_EQ(metric(p, 1, GpuMetric::reason_sw_thermal), 1.0);
+  const std::string older =
+      "index, utilization.gpu [%], clocks_throttle_reasons.sw_power_cap\n"
+      "0, 97 %, Active\n";
+  Parsed o;
+  IngestStage(IngestOptions{}).run_buffer(older, "q.csv", FormatId::unknown, o.out, o.diag);
+  ASSERT_EQ(o.out.samples.rows(), 1u);
+  EXPECT_EQ(metric(o, 0, GpuMetric::reason_sw_power_cap), 1.0);
+}
+
 }  // namespace
 }  // namespace gpucost

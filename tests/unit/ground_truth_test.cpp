@@ -161,10 +161,6 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
   want["application_xid_incidents"] = inc.application;
   want["container_starts"] = static_cast<double>(t.container_starts);
   want["container_start_latency_mean_s"] = t.container_start_latency_mean_s;
-  Number latency_max;
-  for (const auto& ct : t.containers)
-    if (ct.start_latency_s) latency_max = std::max(latency_max.value_or(0), *ct.start_latency_s);
-  want["container_start_latency_max_s"] = latency_max;
   double battery = 0;
   for (const auto& [b, e] : t.battery) battery += static_cast<double>(e - b) / 1e9;
   want["battery_s"] = battery;
@@ -175,7 +171,6 @@ TEST_P(GroundTruth, EveryOtherFeatureTheGeneratorKnows) {
     double busy = 0;
     for (const auto& [rows, idle] : t.rows_and_idle_rows) busy += static_cast<double>(rows - idle);
     want["gpu_busy_s"] = busy;
-    want["xid_events_per_hour"] = *t.host.at("xid_events") / (*t.host.at("gpu_sampled_s") / 3600);
     // Rows are 1 s apart; what the span from the first row to the end of the last does not cover.
     TimeNs first = kNoTime, last = kNoTime;
     for (const auto& [f, l] : t.first_and_last_row) {

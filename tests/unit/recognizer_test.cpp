@@ -519,6 +519,9 @@ TEST(RecognizerPatterns, BadFilesSayWhy) {
   EXPECT_NE(r.load_file(::testing::TempDir() + "/does-not-exist.patterns").find("cannot open"), std::string::npos);
   const std::string bad_kind = write_patterns("bad-kind.patterns", "overheat\tkernel\thot\n");
   EXPECT_NE(r.load_file(bad_kind).find("unknown kind 'overheat'"), std::string::npos);
+  // The last-line mark is no kind a pattern may produce.
+  const std::string mark_kind = write_patterns("mark-kind.patterns", "log_end\tkernel\thot\n");
+  EXPECT_NE(r.load_file(mark_kind).find("unknown kind 'log_end'"), std::string::npos);
   const std::string short_line = write_patterns("short.patterns", "thermal\tkernel\n");
   EXPECT_NE(r.load_file(short_line).find(":1: expected kind<TAB>ident<TAB>needle"), std::string::npos);
 }

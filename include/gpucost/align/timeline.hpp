@@ -58,6 +58,9 @@ struct Timeline {
   std::string year_reason;  ///< how missing years were chosen
   TimeNs window_begin = kNoTime, window_end = kNoTime;  ///< --since/--until applied (UTC)
   TimeNs first_ns = kNoTime, last_ns = kNoTime;         ///< time covered by placed records
+  /// The time of the last stamped line of each file and boot, of any kind (recognized or not),
+  /// sorted: how far the logs reach, where the last recognized event may be hours earlier.
+  std::vector<TimeNs> log_ends;
 };
 
 }  // namespace gpucost

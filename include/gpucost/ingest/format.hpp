@@ -88,7 +88,12 @@ class FileSink {
   void file_problem(Problem p, std::string_view reason);
 
   /// Classifies a message and, when it is a known kind, appends an event; true when appended.
+  /// Every message, recognized or not, moves its boot's last stamp (see finish()).
   bool message(const MessageRecord& m);
+  /// After the parse: one `log_end` event per boot the file's messages were in, stamped like the
+  /// last stamped message of that boot (recognized or not), so that align can tell how far the
+  /// logs reach (Timeline::log_ends) without a row per line.
+  void finish();
   /// Appends an event of a known kind without classifying (markers, structured sources).
   void event(EventKind kind, const MessageRecord& m, std::int64_t code = INT64_MIN,
              std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
@@ -109,6 +114,16 @@ class FileSink {
   FileDiagnostics diag_;
   IngestResult out_;
   std::array<std::uint64_t, kEventKindCount> kind_counts_{};
+  // The last stamped message of each boot of the file, in the order the boots were met.
+  struct LastStamp {
+    std::string boot_id;
+    std::int32_t boot_seq = 0;
+    std::uint64_t line = 0;
+    WallKind wall_kind = WallKind::kNone;
+    TimeNs wall_raw_ns = kNoTime;
+    TimeNs mono_ns = kNoTime;
+  };
+  std::vector<LastStamp> last_stamps_;
   ShellHints hints_;
   TimeNs last_anchor_offset_ = kNoTime;
   TimeNs last_anchor_mono_ = kNoTime;

@@ -5,7 +5,9 @@
 // generation from the `Max` of a clock.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +24,31 @@ constexpr std::string_view kBanner = "NVSMI LOG";
 constexpr std::size_t kMaxGpus = 256;
 constexpr std::string_view kBugReportStart = "Start of NVIDIA bug report log file";
 
-enum class Section : std::uint8_t { other, pci, pcie_generation, link_width, power_readings, fb_memory };
+enum class Section : std::uint8_t {
+  other, pci, pcie_generation, link_width, power_readings, fb_memory,
+  clock_event_counters,             // `Clocks Event Reasons Counters` (`Clocks Throttle ...`)
+  ecc_errors, ecc_volatile, ecc_aggregate,  // `ECC Errors` > `Volatile` / `Aggregate`
+  ecc_volatile_sbe, ecc_volatile_dbe, ecc_aggregate_sbe, ecc_aggregate_dbe,  // older: > `Single Bit`
+  retired_pages, remapped_rows, temperature
+};
 
-Section section_of(std::string_view name) {
+// A section title, read inside its parent (`Volatile` is an ECC section only under `ECC Errors`).
+Section section_of(std::string_view name, Section parent) {
+  if (parent == Section::ecc_errors) {
+    if (name == "Volatile") return Section::ecc_volatile;
+    if (name == "Aggregate") return Section::ecc_aggregate;
+  }
+  if (parent == Section::ecc_volatile || parent == Section::ecc_aggregate) {
+    const bool vol = parent == Section::ecc_volatile;
+    if (name == "Single Bit") return vol ? Section::ecc_volatile_sbe : Section::ecc_aggregate_sbe;
+    if (name == "Double Bit") return vol ? Section::ecc_volatile_dbe : Section::ecc_aggregate_dbe;
+  }
+  if (name == "Clocks Event Reasons Counters" || name == "Clocks Throttle Reasons Counters")
+    return Section::clock_event_counters;
+  if (name == "ECC Errors") return Section::ecc_errors;
+  if (name == "Retired Pages") return Section::retired_pages;
+  if (name == "Remapped Rows") return Section::remapped_rows;
+  if (name == "Temperature") return Section::temperature;
   if (name == "PCI") return Section::pci;
   if (name == "PCIe Generation") return Section::pcie_generation;
   if (name == "Link Width") return Section::link_width;
@@ -108,7 +132,20 @@ class Format final : public LogFormat {
 struct DeviceState {
   GpuDevice dev;
   int power_limit_rank = 0;  // which key set power_limit_w: 1 Power Limit, 2 Current, 3 Enforced
+  // `GPU T.Limit Temp` (the reading's distance below T.Limit) and `GPU Slowdown T.Limit Temp`
+  // (where slowdown begins, relative to T.Limit) of the current report.
+  std::optional<double> tlimit_margin_c, slowdown_tlimit_c;
+  bool slowdown_printed = false;  // `GPU Slowdown Temp` itself was printed
 };
+
+// `Yes`/`No` (also `Active`/`Not Active`); nullopt for anything else.
+std::optional<bool> yes_no(std::string_view v) {
+  if (v == "Yes" || v == "Active") return true;
+  if (v == "No" || v == "Not Active") return false;
+  return std::nullopt;
+}
+
+void add_to(std::optional<double>& sum, double v) { sum = sum.value_or(0) + v; }
 
 class ReportParser {
  public:
@@ -207,7 +244,11 @@ class ReportParser {
     while (depth_ > 0 && stack_[depth_ - 1].indent >= indent) --depth_;
     std::string_view key, value;
     if (!split_key_value(t, key, value)) {
-      if (depth_ < stack_.size()) stack_[depth_++] = {indent, section_of(text::trim(t))};
+      if (depth_ < stack_.size()) {
+        const Section parent = depth_ ? stack_[depth_ - 1].section : Section::other;
+        stack_[depth_] = {indent, section_of(text::trim(t), parent)};
+        ++depth_;
+      }
       return;
     }
     if (current_ < 0) return;
@@ -235,7 +276,16 @@ class ReportParser {
     GpuDevice& d = devices_[static_cast<std::size_t>(current_)].dev;
     d.file = sink_.file_index();
     if (!driver_.empty()) d.driver_version = driver_;
-    devices_[static_cast<std::size_t>(current_)].power_limit_rank = 0;  // a newer report's values win
+    // A newer report's values win: what a report sums or derives starts again.
+    DeviceState& st = devices_[static_cast<std::size_t>(current_)];
+    st.power_limit_rank = 0;
+    st.tlimit_margin_c.reset();
+    st.slowdown_tlimit_c.reset();
+    st.slowdown_printed = false;
+    d.ecc_volatile_corrected.reset();
+    d.ecc_volatile_uncorrected.reset();
+    d.ecc_aggregate_corrected.reset();
+    d.ecc_aggregate_uncorrected.reset();
   }
 
   void key_value(Section section, std::string_view key, std::string_view value) {
@@ -263,6 +313,65 @@ class ReportParser {
       case Section::fb_memory:
         if (key == "Total" && !null && nvsmi::parse_number_with_unit(value, v)) d.memory_total_mib = v;
         return;
+      case Section::clock_event_counters: {
+        if (null || !nvsmi::parse_number_with_unit(value, v) || v < 0) return;
+        if (key == "SW Power Capping") d.clock_event_sw_power_cap_us = v;
+        else if (key == "SW Thermal Slowdown") d.clock_event_sw_thermal_us = v;
+        else if (key == "HW Thermal Slowdown") d.clock_event_hw_thermal_us = v;
+        else if (key == "HW Power Braking") d.clock_event_hw_power_brake_us = v;
+        return;
+      }
+      case Section::ecc_errors:
+        return;
+      case Section::ecc_volatile:
+      case Section::ecc_aggregate: {
+        // `SRAM Correctable`, `SRAM Uncorrectable Parity`, `DRAM Uncorrectable` ... summed.
+        if (null || !nvsmi::parse_number(value, v) || v < 0) return;
+        const bool vol = section == Section::ecc_volatile;
+        if (text::contains(key, "Uncorrectable")) add_to(vol ? d.ecc_volatile_uncorrected : d.ecc_aggregate_uncorrected, v);
+        else if (text::contains(key, "Correctable")) add_to(vol ? d.ecc_volatile_corrected : d.ecc_aggregate_corrected, v);
+        return;
+      }
+      case Section::ecc_volatile_sbe:
+      case Section::ecc_volatile_dbe:
+      case Section::ecc_aggregate_sbe:
+      case Section::ecc_aggregate_dbe: {
+        if (key != "Total" || null || !nvsmi::parse_number(value, v) || v < 0) return;
+        if (section == Section::ecc_volatile_sbe) d.ecc_volatile_corrected = v;
+        else if (section == Section::ecc_volatile_dbe) d.ecc_volatile_uncorrected = v;
+        else if (section == Section::ecc_aggregate_sbe) d.ecc_aggregate_corrected = v;
+        else d.ecc_aggregate_uncorrected = v;
+        return;
+      }
+      case Section::retired_pages:
+        if (key == "Pending Page Blacklist" || key == "Pending") {
+          if (const auto b = yes_no(value)) d.retired_pages_pending = *b;
+        } else if (!null && nvsmi::parse_number(value, v) && v >= 0) {
+          if (key == "Single Bit ECC") d.retired_pages_sbe = v;
+          else if (key == "Double Bit ECC") d.retired_pages_dbe = v;
+        }
+        return;
+      case Section::remapped_rows:
+        if (key == "Pending") {
+          if (const auto b = yes_no(value)) d.row_remap_pending = *b;
+        } else if (key == "Remapping Failure Occurred") {
+          if (const auto b = yes_no(value)) d.row_remap_failed = *b;
+        }
+        return;
+      case Section::temperature: {
+        if (null || !nvsmi::parse_number_with_unit(value, v) || v < -300 || v > 300) return;
+        if (key == "GPU Current Temp") d.temp_current_c = v;
+        else if (key == "GPU Slowdown Temp") {
+          d.temp_slowdown_c = v;
+          st.slowdown_printed = true;
+        } else if (key == "GPU T.Limit Temp") st.tlimit_margin_c = v;
+        else if (key == "GPU Slowdown T.Limit Temp") st.slowdown_tlimit_c = v;
+        else return;
+        // Drivers that print T.Limit offsets: slowdown = reading + margin to T.Limit + offset.
+        if (!st.slowdown_printed && d.temp_current_c && st.tlimit_margin_c && st.slowdown_tlimit_c)
+          d.temp_slowdown_c = *d.temp_current_c + *st.tlimit_margin_c + *st.slowdown_tlimit_c;
+        return;
+      }
       case Section::pci:
         if (key == "Bus Id" && !null) {
           std::string norm = normalize_pci_bus(value);
@@ -272,6 +381,10 @@ class ReportParser {
       case Section::other:
         if (depth_ != 0) return;  // `Name` of a process, `Max` of a clock ...
         if (key == "Product Name" && !null) d.name.assign(value);
+        else if (key == "VBIOS Version" && !null) {
+          if (std::find(d.vbios_versions.begin(), d.vbios_versions.end(), value) == d.vbios_versions.end())
+            d.vbios_versions.emplace_back(value);
+        }
         else if (key == "GPU UUID" && !null) d.uuid.assign(value);
         else if (key == "Minor Number" && !null) {
           if (const auto n = text::to_int<int>(value)) d.index = *n;

@@ -410,6 +410,9 @@ class QueryParser {
           int& out = fd.role == Role::gen_current ? gen_cur : fd.role == Role::gen_max ? gen_max
                      : fd.role == Role::width_current ? width_cur : width_max;
           out = static_cast<int>(num);
+          // The link trains down at idle: each row's current link is a sample too (F073).
+          if (fd.role == Role::gen_current) values_[static_cast<std::size_t>(GpuMetric::pcie_gen)] = num;
+          if (fd.role == Role::width_current) values_[static_cast<std::size_t>(GpuMetric::pcie_width)] = num;
           break;
         }
         case Role::pstate:
@@ -419,6 +422,11 @@ class QueryParser {
           break;
         case Role::metric:
         case Role::sm_clock:
+          // Clock-event (throttle) reasons print `Active` / `Not Active`.
+          if (v == "Active" || v == "Not Active") {
+            values_[static_cast<std::size_t>(fd.metric)] = v == "Active" ? 1.0 : 0.0;
+            break;
+          }
           if (!nvsmi::parse_number_with_unit(v, num))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
           values_[static_cast<std::size_t>(fd.metric)] = num;
