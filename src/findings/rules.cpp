@@ -157,7 +157,10 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
                    throttled ? fmt::format("Throttled by power or heat in {} of the samples{}", pct(*throttled),
                                            drop ? fmt::format("; hot clocks {:.0f} % below cool ones", *drop) : "")
                              : fmt::format("{:.0f} thermal events in the kernel log", hot_events));
-  f.features = {c.ev("F047"), c.ev("F045"), c.ev("F046"), c.ev("F043"), c.ev("F034"), c.ev("F035"), c.ev("F031")};
+  // The -q throttle counters by cause (F026 SW power cap, F042 HW slowdown, F044 SW thermal) and the
+  // margin to the GPU's own slowdown temperature (F058) say which of the two it is.
+  f.features = {c.ev("F047"), c.ev("F045"), c.ev("F046"), c.ev("F043"), c.ev("F034"), c.ev("F035"),
+                c.ev("F031"), c.ev("F026"), c.ev("F042"), c.ev("F044"), c.ev("F058")};
   f.events = c.events_of({EventKind::thermal}, f.events_total);
   if (throttled && drop && *drop > 0)
     f.money = c.lost_hours(busy_s / 3600.0 * *throttled * *drop / 100.0,
@@ -244,7 +247,7 @@ void gpu_fell_off_bus(const Context& c, std::vector<Finding>& out) {
   Finding f = make("R05", "gpu_fell_off_bus", Severity::critical,
                    fmt::format("The GPU fell off the bus ({:.0f} bus Xid, {:.0f} fallen-off-the-bus messages){}", bus,
                                fallen, lost ? fmt::format("; lost for {}", cost::human_duration(*lost / 3600.0)) : ""));
-  f.features = {c.ev("F083"), c.ev("F088"), c.ev("F093"), c.ev("F034"), c.ev("F026")};
+  f.features = {c.ev("F083"), c.ev("F088"), c.ev("F093"), c.ev("F034"), c.ev("F024")};
   f.events = c.events(
       [](EventKind k, std::optional<std::int64_t> code) {
         return k == EventKind::fallen_off_bus || (k == EventKind::xid && xid_in_class(code, "bus"));
@@ -264,7 +267,9 @@ void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
   if (mem == 0) return;
   Finding f = make("R06", "gpu_memory_errors", Severity::critical,
                    fmt::format("{:.0f} GPU memory error Xid(s) (ECC, row remapping)", mem));
-  f.features = {c.ev("F082"), c.ev("F053"), c.ev("F054")};
+  // With -q: rows pending or failed remapping (F049), uncorrected ECC totals (F050, F052), retired
+  // pages (F059) say whether a reset is enough.
+  f.features = {c.ev("F082"), c.ev("F053"), c.ev("F054"), c.ev("F049"), c.ev("F050"), c.ev("F052"), c.ev("F059")};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return k == EventKind::xid && xid_in_class(code, "memory_ecc");
   }, f.events_total);
@@ -272,7 +277,7 @@ void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
   f.next_step = "Reset the GPU when no job runs (`nvidia-smi -r`) so pending row remaps take effect, then check "
                 "`nvidia-smi -q -d ROW_REMAPPER,ECC`; a remapping failure or repeated uncorrectable errors mean RMA. " +
                 catalog_actions(c, "memory_ecc");
-  if (!c.f("F054")) f.to_confirm = "collect `nvidia-smi -q -d ECC,ROW_REMAPPER` to see pending remaps and ECC counters";
+  if (!c.f("F054") && !c.f("F049")) f.to_confirm = "collect `nvidia-smi -q -d ECC,ROW_REMAPPER` to see pending remaps and ECC counters";
   out.push_back(std::move(f));
 }
 
