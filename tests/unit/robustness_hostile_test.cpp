@@ -482,7 +482,12 @@ TEST(RobustHostile, TwentyThousandOneLineFilesStayWellUnderTheMemoryTarget) {
   EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
   EXPECT_TRUE(a->good_data_present());
   EXPECT_EQ(a->count("many/kern-19999.log", "records"), 1u);
-  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  // The bound holds the normal build, which is what users run (95 MiB there). Under ASan each of
+  // the 20 000 files' short-lived buffers sits in the quarantine with its redzones, and ASan's
+  // allocator does not hand freed regions back: 1.4 GiB measured, none of it held by gpucost.
+  if (!kAsan) {
+    EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  }
 }
 
 TEST(RobustHostile, MaxLineLengthIsNotAllocatedUpFront) {
