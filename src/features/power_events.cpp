@@ -60,7 +60,13 @@ double recovery_s(const FeatureContext& c, TimeNs t) {
   return seconds(b == kNoTime ? kRecoveryCapNs : std::min(b - t, kRecoveryCapNs));
 }
 
-TimeNs overlap(TimeNs a, TimeNs b, TimeNs c, TimeNs d) { return std::max<TimeNs>(0, std::min(b, d) - std::max(a, c)); }
+// An unknown bound (kNoTime: no window when nothing was placed) overlaps nothing that can be
+// measured; known instants differ by less than int64 holds (years 1970..2200).
+TimeNs overlap(TimeNs a, TimeNs b, TimeNs c, TimeNs d) {
+  if (a == kNoTime || b == kNoTime || c == kNoTime || d == kNoTime) return 0;
+  const TimeNs lo = std::max(a, c), hi = std::min(b, d);
+  return hi > lo ? hi - lo : 0;
+}
 
 TimeNs suspended_within(const FeatureContext& c, TimeNs a, TimeNs b) {
   TimeNs s = 0;
