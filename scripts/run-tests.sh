@@ -20,7 +20,7 @@ it_binary=$PWD/build/gpucost
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && command -v cpack >/dev/null 2>&1; then
   rm -f build/gpucost_*.deb
   if (cd build && cpack -G DEB >cpack.log 2>&1) &&
-     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./build/gpucost_*.deb >/dev/null; then
+     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall --no-install-recommends ./build/gpucost_*.deb >/dev/null; then
     it_binary=/usr/bin/gpucost
     echo "run-tests: installed $(ls build/gpucost_*.deb); integration tests use $it_binary" >&2
   else
