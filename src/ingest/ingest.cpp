@@ -172,34 +172,10 @@ void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink)
   diag.files.push_back(std::move(fd));
 }
 
-}  // namespace
-
-bool rotation_order_less(std::string_view a, std::string_view b) {
-  const auto slash_a = a.rfind('/'), slash_b = b.rfind('/');
-  const std::string_view dir_a = slash_a == std::string_view::npos ? "" : a.substr(0, slash_a);
-  const std::string_view dir_b = slash_b == std::string_view::npos ? "" : b.substr(0, slash_b);
-  if (dir_a != dir_b) return dir_a < dir_b;
-  std::string_view stem_a, stem_b;
-  long rot_a = 0, rot_b = 0;
-  rotation_parts(a.substr(slash_a == std::string_view::npos ? 0 : slash_a + 1), stem_a, rot_a);
-  rotation_parts(b.substr(slash_b == std::string_view::npos ? 0 : slash_b + 1), stem_b, rot_b);
-  if (stem_a != stem_b) return stem_a < stem_b;
-  // Oldest first: higher rotation numbers are older; the live file (-1) is newest.
-  const long ka = rot_a < 0 ? -1 : rot_a, kb = rot_b < 0 ? -1 : rot_b;
-  if (ka != kb) return ka > kb;
-  return a < b;
-}
-
-IngestStage::IngestStage(IngestOptions options) : options_(std::move(options)) {
-  if (!options_.patterns_file.empty()) {
-    const std::string err = recognizer_.load_file(options_.patterns_file);
-    if (!err.empty()) throw std::runtime_error(err);
-  }
-}
-
-void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& diag) const {
-  std::vector<InputFile> files;
-  std::vector<FileDiagnostics> skipped;
+// Every regular file under `input` (or `input` itself), sorted with rotated logs oldest first;
+// what cannot be read as a file (a FIFO, a device, a broken link, an unreadable directory) goes
+// to `skipped`, with why.
+void list_input_files(const fs::path& input, std::vector<InputFile>& files, std::vector<FileDiagnostics>& skipped) {
   std::error_code ec;
   auto consider = [&](const fs::path& p, const std::string& rel) {
     struct stat st {};
@@ -272,36 +248,15 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   std::sort(files.begin(), files.end(),
             [](const InputFile& a, const InputFile& b) { return rotation_order_less(a.path, b.path); });
 
-  std::vector<Job> jobs(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) jobs[i].file = std::move(files[i]);
+}
 
-  // Largest files first so that the last thread does not start a big file alone.
-  std::vector<std::size_t> order(jobs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return jobs[a].file.size > jobs[b].file.size; });
-
-  // File indices continue those already in `out`, so run() can be called for several inputs.
-  const auto base = static_cast<std::uint32_t>(out.files.size());
+// Runs read_job(k) for every k of `order` on `threads` threads and merges each job's sink into
+// `out` in file order (jobs' order), as soon as every file before it is read: thousands of small
+// files do not all hold their state at once. Rethrows a merge's bad_alloc after the threads end.
+template <typename ReadJob>
+void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& order, unsigned threads,
+                      ReadJob read_job, IngestResult& out, Diagnostics& diag) {
   std::atomic<std::size_t> next{0};
-  auto read_job = [&](std::size_t k) {
-    Job& job = jobs[order[k]];
-    job.sink = std::make_unique<FileSink>(base + static_cast<std::uint32_t>(order[k]), job.file.path,
-                                          job.file.mtime_ns, options_.parse, recognizer_);
-    std::string err;
-    auto src = open_line_source(job.file.abs_path, err, options_.parse.max_line_length);
-    if (!src) {
-      job.sink->file_problem(Problem::unreadable_file, "cannot open: " + err);
-      return;
-    }
-    job.sink->diagnostics().gzip = is_gzip_file(job.file.abs_path);
-    parse_source(*src, *job.sink, FormatId::unknown);
-    job.sink->finish();
-    job.sink->release_empty_tables();
-  };
-
-  // Sinks are merged in file order (output is the same for any thread count), each as soon as
-  // every file before it is read: thousands of small files do not all hold their state at once.
   std::mutex merge_mutex;
   std::vector<char> done(jobs.size(), 0);
   std::size_t merged = 0;
@@ -353,7 +308,6 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
       merge_ready(order[k]);
     }
   };
-  unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size())));
   if (threads <= 1) {
     worker();
@@ -377,7 +331,68 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
                                        std::max<std::size_t>(1, pool.size()), threads, refused));
   }
   if (merge_error) std::rethrow_exception(merge_error);
+}
 
+}  // namespace
+
+bool rotation_order_less(std::string_view a, std::string_view b) {
+  const auto slash_a = a.rfind('/'), slash_b = b.rfind('/');
+  const std::string_view dir_a = slash_a == std::string_view::npos ? "" : a.substr(0, slash_a);
+  const std::string_view dir_b = slash_b == std::string_view::npos ? "" : b.substr(0, slash_b);
+  if (dir_a != dir_b) return dir_a < dir_b;
+  std::string_view stem_a, stem_b;
+  long rot_a = 0, rot_b = 0;
+  rotation_parts(a.substr(slash_a == std::string_view::npos ? 0 : slash_a + 1), stem_a, rot_a);
+  rotation_parts(b.substr(slash_b == std::string_view::npos ? 0 : slash_b + 1), stem_b, rot_b);
+  if (stem_a != stem_b) return stem_a < stem_b;
+  // Oldest first: higher rotation numbers are older; the live file (-1) is newest.
+  const long ka = rot_a < 0 ? -1 : rot_a, kb = rot_b < 0 ? -1 : rot_b;
+  if (ka != kb) return ka > kb;
+  return a < b;
+}
+
+IngestStage::IngestStage(IngestOptions options) : options_(std::move(options)) {
+  if (!options_.patterns_file.empty()) {
+    const std::string err = recognizer_.load_file(options_.patterns_file);
+    if (!err.empty()) throw std::runtime_error(err);
+  }
+}
+
+void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& diag) const {
+  std::vector<InputFile> files;
+  std::vector<FileDiagnostics> skipped;
+  list_input_files(input, files, skipped);
+
+  std::vector<Job> jobs(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) jobs[i].file = std::move(files[i]);
+
+  // Largest files first so that the last thread does not start a big file alone.
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs[a].file.size > jobs[b].file.size; });
+
+  // File indices continue those already in `out`, so run() can be called for several inputs.
+  const auto base = static_cast<std::uint32_t>(out.files.size());
+  auto read_job = [&](std::size_t k) {
+    Job& job = jobs[order[k]];
+    job.sink = std::make_unique<FileSink>(base + static_cast<std::uint32_t>(order[k]), job.file.path,
+                                          job.file.mtime_ns, options_.parse, recognizer_);
+    std::string err;
+    auto src = open_line_source(job.file.abs_path, err, options_.parse.max_line_length);
+    if (!src) {
+      job.sink->file_problem(Problem::unreadable_file, "cannot open: " + err);
+      return;
+    }
+    job.sink->diagnostics().gzip = is_gzip_file(job.file.abs_path);
+    parse_source(*src, *job.sink, FormatId::unknown);
+    job.sink->finish();
+    job.sink->release_empty_tables();
+  };
+
+  // Sinks are merged in file order: the output is the same for any thread count.
+  const unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  read_in_parallel(jobs, order, threads, read_job, out, diag);
   for (auto& d : skipped) diag.files.push_back(std::move(d));
 }
 
