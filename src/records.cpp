@@ -111,7 +111,7 @@ Table make_event_table() {
   t.add_column("pid", ColumnType::kInt64);
   t.add_column("process", ColumnType::kDict);
   t.add_column("ident", ColumnType::kDict);
-  t.add_column("text", ColumnType::kText);
+  t.add_column("text", ColumnType::kDict);  // a message that repeats is held once
   t.add_column("flags", ColumnType::kInt64);
   return t;
 }

@@ -191,9 +191,9 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   const auto placed = place_events(in, boots, clock, dating, out.events, tally);
   const auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
   std::uint64_t merged = 0;
-  for (const auto& c : clusters)
-    if (static_cast<EventKind>(out.events.column(event_col::kind).get_int(c.front())) != EventKind::log_end)
-      merged += c.size() - 1;
+  for (std::size_t c = 0; c < clusters.size(); ++c)
+    if (static_cast<EventKind>(out.events.column(event_col::kind).get_int(clusters.front(c))) != EventKind::log_end)
+      merged += clusters[c].size() - 1;
   const std::uint64_t events_cut = keep_events(clusters, placed, window, out.events, out.origin_begin, out.origins, out.log_ends);
   table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -125,25 +126,27 @@ bool is_physical_kind(EventKind k) {
 }
 
 template <typename Better>
-void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& placed,
-                            std::vector<std::vector<std::uint32_t>>& clusters, Better better) {
+void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& placed, EventClusters& clusters,
+                            Better better) {
   const Column& kind = e.column(event_col::kind);
   const Column& file = e.column(event_col::file);
   const Column& line = e.column(event_col::line);
   std::vector<std::size_t> reports;  // clusters of physical kinds with a time
   for (std::size_t i = 0; i < clusters.size(); ++i) {
-    const std::uint32_t r = clusters[i].front();
+    const std::uint32_t r = clusters.front(i);
     if (placed[r].ts != kNoTime && is_physical_kind(static_cast<EventKind>(kind.get_int(r)))) reports.push_back(i);
   }
   if (reports.size() < 2) return;
-  auto ts_of = [&](std::size_t i) { return placed[clusters[i].front()].ts; };
+  auto ts_of = [&](std::size_t i) { return placed[clusters.front(i)].ts; };
   std::stable_sort(reports.begin(), reports.end(), [&](std::size_t a, std::size_t b) { return ts_of(a) < ts_of(b); });
   const Column& text = e.column(event_col::text);
   auto first_line = [&](std::size_t i) {
-    const std::string_view t = text.get_string(clusters[i].front());
+    const std::string_view t = text.get_string(clusters.front(i));
     return t.substr(0, t.find('\n'));
   };
+  // Reports are few (AC and lid): the clusters that take others' members are kept aside.
   std::vector<bool> gone(clusters.size(), false);
+  std::unordered_map<std::size_t, std::vector<std::uint32_t>> grown;
   // Per kind, the open group: its cluster, the time of its first report, the messages in it. A
   // message already in the group is a second event of its reporter (a line printed twice), not
   // another report of this one.
@@ -154,53 +157,58 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
   };
   std::vector<Group> open(kEventKindCount);
   for (const std::size_t i : reports) {
-    Group& g = open[static_cast<std::size_t>(kind.get_int(clusters[i].front()))];
+    Group& g = open[static_cast<std::size_t>(kind.get_int(clusters.front(i)))];
     const std::string_view msg = first_line(i);
     if (g.cluster != SIZE_MAX && ts_of(i) - g.first <= kPhysicalEventNs &&
         std::find(g.messages.begin(), g.messages.end(), msg) == g.messages.end()) {
-      auto& into = clusters[g.cluster];
-      into.insert(into.end(), clusters[i].begin(), clusters[i].end());
+      auto [into, fresh] = grown.try_emplace(g.cluster);
+      if (fresh) into->second.assign(clusters[g.cluster].begin(), clusters[g.cluster].end());
+      into->second.insert(into->second.end(), clusters[i].begin(), clusters[i].end());
       g.messages.push_back(msg);
       gone[i] = true;
     } else {
       g = Group{i, ts_of(i), {msg}};
     }
   }
+  if (grown.empty()) return;
+  EventClusters out;
+  out.rows.reserve(clusters.rows.size());
+  out.begin.reserve(clusters.begin.size());
   for (std::size_t i = 0; i < clusters.size(); ++i) {
-    if (gone[i] || clusters[i].size() < 2) continue;
-    auto& m = clusters[i];
+    if (gone[i]) continue;
+    const auto g = grown.find(i);
+    if (g == grown.end()) {  // already best first, the others by (file, line)
+      out.add(clusters[i]);
+      continue;
+    }
+    auto& m = g->second;
     const auto best = std::min_element(m.begin(), m.end(), better);
     std::rotate(m.begin(), best, best + 1);  // the best-placed report first, the others by (file, line)
     std::sort(m.begin() + 1, m.end(), [&](std::uint32_t a, std::uint32_t b) {
       return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
     });
+    out.add(m);
   }
-  std::size_t w = 0;
-  for (std::size_t i = 0; i < clusters.size(); ++i) {
-    if (gone[i]) continue;
-    if (w != i) clusters[w] = std::move(clusters[i]);  // not onto itself: that may empty it
-    ++w;
-  }
-  clusters.resize(w);
+  clusters = std::move(out);
 }
 
 }  // namespace
 
-std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::vector<PlacedEvent>& placed,
-                                                     TimeNs window) {
+EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& placed, TimeNs window) {
   const Column& flags = e.column(event_col::flags);
   const Column& file = e.column(event_col::file);
   const Column& line = e.column(event_col::line);
   const Matcher match(e, placed, window);
-  std::vector<std::vector<std::uint32_t>> out;
-  out.reserve(e.rows());
+  EventClusters out;
+  out.rows.reserve(e.rows());
+  out.begin.reserve(e.rows() + 1);
 
   // Messages by key, in order of first appearance.
   std::unordered_map<MessageKey, std::size_t, MessageKeyHash> index;
   std::vector<std::vector<std::uint32_t>> by_key;
   for (std::size_t r = 0; r < e.rows(); ++r) {
     if (placed[r].ts == kNoTime) {
-      out.push_back({static_cast<std::uint32_t>(r)});  // cannot be matched: its own event
+      out.add(static_cast<std::uint32_t>(r));  // cannot be matched: its own event
       continue;
     }
     const auto [it, fresh] = index.try_emplace(message_key(e, r), by_key.size());
@@ -213,10 +221,15 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
     if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
     return line.get_int(a) < line.get_int(b);
   };
+  const ColumnReader files(file), lines(line);
   auto by_file_then_ts = [&](std::uint32_t a, std::uint32_t b) {
-    if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
+    if (files.get_int(a) != files.get_int(b)) return files.get_int(a) < files.get_int(b);
     if (placed[a].ts != placed[b].ts) return placed[a].ts < placed[b].ts;
-    return line.get_int(a) < line.get_int(b);
+    return lines.get_int(a) < lines.get_int(b);
+  };
+  // Rows of a message mostly come in that order already (one file, in time order).
+  auto sort_rows = [&](std::vector<std::uint32_t>::iterator b, std::vector<std::uint32_t>::iterator e) {
+    if (!std::is_sorted(b, e, by_file_then_ts)) std::sort(b, e, by_file_then_ts);
   };
   // Calls f(rows of one file) for each file's run in sorted `rows`.
   auto per_file = [&](std::vector<std::uint32_t>::iterator b, std::vector<std::uint32_t>::iterator end, auto f) {
@@ -228,15 +241,45 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
     }
   };
 
+  // Puts a cluster's best copy first, the others by (file, line), and appends it to out.
+  auto emit = [&](std::vector<std::uint32_t>& m) {
+    if (m.size() == 1) {
+      out.add(m.front());
+      return;
+    }
+    std::sort(m.begin(), m.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return files.get_int(a) != files.get_int(b) ? files.get_int(a) < files.get_int(b) : lines.get_int(a) < lines.get_int(b);
+    });
+    const auto best = std::min_element(m.begin(), m.end(), better);
+    std::rotate(m.begin(), best, best + 1);
+    out.add(m);
+  };
+  std::vector<std::uint32_t> run;
   for (auto& rows : by_key) {
     if (rows.size() == 1) {
-      out.push_back(rows);
+      out.add(rows.front());
       continue;
     }
     const auto unreliable = [&](std::uint32_t r) { return (flags.get_int(r) & kFlagUnreliableWall) != 0; };
     const auto split = std::stable_partition(rows.begin(), rows.end(), [&](std::uint32_t r) { return !unreliable(r); });
-    std::sort(rows.begin(), split, by_file_then_ts);
-    std::sort(split, rows.end(), by_file_then_ts);
+    sort_rows(rows.begin(), split);
+    sort_rows(split, rows.end());
+    // A message read from one file only (a flood of one line in one log): no other file's copies
+    // to match, so a row joins the row before only when it repeats it (what merge_file would do
+    // with no clusters yet), in time order, without a cluster per row.
+    if (split == rows.end() && file.get_int(rows.front()) == file.get_int(rows.back())) {
+      run.clear();
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i > 0 && !match.repeated(rows[i - 1], rows[i])) {
+          emit(run);
+          run.clear();
+        }
+        run.push_back(rows[i]);
+      }
+      emit(run);
+      std::vector<std::uint32_t>().swap(rows);
+      continue;
+    }
 
     std::vector<Cluster> clusters;
     // Copies with trustworthy times, matched on ts (copies with the same mono have the same ts).
@@ -261,15 +304,8 @@ std::vector<std::vector<std::uint32_t>> dedup_events(const Table& e, const std::
       });
     }
 
-    for (auto& c : clusters) {
-      auto& m = c.members;
-      std::sort(m.begin(), m.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
-      });
-      const auto best = std::min_element(m.begin(), m.end(), better);
-      std::rotate(m.begin(), best, best + 1);  // the kept copy first, the others by (file, line)
-      out.push_back(std::move(m));
-    }
+    for (auto& c : clusters) emit(c.members);  // the kept copy first, the others by (file, line)
+    std::vector<std::uint32_t>().swap(rows);
   }
   merge_physical_reports(e, placed, out, better);
   return out;

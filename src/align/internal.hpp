@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -250,10 +251,31 @@ struct PlacedEvent {
   TimeNs ctime = kNoTime;  ///< boot wall + mono: what `dmesg -T` would print (UTC), for matching
 };
 
-/// Clusters copies of one message; returns, per kept row (the best copy), its copies' rows.
-/// `rows` of the result are sorted by nothing in particular; each cluster lists its best first.
-std::vector<std::vector<std::uint32_t>> dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
-                                                     TimeNs window_ns);
+/// Copies of one message grouped into clusters, stored flat (no vector per event): cluster i is
+/// rows[begin[i] .. begin[i + 1]), its best copy first, the others by (file, line).
+struct EventClusters {
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> begin{0};
+  std::size_t size() const noexcept { return begin.size() - 1; }
+  std::span<const std::uint32_t> operator[](std::size_t i) const noexcept {
+    return {rows.data() + begin[i], rows.data() + begin[i + 1]};
+  }
+  std::uint32_t front(std::size_t i) const noexcept { return rows[begin[i]]; }
+  /// Appends a cluster of one row.
+  void add(std::uint32_t row) {
+    rows.push_back(row);
+    begin.push_back(static_cast<std::uint32_t>(rows.size()));
+  }
+  /// Appends a cluster.
+  void add(std::span<const std::uint32_t> members) {
+    rows.insert(rows.end(), members.begin(), members.end());
+    begin.push_back(static_cast<std::uint32_t>(rows.size()));
+  }
+};
+
+/// Clusters copies of one message; one cluster per kept row (the best copy) with its copies'
+/// rows. Clusters are in no particular order; each lists its best first.
+EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& placed, TimeNs window_ns);
 
 /// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
 std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
@@ -262,7 +284,7 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
 /// ts last, and fills the origins; returns how many events the window cut. `log_end` rows are
 /// not kept: the times of those placed inside the window by a stamp of their own go to
 /// `log_ends`, sorted.
-std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
+std::uint64_t keep_events(const EventClusters& clusters, const std::vector<PlacedEvent>& placed,
                           Window window, Table& events, std::vector<std::uint32_t>& origin_begin,
                           std::vector<EventOrigin>& origins, std::vector<TimeNs>& log_ends);
 /// Places, fills intervals, windows and sorts samples (unplaceable rows are dropped); returns

@@ -130,7 +130,7 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
   return placed;
 }
 
-std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& clusters, const std::vector<PlacedEvent>& placed,
+std::uint64_t keep_events(const EventClusters& clusters, const std::vector<PlacedEvent>& placed,
                           Window window, Table& ev, std::vector<std::uint32_t>& origin_begin,
                           std::vector<EventOrigin>& origins, std::vector<TimeNs>& log_ends) {
   std::uint64_t cut = 0;
@@ -139,7 +139,7 @@ std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& cluster
   const Column& flags = ev.column(event_col::flags);
   log_ends.clear();
   for (std::size_t c = 0; c < clusters.size(); ++c) {
-    const std::uint32_t r = clusters[c].front();
+    const std::uint32_t r = clusters.front(c);
     const TimeNs ts = placed[r].ts;
     if (static_cast<EventKind>(kind.get_int(r)) == EventKind::log_end) {
       const std::int64_t fl = flags.is_valid(r) ? flags.get_int(r) : 0;
@@ -152,21 +152,42 @@ std::uint64_t keep_events(const std::vector<std::vector<std::uint32_t>>& cluster
   std::sort(log_ends.begin(), log_ends.end());
   const Column& file = ev.column(event_col::file);
   const Column& line = ev.column(event_col::line);
-  std::stable_sort(keep.begin(), keep.end(), [&](std::uint32_t x, std::uint32_t y) {
-    const std::uint32_t a = clusters[x].front(), b = clusters[y].front();
-    const TimeNs ta = placed[a].ts, tb = placed[b].ts;
-    if ((ta == kNoTime) != (tb == kNoTime)) return tb == kNoTime;
-    if (ta != tb) return ta < tb;
-    if (file.get_int(a) != file.get_int(b)) return file.get_int(a) < file.get_int(b);
-    return line.get_int(a) < line.get_int(b);
-  });
+  {
+    // Sorted by (ts with null last, file, line), ties in cluster order: the sort keys are read
+    // from the columns once, not per comparison, and a flood of events is millions of them.
+    struct Key {
+      TimeNs ts;
+      std::uint64_t file;
+      std::uint64_t line;
+      std::uint32_t cluster;
+      bool operator<(const Key& o) const noexcept {
+        if (ts != o.ts) return ts < o.ts;
+        if (file != o.file) return file < o.file;
+        if (line != o.line) return line < o.line;
+        return cluster < o.cluster;
+      }
+    };
+    const ColumnReader files(file), lines(line);
+    std::vector<Key> keys;
+    keys.reserve(keep.size());
+    for (const auto c : keep) {
+      const std::uint32_t r = clusters.front(c);
+      const TimeNs ts = placed[r].ts;
+      keys.push_back({ts == kNoTime ? INT64_MAX : ts, static_cast<std::uint64_t>(files.get_int(r)),
+                      static_cast<std::uint64_t>(lines.get_int(r)), c});
+    }
+    // A null ts sorts after every time, also a time of INT64_MAX (none is that late).
+    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 0; i < keys.size(); ++i) keep[i] = keys[i].cluster;
+  }
   std::vector<std::uint32_t> rows;
   rows.reserve(keep.size());
   origin_begin.clear();
   origins.clear();
   origin_begin.reserve(keep.size() + 1);
+  origins.reserve(clusters.rows.size());
   for (auto c : keep) {
-    rows.push_back(clusters[c].front());
+    rows.push_back(clusters.front(c));
     origin_begin.push_back(static_cast<std::uint32_t>(origins.size()));
     for (auto r : clusters[c])
       origins.push_back({static_cast<std::uint32_t>(file.get_int(r)), static_cast<std::uint64_t>(line.get_int(r))});

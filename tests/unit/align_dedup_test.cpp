@@ -123,6 +123,33 @@ TEST(AlignDedup, RepeatedLinesOfOneFileStaySeparate) {
   for (std::size_t r = 0; r < 4; ++r) EXPECT_EQ(t.origin_begin[r + 1] - t.origin_begin[r], 1u);
 }
 
+// A flood of one message in one file (issue 16's event-dense day) takes the path without a
+// cluster per row: a line repeated with the very same printk stamp (the log appended twice)
+// still joins the copy before it, every other line stays its own event, in time order.
+TEST(AlignDedup, FloodOfOneMessageInOneFileKeepsRepeatsAndOrder) {
+  Input b;
+  const auto d = b.file("dmesg.txt", FormatId::dmesg, at(2026, 11, 29, 12, 0, 0));
+  constexpr int kLines = 500;
+  for (int i = 0; i < kLines; ++i) b.event({.file = d, .line = static_cast<std::uint64_t>(i + 1), .mono = secs(100 + i), .text = kXid79});
+  // The second half of the file is the first 100 lines again.
+  for (int i = 0; i < 100; ++i)
+    b.event({.file = d, .line = static_cast<std::uint64_t>(kLines + i + 1), .mono = secs(100 + i), .text = kXid79});
+  const Timeline t = align(b.in);
+  const auto rows = rows_of(t, EventKind::xid);
+  ASSERT_EQ(rows.size(), static_cast<std::size_t>(kLines));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto o = origins_of(t, rows[k]);
+    ASSERT_EQ(o.size(), k < 100 ? 2u : 1u) << k;
+    EXPECT_EQ(o.front().second, k + 1);  // the first copy is kept, the repeat listed after it
+    if (k < 100) {
+      EXPECT_EQ(o.back().second, kLines + k + 1);
+    }
+    if (k) {
+      EXPECT_LT(ts_of(t.events, rows[k - 1]), ts_of(t.events, rows[k]));
+    }
+  }
+}
+
 TEST(AlignDedup, CopiesNeedTheSameMonoOrCloseWallTimes) {
   Input b;
   const auto a = b.file("a.log", FormatId::journal_short);

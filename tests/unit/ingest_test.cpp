@@ -142,5 +142,31 @@ TEST(Ingest, RunBufferDetectsAndParses) {
   EXPECT_EQ(out.events.column(event_col::code).get_int(1), 31);
 }
 
+
+// Issue 16: an event's text is held once per distinct message, not once per line, so a message
+// repeated hundreds of thousands of times costs a dictionary code per event.
+TEST(Ingest, RepeatedMessageTextIsHeldOnce) {
+  std::string log;
+  for (int i = 0; i < 2000; ++i) {
+    const int s = i % 60, m = i / 60;
+    log += "Nov 30 10:" + std::string(m < 10 ? "0" : "") + std::to_string(m) + ":" + (s < 10 ? "0" : "") +
+           std::to_string(s) +
+           " gpubox kernel: nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d\n";
+    if (i % 4 == 0)
+      log += "Nov 30 10:00:00 gpubox kernel: nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x" +
+             std::to_string(i) + "\n";
+  }
+  IngestResult out;
+  Diagnostics diag;
+  IngestStage(IngestOptions{}).run_buffer(log, "syslog", FormatId::syslog, out, diag);
+  ASSERT_EQ(out.events.rows(), 2500u);
+  const Column& text = out.events.column(event_col::text);
+  ASSERT_EQ(text.type(), ColumnType::kDict);
+  EXPECT_EQ(text.dictionary().size(), 1u + 500u);  // the repeated message once, and each distinct one
+  EXPECT_EQ(text.get_string(0), "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d");
+  EXPECT_EQ(text.get_string(1), "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0");
+  EXPECT_EQ(text.get_string(2499), text.get_string(0));
+}
+
 }  // namespace
 }  // namespace gpucost
