@@ -188,13 +188,24 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   // Every row placed; one event per message.
   std::vector<FileTally> tally(in.files.size());
   table(out.events, &IngestResult::events);
-  const auto placed = place_events(in, boots, clock, dating, out.events, tally);
-  const auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
+  auto placed = place_events(in, boots, clock, dating, out.events, tally);
+  // What is held per event row is let go as soon as it is read for the last time: with a flood
+  // of repeated events it is most of the memory.
+  std::vector<std::int32_t>().swap(boots.event_boot);
+  std::vector<TieQuality>().swap(boots.event_tie);
+  auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
   std::uint64_t merged = 0;
   for (std::size_t c = 0; c < clusters.size(); ++c)
     if (static_cast<EventKind>(out.events.column(event_col::kind).get_int(clusters.front(c))) != EventKind::log_end)
       merged += clusters[c].size() - 1;
-  const std::uint64_t events_cut = keep_events(clusters, placed, window, out.events, out.origin_begin, out.origins, out.log_ends);
+  std::uint64_t events_cut = 0;
+  {
+    std::vector<std::uint32_t> order;
+    events_cut = keep_events(clusters, placed, window, out.events, order, out.origin_begin, out.origins, out.log_ends);
+    std::vector<PlacedEvent>().swap(placed);
+    clusters = EventClusters();
+    out.events.permute(order);
+  }
   table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
   drop_overlapping_sample_sources(in, out.samples, diag);

@@ -280,13 +280,15 @@ EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& 
 /// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
 std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
                                       const std::vector<FileDating>& dating, Table& events, std::vector<FileTally>& tally);
-/// Keeps the best copy of each cluster inside the window, sorted by (ts, file, line) with null
-/// ts last, and fills the origins; returns how many events the window cut. `log_end` rows are
-/// not kept: the times of those placed inside the window by a stamp of their own go to
-/// `log_ends`, sorted.
+/// Chooses the best copy of each cluster inside the window, sorted by (ts, file, line) with null
+/// ts last: `order` (rows of `events`, for Table::permute, which the caller does once it has let
+/// go of the clusters), and fills the origins in that order; returns how many events the window
+/// cut. `log_end` rows are not kept: the times of those placed inside the window by a stamp of
+/// their own go to `log_ends`, sorted.
 std::uint64_t keep_events(const EventClusters& clusters, const std::vector<PlacedEvent>& placed,
-                          Window window, Table& events, std::vector<std::uint32_t>& origin_begin,
-                          std::vector<EventOrigin>& origins, std::vector<TimeNs>& log_ends);
+                          Window window, const Table& events, std::vector<std::uint32_t>& order,
+                          std::vector<std::uint32_t>& origin_begin, std::vector<EventOrigin>& origins,
+                          std::vector<TimeNs>& log_ends);
 /// Places, fills intervals, windows and sorts samples (unplaceable rows are dropped); returns
 /// how many the window cut.
 std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window window, Table& samples,

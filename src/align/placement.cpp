@@ -131,8 +131,9 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
 }
 
 std::uint64_t keep_events(const EventClusters& clusters, const std::vector<PlacedEvent>& placed,
-                          Window window, Table& ev, std::vector<std::uint32_t>& origin_begin,
-                          std::vector<EventOrigin>& origins, std::vector<TimeNs>& log_ends) {
+                          Window window, const Table& ev, std::vector<std::uint32_t>& rows,
+                          std::vector<std::uint32_t>& origin_begin, std::vector<EventOrigin>& origins,
+                          std::vector<TimeNs>& log_ends) {
   std::uint64_t cut = 0;
   std::vector<std::uint32_t> keep;  // indices into clusters
   const Column& kind = ev.column(event_col::kind);
@@ -153,34 +154,30 @@ std::uint64_t keep_events(const EventClusters& clusters, const std::vector<Place
   const Column& file = ev.column(event_col::file);
   const Column& line = ev.column(event_col::line);
   {
-    // Sorted by (ts with null last, file, line), ties in cluster order: the sort keys are read
-    // from the columns once, not per comparison, and a flood of events is millions of them.
+    // Sorted by (ts with null last, file, line), ties in cluster order (what a stable sort
+    // gives): the times are read once into the keys, file and line only when times tie.
     struct Key {
       TimeNs ts;
-      std::uint64_t file;
-      std::uint64_t line;
       std::uint32_t cluster;
-      bool operator<(const Key& o) const noexcept {
-        if (ts != o.ts) return ts < o.ts;
-        if (file != o.file) return file < o.file;
-        if (line != o.line) return line < o.line;
-        return cluster < o.cluster;
-      }
     };
     const ColumnReader files(file), lines(line);
     std::vector<Key> keys;
     keys.reserve(keep.size());
     for (const auto c : keep) {
-      const std::uint32_t r = clusters.front(c);
-      const TimeNs ts = placed[r].ts;
-      keys.push_back({ts == kNoTime ? INT64_MAX : ts, static_cast<std::uint64_t>(files.get_int(r)),
-                      static_cast<std::uint64_t>(lines.get_int(r)), c});
+      const TimeNs ts = placed[clusters.front(c)].ts;
+      keys.push_back({ts == kNoTime ? INT64_MAX : ts, c});  // null last (no time is that late)
     }
-    // A null ts sorts after every time, also a time of INT64_MAX (none is that late).
-    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    auto before = [&](const Key& x, const Key& y) {
+      if (x.ts != y.ts) return x.ts < y.ts;
+      const std::uint32_t a = clusters.front(x.cluster), b = clusters.front(y.cluster);
+      if (files.get_int(a) != files.get_int(b)) return files.get_int(a) < files.get_int(b);
+      if (lines.get_int(a) != lines.get_int(b)) return lines.get_int(a) < lines.get_int(b);
+      return x.cluster < y.cluster;
+    };
+    if (!std::is_sorted(keys.begin(), keys.end(), before)) std::sort(keys.begin(), keys.end(), before);
     for (std::size_t i = 0; i < keys.size(); ++i) keep[i] = keys[i].cluster;
   }
-  std::vector<std::uint32_t> rows;
+  rows.clear();
   rows.reserve(keep.size());
   origin_begin.clear();
   origins.clear();
@@ -193,7 +190,6 @@ std::uint64_t keep_events(const EventClusters& clusters, const std::vector<Place
       origins.push_back({static_cast<std::uint32_t>(file.get_int(r)), static_cast<std::uint64_t>(line.get_int(r))});
   }
   origin_begin.push_back(static_cast<std::uint32_t>(origins.size()));
-  ev.permute(rows);
   return cut;
 }
 
