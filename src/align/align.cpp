@@ -193,7 +193,9 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   // of repeated events it is most of the memory.
   std::vector<std::int32_t>().swap(boots.event_boot);
   std::vector<TieQuality>().swap(boots.event_tie);
-  auto clusters = dedup_events(out.events, placed, options_.dedup_window_ns);
+  std::vector<TimeNs> boot_walls;
+  for (const Boot& b : boots.boots) boot_walls.push_back(b.boot_wall());
+  auto clusters = dedup_events(out.events, placed, boot_walls, options_.dedup_window_ns);
   std::uint64_t merged = 0;
   for (std::size_t c = 0; c < clusters.size(); ++c)
     if (static_cast<EventKind>(out.events.column(event_col::kind).get_int(clusters.front(c))) != EventKind::log_end)

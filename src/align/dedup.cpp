@@ -31,8 +31,17 @@ struct Cluster {
 
 class Matcher {
  public:
-  Matcher(const Table& e, const std::vector<PlacedEvent>& placed, TimeNs window)
-      : mono_(e.column(event_col::mono_ns)), placed_(placed), window_(window) {}
+  Matcher(const Table& e, const std::vector<PlacedEvent>& placed, const std::vector<TimeNs>& boot_walls, TimeNs window)
+      : mono_(e.column(event_col::mono_ns)), placed_(placed), boot_walls_(boot_walls), window_(window) {}
+
+  // What `dmesg -T` would print (UTC) for a row placed by monotonic time: its boot's wall time +
+  // monotonic (blind to suspends); else its ts.
+  TimeNs ctime(std::uint32_t r) const {
+    const PlacedEvent& p = placed_[r];
+    if (p.boot < 0 || !mono_.is_valid(r) || static_cast<std::size_t>(p.boot) >= boot_walls_.size()) return p.ts;
+    const TimeNs c = boot_walls_[static_cast<std::size_t>(p.boot)] + mono_.get_int(r);
+    return c != kNoTime ? c : p.ts;
+  }
 
   // Distance between two copies, or -1 when they are not copies of one message.
   TimeNs distance(std::uint32_t a, std::uint32_t b) const {
@@ -54,7 +63,7 @@ class Matcher {
   }
   // A dmesg -T copy `a` against cluster member `b`: what dmesg -T would have printed for b.
   TimeNs ctime_distance(std::uint32_t a, std::uint32_t b) const {
-    const TimeNs cb = placed_[b].ctime != kNoTime ? placed_[b].ctime : placed_[b].ts;
+    const TimeNs cb = ctime(b);
     const TimeNs d = std::llabs(placed_[a].ts - cb);
     return d <= window_ ? d : -1;
   }
@@ -62,6 +71,7 @@ class Matcher {
  private:
   const Column& mono_;
   const std::vector<PlacedEvent>& placed_;
+  const std::vector<TimeNs>& boot_walls_;
   TimeNs window_;
 };
 
@@ -194,11 +204,12 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
 
 }  // namespace
 
-EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& placed, TimeNs window) {
+EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& placed, const std::vector<TimeNs>& boot_walls,
+                           TimeNs window) {
   const Column& flags = e.column(event_col::flags);
   const Column& file = e.column(event_col::file);
   const Column& line = e.column(event_col::line);
-  const Matcher match(e, placed, window);
+  const Matcher match(e, placed, boot_walls, window);
   EventClusters out;
   out.rows.reserve(e.rows());
   out.begin.reserve(e.rows() + 1);
@@ -293,7 +304,7 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
     if (split != rows.end()) {
       for (auto& c : clusters) {
         const std::uint32_t m = c.members.front();
-        c.key = placed[m].ctime != kNoTime ? placed[m].ctime : placed[m].ts;
+        c.key = match.ctime(m);
       }
       std::sort(clusters.begin(), clusters.end(), [](const Cluster& a, const Cluster& b) { return a.key < b.key; });
       per_file(split, rows.end(), [&](const std::vector<std::uint32_t>& f) {

@@ -247,8 +247,7 @@ struct Window {
 struct PlacedEvent {
   TimeNs ts = kNoTime;
   Placement placement = Placement::kNone;
-  std::int32_t boot = -1;
-  TimeNs ctime = kNoTime;  ///< boot wall + mono: what `dmesg -T` would print (UTC), for matching
+  std::int32_t boot = -1;  ///< boot index when placed by monotonic time (see ctime in dedup)
 };
 
 /// Copies of one message grouped into clusters, stored flat (no vector per event): cluster i is
@@ -275,7 +274,9 @@ struct EventClusters {
 
 /// Clusters copies of one message; one cluster per kept row (the best copy) with its copies'
 /// rows. Clusters are in no particular order; each lists its best first.
-EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& placed, TimeNs window_ns);
+/// `boot_walls[b]` is boot b's wall time at monotonic 0 (`dmesg -T` copies are matched on it).
+EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
+                           const std::vector<TimeNs>& boot_walls, TimeNs window_ns);
 
 /// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
 std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,

@@ -99,7 +99,6 @@ std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& b
       const TieQuality q = boots.event_tie[r];
       p.ts = boot.map(monos.get_int(r));
       p.boot = b;
-      p.ctime = boot.boot_wall() + monos.get_int(r);
       const bool exact = q == TieQuality::kExact && boot.source == BootSource::kAnchors;
       p.placement = exact ? Placement::kMonotonic : Placement::kApproximate;
       fl |= kFlagFromMonotonic;
