@@ -118,7 +118,10 @@ int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus,
 
 FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
-  for (const auto& f : t.files) format_present_[static_cast<std::size_t>(f.format)] = true;
+  for (const auto& f : t.files) {
+    traits_present_ |= format_info(f.format).traits;
+    sample_format_present_ = sample_format_present_ || format_samples_gpus(f.format);
+  }
 
   // Samples per GPU.
   const Table& s = t.samples;
@@ -294,20 +297,12 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
 }
 
 bool FeatureContext::has(LogSource src) const noexcept {
-  auto any = [&](std::initializer_list<FormatId> fs) {
-    for (auto f : fs)
-      if (has_format(f)) return true;
-    return false;
-  };
   switch (src) {
-    case LogSource::kernel:
-      return any({FormatId::dmesg, FormatId::syslog, FormatId::journal_short, FormatId::journal_json,
-                  FormatId::journal_export});
-    case LogSource::service:
-      return any({FormatId::syslog, FormatId::journal_short, FormatId::journal_json, FormatId::journal_export});
-    case LogSource::ps: return has_format(FormatId::ps) || !ps_groups.empty();
-    case LogSource::pmon: return has_format(FormatId::pmon) || !pmon_groups.empty();
-    case LogSource::smi_q: return has_format(FormatId::nvidia_smi_q);
+    case LogSource::kernel: return has_format_trait(kTraitKernelLog);
+    case LogSource::service: return has_format_trait(kTraitServiceLog);
+    case LogSource::ps: return has_format_trait(kTraitProcessSnapshots) || !ps_groups.empty();
+    case LogSource::pmon: return has_format_trait(kTraitGpuProcesses) || !pmon_groups.empty();
+    case LogSource::smi_q: return has_format_trait(kTraitDeviceReport);
     case LogSource::devices: return !timeline.devices.empty();
     case LogSource::profiler: return !timeline.profiles.empty();
   }
