@@ -165,6 +165,16 @@ struct FeatureContext {
   static std::string scope_label(int gpu);
 
  private:
+  // The constructor's steps, in order.
+  void note_formats();
+  void collect_gpus();
+  void add_gpu_named_by_kernel();
+  void attach_devices();
+  void measure_host_coverage();
+  void index_events();
+  void widen_window();
+  void group_processes();
+
   ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
   std::vector<std::uint32_t> all_rows_;
   int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
