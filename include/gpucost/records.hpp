@@ -111,7 +111,8 @@ enum FormatTrait : std::uint8_t {
   X(journal_short, "journal", 0, kTraitKernelLog | kTraitServiceLog, "journal",                    \
     "journalctl short/short-iso/short-precise/-monotonic/-unix")                                   \
   X(ps, "ps", 0, kTraitProcessSnapshots, "",                                                       \
-    "`ps aux` / `ps -eo ...` snapshots, with `### gpucost-ps <RFC 3339>` markers")
+    "`ps aux` / `ps -eo ...` snapshots, with `### gpucost-ps <RFC 3339>` markers")                 \
+  X(dcgmi_dmon, "dmon", 3, 0, "", "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {
