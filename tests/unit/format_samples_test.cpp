@@ -45,6 +45,23 @@ TEST(FormatRegistry, FamiliesAndTraitsAreThoseTheStagesRelyOn) {
   EXPECT_EQ(format_family(FormatId::journal_export), "journal");
 }
 
+// journalctl's short output and a classic syslog file can be byte-identical: the file name
+// hints of the runner-up's registration row decide.
+TEST(FormatRegistry, TheRunnerUpsFileNameHintsBreakANearTie) {
+  const std::string text =
+      "Nov 29 11:28:12 zeus systemd[1]: Started Session 4 of user alice.\n"
+      "Nov 29 11:28:13 zeus CRON[2201]: (root) CMD (run-parts /etc/cron.hourly)\n";
+  auto detect = [&](std::string_view name) {
+    auto src = make_buffer_source(text, kDefaultMaxLineLength);
+    return detect_format(*src, name).format;
+  };
+  EXPECT_EQ(detect("log.txt"), FormatId::syslog);  // a tie without a hint: the earlier row
+  EXPECT_EQ(detect("logs/journal.txt"), FormatId::journal_short);
+  EXPECT_EQ(detect("var/log/kern.log"), FormatId::syslog);
+  EXPECT_EQ(detect("var/log/messages"), FormatId::syslog);
+  EXPECT_EQ(detect("LOGS/JOURNAL.TXT"), FormatId::journal_short);  // matched case-insensitively
+}
+
 class FormatSamples : public ::testing::TestWithParam<FormatId> {};
 
 TEST_P(FormatSamples, AreDetectedAndParsedWithoutRejection) {
