@@ -81,7 +81,7 @@ double Diagnostics::error_rate() const noexcept {
 std::size_t Diagnostics::usable_files() const noexcept {
   std::size_t n = 0;
   for (const auto& f : files)
-    if (f.format != FormatId::unknown && f.format != FormatId::sim_truth && f.accepted > 0) ++n;
+    if (f.format != FormatId::unknown && !format_has(f.format, kTraitNotALog) && f.accepted > 0) ++n;
   return n;
 }
 

@@ -15,14 +15,12 @@ constexpr KindInfo kKinds[] = {
     GPUCOST_EVENT_KINDS(GPUCOST_X)
 #undef GPUCOST_X
 };
-struct FormatInfo {
-  std::string_view name, family, desc;
-};
 constexpr FormatInfo kFormats[] = {
-#define GPUCOST_X(name, family, desc) {#name, family, desc},
+#define GPUCOST_X(name, family, sample_priority, traits, hints, desc) {#name, family, sample_priority, traits, hints, desc},
     GPUCOST_FORMATS(GPUCOST_X)
 #undef GPUCOST_X
 };
+constexpr FormatInfo kUnknownFormat{"unknown", "unknown", 0, 0, "", "not recognized"};
 struct MetricInfo {
   std::string_view name, unit, dmon, query, desc;
 };
@@ -55,18 +53,13 @@ std::optional<EventKind> event_kind_from_name(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string_view format_name(FormatId f) noexcept {
+const FormatInfo& format_info(FormatId f) noexcept {
   const auto i = static_cast<std::size_t>(f);
-  return i < kFormatCount ? kFormats[i].name : "unknown";
+  return i < kFormatCount ? kFormats[i] : kUnknownFormat;
 }
-std::string_view format_family(FormatId f) noexcept {
-  const auto i = static_cast<std::size_t>(f);
-  return i < kFormatCount ? kFormats[i].family : "unknown";
-}
-std::string_view format_description(FormatId f) noexcept {
-  const auto i = static_cast<std::size_t>(f);
-  return i < kFormatCount ? kFormats[i].desc : "not recognized";
-}
+std::string_view format_name(FormatId f) noexcept { return format_info(f).name; }
+std::string_view format_family(FormatId f) noexcept { return format_info(f).family; }
+std::string_view format_description(FormatId f) noexcept { return format_info(f).description; }
 
 std::string_view gpu_metric_name(GpuMetric m) noexcept { return kMetrics[static_cast<std::size_t>(m)].name; }
 std::string_view gpu_metric_unit(GpuMetric m) noexcept { return kMetrics[static_cast<std::size_t>(m)].unit; }

@@ -82,179 +82,214 @@ Derived derived_anchors(const IngestResult& in, WallClock& clock, const std::vec
   return best;
 }
 
-}  // namespace
+using TiedCopies = std::unordered_map<MessageKey, std::vector<std::pair<TimeNs, std::int32_t>>, MessageKeyHash>;
 
-void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& out) {
-  const Table& e = in.events;
-  const Column& mono = e.column(event_col::mono_ns);
-  const Column& file = e.column(event_col::file);
-  const Column& seq = e.column(event_col::boot_seq);
-  const Column& bid = e.column(event_col::boot_id);
-  out.file_notes.resize(in.files.size());
-  out.event_tie.resize(e.rows(), TieQuality::kExact);
-
-  std::map<std::string, Unanchored> groups;  // ordered: deterministic
-  std::map<std::uint32_t, std::pair<std::int64_t, std::string>> last_row_group;  // file -> (line, key)
-  std::unordered_map<MessageKey, std::vector<std::pair<TimeNs, std::int32_t>>, MessageKeyHash> tied;
-  for (std::size_t r = 0; r < e.rows(); ++r) {
-    if (!mono.is_valid(r)) continue;
-    // A last-line mark has no text of its own: it votes for nothing, and nothing votes by it.
-    const bool mark = static_cast<EventKind>(e.column(event_col::kind).get_int(r)) == EventKind::log_end;
-    if (out.event_boot[r] >= 0) {
-      if (!mark) tied[message_key(e, r)].emplace_back(mono.get_int(r), out.event_boot[r]);
-      continue;
-    }
-    const std::string id = bid.is_valid(r) ? std::string(bid.get_string(r)) : std::string();
-    const auto f = static_cast<std::uint32_t>(file.get_int(r));
-    const auto s = static_cast<std::int32_t>(seq.get_int(r));
-    const std::string key = id.empty() ? fmt::format("f:{:08}:{:08}", f, s) : "i:" + id;
-    Unanchored& g = groups[key];
-    if (g.rows.empty()) {
-      g.id = id;
-      g.file = f;
-      g.seq = s;
-    }
-    g.rows.push_back(static_cast<std::uint32_t>(r));
-    const TimeNs m = mono.get_int(r);
-    if (g.min_mono == kNoTime || m < g.min_mono) g.min_mono = m;
-    if (g.max_mono == kNoTime || m > g.max_mono) g.max_mono = m;
-    auto& last = last_row_group[f];
-    const std::int64_t line = e.column(event_col::line).get_int(r);
-    if (last.second.empty() || line >= last.first) last = {line, key};
+// Ties groups of unanchored rows to boots, one way after the other (see the file's comment).
+// Each way returns true when it tied the group.
+class GroupTies {
+ public:
+  GroupTies(const IngestResult& in, WallClock& clock, BootTable& out)
+      : in_(in), clock_(clock), out_(out), e_(in.events), mono_(e_.column(event_col::mono_ns)),
+        file_(e_.column(event_col::file)) {
+    collect();
+    anchored_boots_ = out_.boots.size();
   }
-  for (const auto& [f, lk] : last_row_group) groups[lk.second].last_of_file = true;
-  for (auto& [key, v] : tied) std::sort(v.begin(), v.end());
 
-  const auto anchored_boots = out.boots.size();
-  auto assign = [&](Unanchored& g, std::int32_t b, TieQuality q, const std::string& note) {
-    for (auto r : g.rows) {
-      out.event_boot[r] = b;
-      out.event_tie[r] = q;
-    }
-    auto& files = out.boots[static_cast<std::size_t>(b)].files;
-    std::vector<std::uint32_t> seen;
-    for (auto r : g.rows) {
-      const auto f = static_cast<std::uint32_t>(file.get_int(r));
-      if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
-      seen.push_back(f);
-      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
-      out.file_notes[f].push_back(note);
-    }
-  };
+  std::map<std::string, Unanchored>& groups() noexcept { return groups_; }
 
-  for (auto& [key, g] : groups) {
-    const std::string what = g.id.empty() ? (g.seq ? fmt::format("boot {} of the file", g.seq + 1) : std::string("monotonic stamps"))
-                                          : "boot " + g.id;
-    // 1. The same printk read in a tied source.
+  // 1. The same printk read in a tied source.
+  bool by_same_printk(Unanchored& g, const std::string& what) {
     std::map<std::int32_t, std::size_t> votes;
     for (auto r : g.rows) {
-      if (static_cast<EventKind>(e.column(event_col::kind).get_int(r)) == EventKind::log_end) continue;
-      const auto it = tied.find(message_key(e, r));
-      if (it == tied.end()) continue;
-      const TimeNs m = mono.get_int(r);
+      if (static_cast<EventKind>(e_.column(event_col::kind).get_int(r)) == EventKind::log_end) continue;
+      const auto it = tied_.find(message_key(e_, r));
+      if (it == tied_.end()) continue;
+      const TimeNs m = mono_.get_int(r);
       const auto& v = it->second;
       const auto c = std::lower_bound(v.begin(), v.end(), std::pair<TimeNs, std::int32_t>{m - kMonoMatchNs, -1});
       // Early boot messages can repeat with the same stamp in every boot: each boot gets a vote.
       for (auto x = c; x != v.end() && x->first <= m + kMonoMatchNs; ++x)
         if (x == c || x->second != (x - 1)->second) ++votes[x->second];
     }
-    if (!votes.empty()) {
-      auto best = votes.begin();
-      for (auto it = votes.begin(); it != votes.end(); ++it)
-        if (it->second > best->second) best = it;
-      assign(g, best->first, TieQuality::kExact,
-             fmt::format("{} tied to boot {} by {} kernel message(s) with the same text and monotonic stamp in an "
-                         "anchored source",
-                         what, boot_label(out, static_cast<std::size_t>(best->first)), best->second));
-      continue;
-    }
-    // 2. The same messages read in a file that stamps them with wall time only: each pair of
-    // copies is an anchor (that file's wall - this file's mono).
-    // A boot message printed in every boot could pair with a copy from another boot: at least
-    // two pairs must agree on an offset, and the file's last message must not fall after the
-    // file was written.
+    if (votes.empty()) return false;
+    auto best = votes.begin();
+    for (auto it = votes.begin(); it != votes.end(); ++it)
+      if (it->second > best->second) best = it;
+    assign(g, best->first, TieQuality::kExact,
+           fmt::format("{} tied to boot {} by {} kernel message(s) with the same text and monotonic stamp in an "
+                       "anchored source",
+                       what, boot_label(out_, static_cast<std::size_t>(best->first)), best->second));
+    return true;
+  }
+
+  // 2. The same messages read in a file that stamps them with wall time only: each pair of
+  // copies is an anchor (that file's wall - this file's mono).
+  // A boot message printed in every boot could pair with a copy from another boot: at least
+  // two pairs must agree on an offset, and the file's last message must not fall after the
+  // file was written.
+  bool by_wall_copies(Unanchored& g, const std::string& what) {
     Boot b;
-    if (auto derived = derived_anchors(in, clock, g.rows); !derived.anchors.empty()) {
+    if (auto derived = derived_anchors(in_, clock_, g.rows); !derived.anchors.empty()) {
       b.id = g.id;
       b.anchors = std::move(derived.anchors);
       b.epochs = build_epochs(b.anchors, {});
       std::size_t agree = 0;
       for (const auto& ep : b.epochs) agree = std::max(agree, ep.anchors);
-      const TimeNs mtime = in.files[g.file].mtime_ns;
+      const TimeNs mtime = in_.files[g.file].mtime_ns;
       if (agree < 2 || (mtime != kNoTime && b.map(g.max_mono) > mtime + kNsPerDay)) b.anchors.clear();
     }
-    if (!b.anchors.empty()) {
-      out.boots.push_back(std::move(b));
-      assign(g, static_cast<std::int32_t>(out.boots.size() - 1), TieQuality::kExact,
-             fmt::format("{} placed through {} message(s) also read with wall stamps in {}", what,
-                         out.boots.back().anchors.size(), in.files[out.boots.back().anchors.front().file].path));
-      continue;
-    }
-    // 3. The manifest: it describes the boot the collection ran in, the one the file ends in.
-    const Manifest* man = in.manifest ? &*in.manifest : nullptr;
+    if (b.anchors.empty()) return false;
+    out_.boots.push_back(std::move(b));
+    assign(g, static_cast<std::int32_t>(out_.boots.size() - 1), TieQuality::kExact,
+           fmt::format("{} placed through {} message(s) also read with wall stamps in {}", what,
+                       out_.boots.back().anchors.size(), in_.files[out_.boots.back().anchors.front().file].path));
+    return true;
+  }
+
+  // 3. The manifest: it describes the boot the collection ran in, the one the file ends in.
+  bool by_manifest(Unanchored& g, const std::string& what) {
+    const Manifest* man = in_.manifest ? &*in_.manifest : nullptr;
     const bool manifest_applies =
         man && ((!g.id.empty() && g.id == man->boot_id) || (g.id.empty() && g.last_of_file && (man->boot_time_ns || !man->boot_id.empty())));
-    if (manifest_applies) {
-      std::int32_t target = -1;
-      for (std::size_t b = 0; b < out.boots.size() && target < 0; ++b)
-        if (!man->boot_id.empty() && out.boots[b].id == man->boot_id) target = static_cast<std::int32_t>(b);
-      if (target < 0 && man->boot_time_ns)
-        for (std::size_t b = 0; b < anchored_boots && target < 0; ++b)
-          if (std::llabs(out.boots[b].boot_wall() - *man->boot_time_ns) <= 2 * kNsPerSec) target = static_cast<std::int32_t>(b);
-      if (target >= 0) {
-        assign(g, target, TieQuality::kExact, fmt::format("{} tied to boot {} named by manifest.json", what, boot_label(out, static_cast<std::size_t>(target))));
-        continue;
-      }
-      if (man->boot_time_ns) {
-        Boot b;
-        b.id = man->boot_id;
-        b.source = BootSource::kManifest;
-        b.epochs.push_back(Epoch{std::numeric_limits<TimeNs>::min(), *man->boot_time_ns, 0, kNsPerSec});
-        b.source_note = "boot time from manifest.json (suspends in this boot are not accounted for)";
-        out.boots.push_back(std::move(b));
-        assign(g, static_cast<std::int32_t>(out.boots.size() - 1), TieQuality::kManifest,
-               fmt::format("{} placed from the manifest's boot time {} (suspends after it are not accounted for)", what,
-                           format_rfc3339(*man->boot_time_ns, 0)));
-        continue;
+    if (!manifest_applies) return false;
+    std::int32_t target = -1;
+    for (std::size_t b = 0; b < out_.boots.size() && target < 0; ++b)
+      if (!man->boot_id.empty() && out_.boots[b].id == man->boot_id) target = static_cast<std::int32_t>(b);
+    if (target < 0 && man->boot_time_ns)
+      for (std::size_t b = 0; b < anchored_boots_ && target < 0; ++b)
+        if (std::llabs(out_.boots[b].boot_wall() - *man->boot_time_ns) <= 2 * kNsPerSec) target = static_cast<std::int32_t>(b);
+    if (target >= 0) {
+      assign(g, target, TieQuality::kExact, fmt::format("{} tied to boot {} named by manifest.json", what, boot_label(out_, static_cast<std::size_t>(target))));
+      return true;
+    }
+    if (!man->boot_time_ns) return false;
+    Boot b;
+    b.id = man->boot_id;
+    b.source = BootSource::kManifest;
+    b.epochs.push_back(Epoch{std::numeric_limits<TimeNs>::min(), *man->boot_time_ns, 0, kNsPerSec});
+    b.source_note = "boot time from manifest.json (suspends in this boot are not accounted for)";
+    out_.boots.push_back(std::move(b));
+    assign(g, static_cast<std::int32_t>(out_.boots.size() - 1), TieQuality::kManifest,
+           fmt::format("{} placed from the manifest's boot time {} (suspends after it are not accounted for)", what,
+                       format_rfc3339(*man->boot_time_ns, 0)));
+    return true;
+  }
+
+  // 4. The anchored boot whose monotonic range is nearest this group's.
+  bool by_overlapping_boot(Unanchored& g, const std::string& what) {
+    std::int32_t target = -1;
+    TimeNs best = 0;
+    for (std::size_t b = 0; b < anchored_boots_; ++b) {
+      const Boot& boot = out_.boots[b];
+      if (boot.anchors.empty() || (!g.id.empty() && !boot.id.empty())) continue;
+      if (g.min_mono > boot.max_mono() || g.max_mono < boot.min_mono()) continue;
+      const TimeNs dist = std::llabs(g.max_mono - boot.max_mono()) + std::llabs(g.min_mono - boot.min_mono());
+      if (target < 0 || dist <= best) {
+        target = static_cast<std::int32_t>(b);
+        best = dist;
       }
     }
-    // 4. The anchored boot whose monotonic range is nearest this group's.
-    {
-      std::int32_t target = -1;
-      TimeNs best = 0;
-      for (std::size_t b = 0; b < anchored_boots; ++b) {
-        const Boot& boot = out.boots[b];
-        if (boot.anchors.empty() || (!g.id.empty() && !boot.id.empty())) continue;
-        if (g.min_mono > boot.max_mono() || g.max_mono < boot.min_mono()) continue;
-        const TimeNs dist = std::llabs(g.max_mono - boot.max_mono()) + std::llabs(g.min_mono - boot.min_mono());
-        if (target < 0 || dist <= best) {
-          target = static_cast<std::int32_t>(b);
-          best = dist;
-        }
-      }
-      if (target >= 0) {
-        assign(g, target, TieQuality::kApproximate,
-               fmt::format("approximate: {} guessed to be in boot {} (the monotonic ranges overlap; no message matched)", what,
-                           boot_label(out, static_cast<std::size_t>(target))));
+    if (target < 0) return false;
+    assign(g, target, TieQuality::kApproximate,
+           fmt::format("approximate: {} guessed to be in boot {} (the monotonic ranges overlap; no message matched)", what,
+                       boot_label(out_, static_cast<std::size_t>(target))));
+    return true;
+  }
+
+  // 5. The modification time: the file's last message was written at or before it.
+  bool by_mtime(Unanchored& g, const std::string& what) {
+    const TimeNs mtime = g.file < in_.files.size() ? in_.files[g.file].mtime_ns : kNoTime;
+    if (!g.last_of_file || mtime == kNoTime) return false;
+    Boot b;
+    b.id = g.id;
+    b.source = BootSource::kMtime;
+    b.epochs.push_back(Epoch{std::numeric_limits<TimeNs>::min(), mtime - g.max_mono, 0, 0});
+    b.source_note = fmt::format("approximate: boot time from {}'s modification time minus its last monotonic stamp",
+                                in_.files[g.file].path);
+    out_.boots.push_back(std::move(b));
+    assign(g, static_cast<std::int32_t>(out_.boots.size() - 1), TieQuality::kApproximate,
+           fmt::format("approximate: {} placed so that the last monotonic stamp falls at the file's modification "
+                       "time {} (boot ≈ mtime - last mono)",
+                       what, format_rfc3339(mtime, 0)));
+    return true;
+  }
+
+ private:
+  // The untied rows with a monotonic stamp, grouped by boot id (else file and boot of the file),
+  // and the tied ones by message, to vote with.
+  void collect() {
+    const Column& seq = e_.column(event_col::boot_seq);
+    const Column& bid = e_.column(event_col::boot_id);
+    std::map<std::uint32_t, std::pair<std::int64_t, std::string>> last_row_group;  // file -> (line, key)
+    for (std::size_t r = 0; r < e_.rows(); ++r) {
+      if (!mono_.is_valid(r)) continue;
+      // A last-line mark has no text of its own: it votes for nothing, and nothing votes by it.
+      const bool mark = static_cast<EventKind>(e_.column(event_col::kind).get_int(r)) == EventKind::log_end;
+      if (out_.event_boot[r] >= 0) {
+        if (!mark) tied_[message_key(e_, r)].emplace_back(mono_.get_int(r), out_.event_boot[r]);
         continue;
       }
+      const std::string id = bid.is_valid(r) ? std::string(bid.get_string(r)) : std::string();
+      const auto f = static_cast<std::uint32_t>(file_.get_int(r));
+      const auto s = static_cast<std::int32_t>(seq.get_int(r));
+      const std::string key = id.empty() ? fmt::format("f:{:08}:{:08}", f, s) : "i:" + id;
+      Unanchored& g = groups_[key];
+      if (g.rows.empty()) {
+        g.id = id;
+        g.file = f;
+        g.seq = s;
+      }
+      g.rows.push_back(static_cast<std::uint32_t>(r));
+      const TimeNs m = mono_.get_int(r);
+      if (g.min_mono == kNoTime || m < g.min_mono) g.min_mono = m;
+      if (g.max_mono == kNoTime || m > g.max_mono) g.max_mono = m;
+      auto& last = last_row_group[f];
+      const std::int64_t line = e_.column(event_col::line).get_int(r);
+      if (last.second.empty() || line >= last.first) last = {line, key};
     }
-    // 5. The modification time: the file's last message was written at or before it.
-    const TimeNs mtime = g.file < in.files.size() ? in.files[g.file].mtime_ns : kNoTime;
-    if (g.last_of_file && mtime != kNoTime) {
-      Boot b;
-      b.id = g.id;
-      b.source = BootSource::kMtime;
-      b.epochs.push_back(Epoch{std::numeric_limits<TimeNs>::min(), mtime - g.max_mono, 0, 0});
-      b.source_note = fmt::format("approximate: boot time from {}'s modification time minus its last monotonic stamp",
-                                  in.files[g.file].path);
-      out.boots.push_back(std::move(b));
-      assign(g, static_cast<std::int32_t>(out.boots.size() - 1), TieQuality::kApproximate,
-             fmt::format("approximate: {} placed so that the last monotonic stamp falls at the file's modification "
-                         "time {} (boot ≈ mtime - last mono)",
-                         what, format_rfc3339(mtime, 0)));
+    for (const auto& [f, lk] : last_row_group) groups_[lk.second].last_of_file = true;
+    for (auto& [key, v] : tied_) std::sort(v.begin(), v.end());
+  }
+
+  void assign(Unanchored& g, std::int32_t b, TieQuality q, const std::string& note) {
+    for (auto r : g.rows) {
+      out_.event_boot[r] = b;
+      out_.event_tie[r] = q;
+    }
+    auto& files = out_.boots[static_cast<std::size_t>(b)].files;
+    std::vector<std::uint32_t> seen;
+    for (auto r : g.rows) {
+      const auto f = static_cast<std::uint32_t>(file_.get_int(r));
+      if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+      seen.push_back(f);
+      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+      out_.file_notes[f].push_back(note);
+    }
+  }
+
+  const IngestResult& in_;
+  WallClock& clock_;
+  BootTable& out_;
+  const Table& e_;
+  const Column& mono_;
+  const Column& file_;
+  std::map<std::string, Unanchored> groups_;  // ordered: deterministic
+  TiedCopies tied_;
+  std::size_t anchored_boots_ = 0;  // boots with anchors of their own (the later ones are derived)
+};
+
+}  // namespace
+
+void tie_unanchored_groups(const IngestResult& in, WallClock& clock, BootTable& out) {
+  out.file_notes.resize(in.files.size());
+  out.event_tie.resize(in.events.rows(), TieQuality::kExact);
+  GroupTies ties(in, clock, out);
+  for (auto& [key, g] : ties.groups()) {
+    const std::string what = g.id.empty() ? (g.seq ? fmt::format("boot {} of the file", g.seq + 1) : std::string("monotonic stamps"))
+                                          : "boot " + g.id;
+    if (ties.by_same_printk(g, what) || ties.by_wall_copies(g, what) || ties.by_manifest(g, what) ||
+        ties.by_overlapping_boot(g, what) || ties.by_mtime(g, what))
       continue;
-    }
     out.file_notes[g.file].push_back(fmt::format("{}: no anchor, matching message, manifest or modification time ties "
                                                  "them to a boot; their wall stamps are used where present",
                                                  what));

@@ -11,14 +11,9 @@ namespace gpucost::align_detail {
 
 namespace {
 
-// dmon first (it has the violation counters and clocks), then --query-gpu, then anything else.
-int format_rank(FormatId f) {
-  switch (f) {
-    case FormatId::dmon: return 0;
-    case FormatId::query_gpu_csv: return 1;
-    default: return 2;
-  }
-}
+// The format's registered sample priority: dmon first (it has the violation counters and
+// clocks), then --query-gpu (GPUCOST_FORMATS in records.hpp).
+int format_rank(FormatId f) { return format_info(f).sample_priority; }
 
 struct SourceSpan {
   std::uint32_t file = 0;
@@ -32,7 +27,7 @@ struct SourceSpan {
 void drop_overlapping_sample_sources(const IngestResult& in, Table& sa, Diagnostics& diag) {
   // Most directories have one file of samples: nothing can overlap, and nothing is read.
   std::size_t sample_files = 0;
-  for (const auto& f : in.files) sample_files += f.format == FormatId::dmon || f.format == FormatId::query_gpu_csv;
+  for (const auto& f : in.files) sample_files += format_samples_gpus(f.format);
   if (sample_files < 2) return;
   const Column& ts = sa.column(sample_col::ts_ns);
   const Column& files = sa.column(sample_col::file);

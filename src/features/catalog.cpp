@@ -1,15 +1,10 @@
 // The feature catalog: ONE table of {definition, computation} rows, in id order. Everything
-// else (`gpucost features`, docs/features.md, the report) is generated from it. Ids are stable:
+// else (`gpucost features`, docs/features.md, the report, the feature count) is derived from it;
+// stage.cpp runs the rows. Ids are stable:
 // a feature that goes away leaves its id unused; new features get new ids at the end.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <system_error>
-#include <thread>
-
+#include "features/catalog_rows.hpp"
 #include "features/compute.hpp"
 
 namespace gpucost {
@@ -794,69 +789,19 @@ std::size_t feature_index(std::string_view name_or_id) noexcept {
   return kNoFeature;
 }
 
-const FeatureValue* FeatureSet::find(std::string_view name_or_id) const noexcept {
-  const auto i = feature_index(name_or_id);
-  return i == kNoFeature || i >= host.size() ? nullptr : &host[i];
+namespace features {
+
+std::size_t feature_count() noexcept { return std::size(kCatalog); }
+
+FeatureValue compute_host_feature(std::size_t index, const FeatureContext& ctx) {
+  return kCatalog[index].compute(ctx, -1);
 }
 
-const FeatureValue* FeatureSet::find_gpu(int gpu, std::string_view name_or_id) const noexcept {
-  const auto i = feature_index(name_or_id);
-  for (std::size_t k = 0; k < gpus.size(); ++k)
-    if (gpus[k] == gpu) return i == kNoFeature || i >= per_gpu[k].size() ? nullptr : &per_gpu[k][i];
-  return nullptr;
+FeatureValue compute_gpu_feature(std::size_t index, const FeatureContext& ctx, int gpu) {
+  const Entry& e = kCatalog[index];
+  return e.def.scope == FeatureScope::per_gpu ? e.compute(ctx, gpu) : FeatureValue{std::nullopt, "host feature", {}};
 }
 
-void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
-  const FeatureContext ctx(timeline, options_);
-  out.options = options_;
-  out.gpus = ctx.gpus;
-  const std::size_t n = std::size(kCatalog), scopes = ctx.gpus.size() + 1;
-  out.host.assign(n, FeatureValue{});
-  out.per_gpu.assign(ctx.gpus.size(), std::vector<FeatureValue>(n));
-  // One task per feature and scope, each writing its own slot: the values are the same whatever
-  // the number of threads and whichever thread computes them.
-  auto task = [&](std::size_t t) {
-    const auto& e = kCatalog[t / scopes];
-    const std::size_t s = t % scopes;
-    if (s == 0) out.host[t / scopes] = e.compute(ctx, -1);
-    else
-      out.per_gpu[s - 1][t / scopes] = e.def.scope == FeatureScope::per_gpu ? e.compute(ctx, ctx.gpus[s - 1])
-                                                                           : FeatureValue{std::nullopt, "host feature", {}};
-  };
-  const std::size_t tasks = n * scopes;
-  unsigned threads = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
-  // Without samples, features are cheap: threads would cost more than they save.
-  if (timeline.samples.rows() + timeline.processes.rows() < 100'000) threads = 1;
-  if (threads <= 1) {
-    for (std::size_t t = 0; t < tasks; ++t) task(t);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;  // of the first task in catalog order that threw, as one thread would
-  std::size_t error_task = tasks;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
-      try {
-        task(t);
-      } catch (...) {
-        const std::lock_guard lock(error_mutex);
-        if (t < error_task) {
-          error = std::current_exception();
-          error_task = t;
-        }
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  // A thread the system refuses (a pids limit) is one fewer: the started ones and this one do it all.
-  try {
-    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-  }
-  worker();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
-}
+}  // namespace features
 
 }  // namespace gpucost

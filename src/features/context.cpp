@@ -118,12 +118,34 @@ int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus,
 
 FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
-  for (const auto& f : t.files) format_present_[static_cast<std::size_t>(f.format)] = true;
+  note_formats();
+  collect_gpus();
+  add_gpu_named_by_kernel();
+  attach_devices();
+  measure_host_coverage();
+  index_events();
+  widen_window();
+  group_processes();
+  const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
+  stats_cache_.resize(slots);
+  counts_cache_.resize(slots);
+  stats_once_ = std::make_unique<std::once_flag[]>(slots);
+  counts_once_ = std::make_unique<std::once_flag[]>(slots);
+}
 
-  // Samples per GPU.
+// The traits of the formats read (GPUCOST_FORMATS): which families of logs are present.
+void FeatureContext::note_formats() {
+  for (const auto& f : timeline.files) {
+    traits_present_ |= format_info(f.format).traits;
+    sample_format_present_ = sample_format_present_ || format_samples_gpus(f.format);
+  }
+}
+
+// The GPUs with samples (their rows, in time order) or an indexed device, in index order.
+void FeatureContext::collect_gpus() {
+  const Timeline& t = timeline;
   const Table& s = t.samples;
   const Column& gpu = s.column(sample_col::gpu);
-  const Column& ival = s.column(sample_col::interval_ns);
   for (std::size_t r = 0; r < s.rows(); ++r) {
     if (!s.ts().is_valid(r) || !gpu.is_valid(r)) continue;
     const int g = static_cast<int>(gpu.get_int(r));
@@ -155,37 +177,48 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     gpus = std::move(g2);
     gpu_rows = std::move(r2);
   }
-  // No samples and no indexed device, but the NVIDIA messages name one GPU address: that GPU is
-  // the machine's only NVIDIA GPU, index 0.
-  if (gpus.empty()) {
-    const Column& kind = t.events.column(event_col::kind);
-    const Column& egpu = t.events.column(event_col::gpu);
-    std::string only;
-    bool several = false;
-    for (std::size_t r = 0; r < t.events.rows() && !several; ++r) {
-      const auto k = static_cast<EventKind>(kind.get_int(r));
-      if (!egpu.is_valid(r) || (k != EventKind::xid && k != EventKind::fallen_off_bus && k != EventKind::rm_init_failed &&
-                                k != EventKind::gsp_error))
-        continue;
-      std::string bus = normalize_pci_bus(egpu.get_string(r));
-      if (bus.empty()) continue;
-      if (only.empty()) only = std::move(bus);
-      else several = bus != only;
-    }
-    if (!only.empty() && !several) {
-      gpus.push_back(0);
-      gpu_rows.emplace_back();
-      gpu_named_by_kernel = true;
-    }
+}
+
+// No samples and no indexed device, but the NVIDIA messages name one GPU address: that GPU is
+// the machine's only NVIDIA GPU, index 0.
+void FeatureContext::add_gpu_named_by_kernel() {
+  if (!gpus.empty()) return;
+  const Table& e = timeline.events;
+  const Column& kind = e.column(event_col::kind);
+  const Column& egpu = e.column(event_col::gpu);
+  std::string only;
+  bool several = false;
+  for (std::size_t r = 0; r < e.rows() && !several; ++r) {
+    const auto k = static_cast<EventKind>(kind.get_int(r));
+    if (!egpu.is_valid(r) || (k != EventKind::xid && k != EventKind::fallen_off_bus && k != EventKind::rm_init_failed &&
+                              k != EventKind::gsp_error))
+      continue;
+    std::string bus = normalize_pci_bus(egpu.get_string(r));
+    if (bus.empty()) continue;
+    if (only.empty()) only = std::move(bus);
+    else several = bus != only;
   }
-  // Devices: by index; a single device without index belongs to a single GPU.
+  if (!only.empty() && !several) {
+    gpus.push_back(0);
+    gpu_rows.emplace_back();
+    gpu_named_by_kernel = true;
+  }
+}
+
+// Devices: by index; a single device without index belongs to a single GPU.
+void FeatureContext::attach_devices() {
+  const Timeline& t = timeline;
   gpu_device.assign(gpus.size(), nullptr);
   for (std::size_t k = 0; k < gpus.size(); ++k)
     for (const auto& d : t.devices)
       if (d.index && *d.index == gpus[k]) gpu_device[k] = &d;
   if (gpus.size() == 1 && !gpu_device[0] && t.devices.size() == 1) gpu_device[0] = &t.devices[0];
+}
 
-  // Host coverage: union of [ts, ts + interval). all_rows_ is in time order.
+// Host coverage: union of [ts, ts + interval) of all sample rows (in time order).
+void FeatureContext::measure_host_coverage() {
+  const Table& s = timeline.samples;
+  const Column& ival = s.column(sample_col::interval_ns);
   for (auto r : all_rows_) {
     const TimeNs a = s.ts().get_int(r);
     const TimeNs b = a + (ival.is_valid(r) ? ival.get_int(r) : 0);
@@ -206,8 +239,11 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
       break;
     }
   host_sampled_s_ = seconds(covered);
+}
 
-  // Events.
+// Events by kind, the GPU each names, and the span their own stamps cover.
+void FeatureContext::index_events() {
+  const Timeline& t = timeline;
   const Table& e = t.events;
   const Column& kind = e.column(event_col::kind);
   const Column& egpu = e.column(event_col::gpu);
@@ -242,6 +278,12 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     }
   }
   std::sort(boot_ts.begin(), boot_ts.end());
+}
+
+// The measured window: the events' span, widened to the samples' coverage and to the last
+// line of the logs of any kind (not only the last recognized event).
+void FeatureContext::widen_window() {
+  const Timeline& t = timeline;
   window_begin = events_first;
   window_end = events_last;
   if (!host_coverage.empty()) {
@@ -253,9 +295,11 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
     if (window_begin == kNoTime || t.log_ends.front() < window_begin) window_begin = t.log_ends.front();
     if (window_end == kNoTime || t.log_ends.back() > window_end) window_end = t.log_ends.back();
   }
+}
 
-  // Process rows grouped by (pmon?, file, snapshot, gpu), table order kept inside a group.
-  const Table& p = t.processes;
+// Process rows grouped by (pmon?, file, snapshot, gpu), table order kept inside a group.
+void FeatureContext::group_processes() {
+  const Table& p = timeline.processes;
   const Column& pf = p.column(process_col::file);
   const Column& ps = p.column(process_col::snapshot);
   const Column& pg = p.column(process_col::gpu);
@@ -285,29 +329,15 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
       ps_groups.push_back({i, j, -1});
     i = j;
   }
-
-  const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
-  stats_cache_.resize(slots);
-  counts_cache_.resize(slots);
-  stats_once_ = std::make_unique<std::once_flag[]>(slots);
-  counts_once_ = std::make_unique<std::once_flag[]>(slots);
 }
 
 bool FeatureContext::has(LogSource src) const noexcept {
-  auto any = [&](std::initializer_list<FormatId> fs) {
-    for (auto f : fs)
-      if (has_format(f)) return true;
-    return false;
-  };
   switch (src) {
-    case LogSource::kernel:
-      return any({FormatId::dmesg, FormatId::syslog, FormatId::journal_short, FormatId::journal_json,
-                  FormatId::journal_export});
-    case LogSource::service:
-      return any({FormatId::syslog, FormatId::journal_short, FormatId::journal_json, FormatId::journal_export});
-    case LogSource::ps: return has_format(FormatId::ps) || !ps_groups.empty();
-    case LogSource::pmon: return has_format(FormatId::pmon) || !pmon_groups.empty();
-    case LogSource::smi_q: return has_format(FormatId::nvidia_smi_q);
+    case LogSource::kernel: return has_format_trait(kTraitKernelLog);
+    case LogSource::service: return has_format_trait(kTraitServiceLog);
+    case LogSource::ps: return has_format_trait(kTraitProcessSnapshots) || !ps_groups.empty();
+    case LogSource::pmon: return has_format_trait(kTraitGpuProcesses) || !pmon_groups.empty();
+    case LogSource::smi_q: return has_format_trait(kTraitDeviceReport);
     case LogSource::devices: return !timeline.devices.empty();
     case LogSource::profiler: return !timeline.profiles.empty();
   }

@@ -106,7 +106,10 @@ struct FeatureContext {
   const std::vector<std::uint32_t>& rows(int gpu) const;
   /// Whether a family of logs is among the input files.
   bool has(LogSource s) const noexcept;
-  bool has_format(FormatId f) const noexcept { return format_present_[static_cast<std::size_t>(f)]; }
+  /// Whether a file of a format registered with this trait (GPUCOST_FORMATS) was read.
+  bool has_format_trait(FormatTrait t) const noexcept { return (traits_present_ & t) != 0; }
+  /// Whether a file of a format that writes GPU samples (dmon, --query-gpu) was read.
+  bool has_sample_format() const noexcept { return sample_format_present_; }
 
   /// Statistics of a metric in a scope (computed once, then cached).
   const MetricStats& stats(int gpu, GpuMetric m) const;
@@ -162,10 +165,21 @@ struct FeatureContext {
   static std::string scope_label(int gpu);
 
  private:
+  // The constructor's steps, in order.
+  void note_formats();
+  void collect_gpus();
+  void add_gpu_named_by_kernel();
+  void attach_devices();
+  void measure_host_coverage();
+  void index_events();
+  void widen_window();
+  void group_processes();
+
   ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
   std::vector<std::uint32_t> all_rows_;
   int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
-  std::array<bool, kFormatCount + 1> format_present_{};
+  unsigned traits_present_ = 0;       // FormatTrait bits of the formats read
+  bool sample_format_present_ = false;
   double host_sampled_s_ = 0;
   // The distinct values of a metric in a scope, ascending, with how many rows hold each; empty
   // when there are too many distinct values to be worth it (percentile() then sorts a copy).

@@ -42,11 +42,8 @@ std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_
                             LogSource from) {
   if (n == 0) {
     std::size_t logs = 0;
-    for (const auto& f : c.timeline.files) {
-      const bool journal = f.format == FormatId::journal_short || f.format == FormatId::journal_json ||
-                           f.format == FormatId::journal_export;
-      if (journal || f.format == FormatId::syslog || (from == LogSource::kernel && f.format == FormatId::dmesg)) ++logs;
-    }
+    const FormatTrait family = from == LogSource::kernel ? kTraitKernelLog : kTraitServiceLog;
+    for (const auto& f : c.timeline.files) logs += format_has(f.format, family);
     return fmt::format("0 {} in {} {} files", what, logs, from == LogSource::kernel ? "kernel/system log" : "syslog/journal");
   }
   return fmt::format("{} {}; first {}", n, what, c.event_where(first_row));
@@ -167,7 +164,7 @@ FeatureValue event_count(const FeatureContext& c, int gpu, EventKind k) {
 // ---- sample counts and coverage ----
 
 FeatureValue gpu_samples(const FeatureContext& c, int gpu) {
-  if (gpu < 0 && c.rows(-1).empty() && (c.has_format(FormatId::dmon) || c.has_format(FormatId::query_gpu_csv)))
+  if (gpu < 0 && c.rows(-1).empty() && c.has_sample_format())
     return value(0, "0 placed rows in the dmon/--query-gpu files");
   if (auto n = need_samples(c, gpu)) return *n;
   const auto& rows = c.rows(gpu);

@@ -181,35 +181,27 @@ void FileSink::observe_utc_offset(TimeNs offset_ns) {
 
 std::span<const LogFormat* const> all_formats() {
   static const LogFormat* const kAll[] = {
-      &formats::manifest_format(),     &formats::sim_truth_format(),     &formats::torch_trace_format(),  &formats::journal_json_format(),
-      &formats::journal_export_format(), &formats::nvidia_smi_q_format(), &formats::dmon_format(),
-      &formats::pmon_format(),         &formats::query_gpu_format(),    &formats::dmesg_format(),
-      &formats::syslog_format(),       &formats::journal_short_format(), &formats::ps_format(),
+#define GPUCOST_X(name, family, sample_priority, traits, hints, desc) &formats::name##_format(),
+      GPUCOST_FORMATS(GPUCOST_X)
+#undef GPUCOST_X
   };
   return kAll;
 }
 
 const LogFormat* find_format(FormatId id) {
-  for (const LogFormat* f : all_formats())
-    if (f->id() == id) return f;
-  return nullptr;
+  const auto i = static_cast<std::size_t>(id);
+  return i < kFormatCount ? all_formats()[i] : nullptr;
 }
 
 namespace {
-// Words in a file's path that hint at a format, used only to break near ties.
-FormatId hinted_format(std::string_view name) {
-  const std::string lower = text::to_lower(name);
-  struct Hint {
-    std::string_view word;
-    FormatId format;
-  };
-  static constexpr Hint kHints[] = {
-      {"journal", FormatId::journal_short}, {"syslog", FormatId::syslog}, {"kern.log", FormatId::syslog},
-      {"messages", FormatId::syslog},      {"dmesg", FormatId::dmesg},
-  };
-  for (const auto& h : kHints)
-    if (lower.find(h.word) != std::string::npos) return h.format;
-  return FormatId::unknown;
+// Whether a word of the format's registered file name hints is in the (lower-cased) path.
+bool name_hints_at(FormatId f, std::string_view lower_path) {
+  std::string_view words = format_info(f).name_hints;
+  while (!words.empty()) {
+    const std::string_view w = text::next_token(words);
+    if (!w.empty() && lower_path.find(w) != std::string_view::npos) return true;
+  }
+  return false;
 }
 }  // namespace
 
@@ -246,10 +238,12 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     if (i != best && (second == formats.size() || totals[i] > totals[second])) second = i;
   // Near tie (within 5 %): the pasted command line, else the file name, may pick between the two
   // best.
-  const FormatId hint = prompt_format != FormatId::unknown ? prompt_format : hinted_format(name_hint);
-  if (second < formats.size() && totals[second] > 0 && (totals[best] - totals[second]) * 20 <= totals[best] &&
-      hint == formats[second]->id())
-    std::swap(best, second);
+  if (second < formats.size() && totals[second] > 0 && (totals[best] - totals[second]) * 20 <= totals[best]) {
+    const FormatId runner_up = formats[second]->id();
+    const bool hinted = prompt_format != FormatId::unknown ? prompt_format == runner_up
+                                                           : name_hints_at(runner_up, text::to_lower(name_hint));
+    if (hinted) std::swap(best, second);
+  }
   d.score = totals[best];
   if (second < formats.size()) {
     d.runner_up = formats[second]->id();

@@ -298,7 +298,7 @@ TEST(QueryGpuFormat, CollectionListConstant) {
 }
 
 TEST(QueryGpuFormat, Scores) {
-  const LogFormat& f = formats::query_gpu_format();
+  const LogFormat& f = formats::query_gpu_csv_format();
   EXPECT_EQ(f.score("name, pci.bus_id, driver_version, utilization.gpu [%], memory.total [MiB]"), 100);
   EXPECT_EQ(f.score("index   name               power.draw [W]   temperature.gpu   fan.speed [%]"), 100);
   EXPECT_GT(f.score("2024/06/03 09:14:02.201, NVIDIA A100-SXM4-40GB, 00000000:0B:00.0, 545.23.08, P0"), 50);

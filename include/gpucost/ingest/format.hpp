@@ -130,7 +130,17 @@ class FileSink {
   std::int32_t last_anchor_seq_ = -1;
 };
 
-/// A log format. Implementations are stateless; parse() keeps per-file state on its stack.
+/// A few real lines of a format, kept beside its parser (lnav's idea): the unit tests run every
+/// format's samples through detection and the parser (tests/unit/format_samples_test.cpp).
+struct FormatSample {
+  std::string_view file_name;  ///< the name the file had (detection reads it only to break a near tie)
+  std::string_view source;     ///< where the lines come from (a fixture under tests/data, see its SOURCES.md)
+  std::string_view text;       ///< the lines, verbatim
+  std::uint64_t records = 0;   ///< rows and events the parser makes of them
+};
+
+/// A log format: one file under src/ingest/formats/ and one row of GPUCOST_FORMATS (records.hpp),
+/// which holds its traits. Implementations are stateless; parse() keeps per-file state on its stack.
 class LogFormat {
  public:
   virtual ~LogFormat() = default;
@@ -141,9 +151,12 @@ class LogFormat {
   virtual int score(std::string_view line) const noexcept = 0;
   /// Parses the whole source into the sink. Never throws for bad input: problems go to the sink.
   virtual void parse(LineSource& src, FileSink& sink) const = 0;
+  /// Real lines of the format, with what the parser must make of them (at least one sample).
+  virtual std::span<const FormatSample> samples() const noexcept = 0;
 };
 
-/// Every built-in format, in a fixed order (ties in detection go to the earlier one).
+/// Every built-in format, in GPUCOST_FORMATS order (ties in detection go to the earlier one):
+/// all_formats()[i]->id() is FormatId(i).
 std::span<const LogFormat* const> all_formats();
 /// The format with this id, or nullptr.
 const LogFormat* find_format(FormatId id);

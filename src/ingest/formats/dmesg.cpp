@@ -141,9 +141,20 @@ DmesgLine take_apart(std::string_view line) {
   return d;
 }
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"dmesg.txt", "tests/data/real/kern/xid31-mmu-fault-dmesg-proton.txt",
+     R"smp([ 1451.785035] NVRM: Xid (PCI:0000:01:00): 31, pid=35097, name=SpaceEngine.exe, channel 0x0000005c, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC2 GPCCLIENT_PROP_0 faulted @ 0x0_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
+[ 1454.883346] sysrq: Keyboard mode set to system default
+[ 1455.114783] sysrq: Terminate All Tasks
+)smp",
+     1},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::dmesg; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     const DmesgLine d = take_apart(line);

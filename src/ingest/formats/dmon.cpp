@@ -50,9 +50,23 @@ bool looks_like_dmon_row(std::string_view line) {
   return gpu_seen && values >= 2 && numbers * 2 >= values;
 }
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"dmon.txt", "tests/data/real/dmon/default-single-gpu-dcgm-exporter-issue.txt",
+     R"smp(# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk 
+# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz 
+    0     86     33      -     30     27      0      0      0      0   6250   1710 
+    0    267     39      -    100     95      0      0      0      0   6250   1710 
+    0    280     41      -     85     80      0      0      0      0   6250   1710 
+    0    284     42      -     98     93      0      0      0      0   6250   1710 
+)smp",
+     4},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::dmon; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     switch (nvsmi::classify_monitor_header(line)) {

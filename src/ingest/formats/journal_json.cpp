@@ -263,9 +263,19 @@ bool JournalJsonReader::read_general(std::string_view text, JournalEntry& e, std
 
 namespace {
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"journal.json", "tests/data/real/journal/json-kernel-transport-ext4-oneline.txt",
+     R"smp({ "__CURSOR" : "s=2c2f7f3d64d844aa9bc1844a48026313;i=1f345;b=c4b33c96f240457abc130dcb73da2b24;m=192b58ccf5;t=5aec659160d52;x=eb931437dac873e3", "__REALTIME_TIMESTAMP" : "1599541804928338", "__MONOTONIC_TIMESTAMP" : "108101422325", "_BOOT_ID" : "c4b33c96f240457abc130dcb73da2b24", "_MACHINE_ID" : "6641fb6ac4e235aef340bea75f556792", "_HOSTNAME" : "vla2-6758.search.yandex.net", "_TRANSPORT" : "kernel", "SYSLOG_FACILITY" : "0", "SYSLOG_IDENTIFIER" : "kernel", "_SOURCE_MONOTONIC_TIMESTAMP" : "108101136410", "PRIORITY" : "2", "MESSAGE" : "EXT4-fs error (device sdc2): ext4_wait_block_bitmap:519: comm Trash:store1: Cannot read block bitmap - block_group = 2571, block_bitmap = 83886091" }
+{ "__CURSOR" : "s=2c2f7f3d64d844aa9bc1844a48026313;i=1f346;b=c4b33c96f240457abc130dcb73da2b24;m=192b594fbf;t=5aec65916901c;x=3ed7ff8758066553", "__REALTIME_TIMESTAMP" : "1599541804961820", "__MONOTONIC_TIMESTAMP" : "108101455807", "_BOOT_ID" : "c4b33c96f240457abc130dcb73da2b24", "_MACHINE_ID" : "6641fb6ac4e235aef340bea75f556792", "_HOSTNAME" : "vla2-6758.search.yandex.net", "_TRANSPORT" : "kernel", "SYSLOG_FACILITY" : "0", "SYSLOG_IDENTIFIER" : "kernel", "PRIORITY" : "2", "_SOURCE_MONOTONIC_TIMESTAMP" : "108101169896", "MESSAGE" : "EXT4-fs error (device sdc2) in ext4_free_blocks:4969: IO failure" }
+)smp",
+     0},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::journal_json; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     std::string_view t = text::ltrim(line);

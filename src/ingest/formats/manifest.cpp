@@ -285,9 +285,39 @@ class ManifestReader {
   std::string_view doc_;
 };
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"manifest.json", "tests/data/structured/manifest.json (docs/manifest.md's example)",
+     R"smp({
+  "gpucost_manifest": 1,
+  "host": "gpu-box-01",
+  "kernel": "6.1.0-18-amd64",
+  "driver_version": "535.154.05",
+  "timezone": {"name": "Asia/Shanghai", "utc_offset": "+08:00"},
+  "boot_id": "c4b33c96f240457abc130dcb73da2b24",
+  "boot_time": "2026-11-29T08:00:01+08:00",
+  "start": "2026-11-29T19:50:45+08:00",
+  "end": "2026-11-29T20:50:45.500+08:00",
+  "interval_s": 1,
+  "gpus": [
+    {"index": 0, "name": "NVIDIA GeForce RTX 3090", "pci_bus_id": "00000000:01:00.0", "uuid": "GPU-6a1e3f9e-1c2b-4d5e-8f70-1a2b3c4d5e6f"},
+    {"index": 1, "name": "NVIDIA GeForce RTX 3090", "pci_bus_id": "00000000:4C:00.0", "uuid": "GPU-0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"}
+  ],
+  "commands": [
+    {"cmd": "nvidia-smi dmon -s pucvmet -o DT -d 1", "status": "ok", "reason": ""},
+    {"cmd": "journalctl -o export --since @1764417045", "status": "ok", "reason": ""},
+    {"cmd": "dmesg --time-format iso", "status": "failed", "reason": "dmesg: read kernel buffer failed: Operation not permitted"},
+    {"cmd": "nvidia-bug-report.sh", "status": "skipped", "reason": "not run by default (takes minutes)"}
+  ]
+}
+)smp",
+     1},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::manifest; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     const std::string_view t = text::trim(line);

@@ -101,9 +101,167 @@ bool is_known_key(std::string_view k) {
   return false;
 }
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"nvidia-smi-q.txt", "tests/data/gpu/q-1gpu-driver410-enforced-limit.txt",
+     R"smp(==============NVSMI LOG==============
+
+Timestamp                           : Mon Nov  5 14:50:59 2018
+Driver Version                      : 410.48
+
+Attached GPUs                       : 1
+GPU 00000000:18:00.0
+    Product Name                    : Tesla V100-PCIE-32GB
+    Product Brand                   : Tesla
+    Display Mode                    : Enabled
+    Display Active                  : Disabled
+    Persistence Mode                : Disabled
+    Accounting Mode                 : Disabled
+    Accounting Mode Buffer Size     : 4000
+    Driver Model
+        Current                     : N/A
+        Pending                     : N/A
+    Serial Number                   : 0321618081234
+    GPU UUID                        : GPU-49658c1e-79e3-7941-12cb-1dfe9c53a7d2
+    Minor Number                    : 0
+    VBIOS Version                   : 88.00.48.00.02
+    MultiGPU Board                  : No
+    Board ID                        : 0x1800
+    GPU Part Number                 : 900-2G500-0010-000
+    Inforom Version
+        Image Version               : G500.0202.00.02
+        OEM Object                  : 1.1
+        ECC Object                  : 5.0
+        Power Management Object     : N/A
+    GPU Operation Mode
+        Current                     : N/A
+        Pending                     : N/A
+    GPU Virtualization Mode
+        Virtualization mode         : None
+    IBMNPU
+        Relaxed Ordering Mode       : N/A
+    PCI
+        Bus                         : 0x18
+        Device                      : 0x00
+        Domain                      : 0x0000
+        Device Id                   : 0x1DB610DE
+        Bus Id                      : 00000000:18:00.0
+        Sub System Id               : 0x124A10DE
+        GPU Link Info
+            PCIe Generation
+                Max                 : 3
+                Current             : 3
+            Link Width
+                Max                 : 16x
+                Current             : 16x
+        Bridge Chip
+            Type                    : N/A
+            Firmware                : N/A
+        Replays since reset         : 0
+        Tx Throughput               : 29000 KB/s
+        Rx Throughput               : 148000 KB/s
+    Fan Speed                       : N/A
+    Performance State               : P0
+    Clocks Throttle Reasons
+        Idle                        : Not Active
+        Applications Clocks Setting : Not Active
+        SW Power Cap                : Not Active
+        HW Slowdown                 : Not Active
+            HW Thermal Slowdown     : Not Active
+            HW Power Brake Slowdown : Not Active
+        Sync Boost                  : Not Active
+        SW Thermal Slowdown         : Not Active
+        Display Clock Setting       : Not Active
+    FB Memory Usage
+        Total                       : 32480 MiB
+        Used                        : 30217 MiB
+        Free                        : 2263 MiB
+    BAR1 Memory Usage
+        Total                       : 32768 MiB
+        Used                        : 8 MiB
+        Free                        : 32760 MiB
+    Compute Mode                    : Default
+    Utilization
+        Gpu                         : 46 %
+        Memory                      : 5 %
+        Encoder                     : 0 %
+        Decoder                     : 0 %
+    Encoder Stats
+        Active Sessions             : 0
+        Average FPS                 : 0
+        Average Latency             : 0
+    Ecc Mode
+        Current                     : Enabled
+        Pending                     : Enabled
+    ECC Errors
+        Volatile
+            Single Bit            
+                Device Memory       : 0
+                Register File       : 0
+                L1 Cache            : 0
+                L2 Cache            : 0
+                Texture Memory      : N/A
+                Texture Shared      : N/A
+                CBU                 : N/A
+                Total               : 0
+            Double Bit            
+                Device Memory       : 0
+                Register File       : 0
+                L1 Cache            : 0
+                L2 Cache            : 0
+                Texture Memory      : N/A
+                Texture Shared      : N/A
+                CBU                 : 0
+                Total               : 0
+    Retired Pages
+        Single Bit ECC              : 0
+        Double Bit ECC              : 0
+        Pending                     : No
+    Temperature
+        GPU Current Temp            : 41 C
+        GPU Shutdown Temp           : 90 C
+        GPU Slowdown Temp           : 87 C
+        GPU Max Operating Temp      : 83 C
+        Memory Current Temp         : 40 C
+        Memory Max Operating Temp   : 85 C
+    Power Readings
+        Power Management            : Supported
+        Power Draw                  : 61.02 W
+        Power Limit                 : 250.00 W
+        Default Power Limit         : 250.00 W
+        Enforced Power Limit        : 225.00 W
+        Min Power Limit             : 100.00 W
+        Max Power Limit             : 250.00 W
+    Clocks
+        Graphics                    : 1380 MHz
+        SM                          : 1380 MHz
+        Memory                      : 877 MHz
+        Video                       : 1237 MHz
+    Applications Clocks
+        Graphics                    : 1230 MHz
+        Memory                      : 877 MHz
+    Max Clocks
+        Graphics                    : 1380 MHz
+        SM                          : 1380 MHz
+        Memory                      : 877 MHz
+        Video                       : 1237 MHz
+    Clock Policy
+        Auto Boost                  : N/A
+        Auto Boost Default          : N/A
+    Processes
+        Process ID                  : 315406
+            Type                    : C
+            Name                    : /usr/bin/python
+            Used GPU Memory         : 30204 MiB
+
+)smp",
+     0},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::nvidia_smi_q; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     const std::string_view t = text::rtrim(line);

@@ -60,9 +60,27 @@ bool looks_like_pmon_row(std::string_view line) {
   return is_process_type(tok[i + 2]);
 }
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"pmon.txt", "tests/data/gpu/pmon-default-idle-2gpu.txt",
+     R"smp(# gpu        pid  type    sm   mem   enc   dec   command
+# Idx          #   C/G     %     %     %     %   name
+    0      21433     C    97    54     -     -   python3        
+    1          -     -     -     -     -     -   -              
+    0      21433     C    98    55     -     -   python3        
+    0       2101     G     1     0     -     -   Xorg           
+    1          -     -     -     -     -     -   -              
+    0      21433     C    96    53     -     -   python3        
+    0       2101     G     -     -     -     -   Xorg           
+    1       3377     G     2     1     -     -   Web Content    
+)smp",
+     6},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::pmon; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     switch (nvsmi::classify_monitor_header(line)) {

@@ -499,9 +499,23 @@ class PsParser {
   TimeNs wall_raw_ = kNoTime;
 };
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"ps.txt", "tests/data/structured/ps-eo-cmd-before-pct.txt",
+     R"smp(    PID    PPID CMD                         %MEM %CPU
+  11057    3627 /snap/firefox/7477/usr/lib/  7.0 16.9
+   3440    2173 /snap/firefox/7477/usr/lib/  5.9 21.8
+  12042    3627 /snap/firefox/7477/usr/lib/  4.4  2.6
+   5396    3627 /snap/firefox/7477/usr/lib/  3.4  4.2
+   4371    4250 /usr/share/code/code --type  3.3 12.7
+)smp",
+     5},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::ps; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     const std::string_view t = text::trim(line);

@@ -156,9 +156,20 @@ bool looks_like_gpu_name(std::string_view s) {
   return false;
 }
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"query-gpu.csv", "tests/data/real/querygpu/2gpu-1080ti-1060-no-timestamp.txt",
+     R"smp(name, fan.speed [%], memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W], clocks.current.graphics [MHz], clocks.current.memory [MHz]
+GeForce GTX 1080 Ti, 29 %, 11175 MiB, 2856 MiB, 36 %, 60, 106.56 W, 1936 MHz, 5508 MHz
+GeForce GTX 1060 6GB, 29 %, 6078 MiB, 4 MiB, 0 %, 49, 5.68 W, 139 MHz, 405 MHz
+)smp",
+     2},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::query_gpu_csv; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
 
   int score(std::string_view line) const noexcept override {
     std::array<std::string_view, kMaxFields> f;
@@ -534,7 +545,7 @@ void Format::parse(LineSource& src, FileSink& sink) const {
 
 }  // namespace
 
-const LogFormat& query_gpu_format() {
+const LogFormat& query_gpu_csv_format() {
   static const Format f;
   return f;
 }

@@ -6,9 +6,21 @@
 namespace gpucost::formats {
 namespace {
 
+// The opening of a truth.json: the signature line decides.
+constexpr FormatSample kSamples[] = {
+    {"truth.json", "examples/laptop-training/truth.json (its first four lines)",
+     R"smp({
+  "generator": "gpucost simulate 0.1.0",
+  "scenario": "laptop",
+  "seed": 42,
+)smp",
+     0},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::sim_truth; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
     return text::contains(line, "\"generator\": \"gpucost simulate") ? kSignatureScore : 0;
   }

@@ -6,9 +6,25 @@
 namespace gpucost::formats {
 namespace {
 
+// Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
+constexpr FormatSample kSamples[] = {
+    {"syslog", "tests/data/real/kern/aer-correctable-syslog-with-kernel-ts.txt",
+     R"smp(Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
+Sep 19 16:18:02 bubz kernel: [68183.615810] pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)
+Sep 19 16:18:02 bubz kernel: [68183.615818] pcieport 0000:00:03.1:   device [1022:1453] error status/mask=00001000/00006000
+Sep 19 16:18:02 bubz kernel: [68183.615826] pcieport 0000:00:03.1:    [12] Timeout               
+Sep 19 16:18:02 bubz kernel: [68183.637883] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0
+Sep 19 16:18:02 bubz kernel: [68183.637897] pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Receiver ID)
+Sep 19 16:18:02 bubz kernel: [68183.637902] pcieport 0000:00:03.1:   device [1022:1453] error status/mask=00000040/00006000
+Sep 19 16:18:02 bubz kernel: [68183.637907] pcieport 0000:00:03.1:    [ 6] BadTLP                
+)smp",
+     2},
+};
+
 class Format final : public LogFormat {
  public:
   FormatId id() const noexcept override { return FormatId::syslog; }
+  std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
     Leaning leaning;
     const int base = syslog_family_score(line, leaning);

@@ -1,0 +1,90 @@
+// The feature stage: computes every catalog row (catalog.cpp) for the host and each GPU, on a
+// pool of threads when the timeline is large. The values are the same for any thread count.
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "features/catalog_rows.hpp"
+#include "gpucost/features/features.hpp"
+
+namespace gpucost {
+
+namespace {
+
+using namespace features;
+
+// Runs task(0) .. task(tasks - 1) on `threads` threads (this one included). When tasks throw,
+// the exception of the lowest task number is rethrown, as one thread would have thrown it.
+template <typename Task>
+void run_tasks(std::size_t tasks, unsigned threads, const Task& task) {
+  if (threads <= 1) {
+    for (std::size_t t = 0; t < tasks; ++t) task(t);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::size_t error_task = tasks;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
+      try {
+        task(t);
+      } catch (...) {
+        const std::lock_guard lock(error_mutex);
+        if (t < error_task) {
+          error = std::current_exception();
+          error_task = t;
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  // A thread the system refuses (a pids limit) is one fewer: the started ones and this one do it all.
+  try {
+    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+const FeatureValue* FeatureSet::find(std::string_view name_or_id) const noexcept {
+  const auto i = feature_index(name_or_id);
+  return i == kNoFeature || i >= host.size() ? nullptr : &host[i];
+}
+
+const FeatureValue* FeatureSet::find_gpu(int gpu, std::string_view name_or_id) const noexcept {
+  const auto i = feature_index(name_or_id);
+  for (std::size_t k = 0; k < gpus.size(); ++k)
+    if (gpus[k] == gpu) return i == kNoFeature || i >= per_gpu[k].size() ? nullptr : &per_gpu[k][i];
+  return nullptr;
+}
+
+void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
+  const FeatureContext ctx(timeline, options_);
+  out.options = options_;
+  out.gpus = ctx.gpus;
+  const std::size_t n = feature_count(), scopes = ctx.gpus.size() + 1;
+  out.host.assign(n, FeatureValue{});
+  out.per_gpu.assign(ctx.gpus.size(), std::vector<FeatureValue>(n));
+  // One task per feature and scope, each writing its own slot: the values are the same whatever
+  // the number of threads and whichever thread computes them.
+  auto task = [&](std::size_t t) {
+    const std::size_t feature = t / scopes, s = t % scopes;
+    if (s == 0) out.host[feature] = compute_host_feature(feature, ctx);
+    else out.per_gpu[s - 1][feature] = compute_gpu_feature(feature, ctx, ctx.gpus[s - 1]);
+  };
+  unsigned threads = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  // Without samples, features are cheap: threads would cost more than they save.
+  if (timeline.samples.rows() + timeline.processes.rows() < 100'000) threads = 1;
+  run_tasks(n * scopes, threads, task);
+}
+
+}  // namespace gpucost
