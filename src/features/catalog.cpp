@@ -177,7 +177,7 @@ const Entry kCatalog[] = {
       "Seconds the GPU's clocks were held down by its software power cap: the GPU's query-gpu rows with "
       "clocks_event_reasons.sw_power_cap (clocks_throttle_reasons.* of older drivers) Active, summed "
       "over their intervals; without such columns, since the driver loaded: the `SW Power Capping` "
-      "counter of nvidia-smi -q `Clocks Event Reasons Counters` (newer drivers; the latest report). Informs: capacity and cost (work ran power-limited: a higher limit or a "
+      "counter of nvidia-smi -q `Clocks Event Reasons Counters` (newer drivers; the largest of the GPU's reports: they only grow while the driver stays loaded). Informs: capacity and cost (work ran power-limited: a higher limit or a "
       "cooler board buys speed). Host: the sum over GPUs. (Replaces gpu_power_max_w, a second "
       "statistic of the power column beside F024.)"},
      clock_event_sw_power_cap_s},
@@ -222,10 +222,16 @@ const Entry kCatalog[] = {
       "Time hot: sum of interval (s) of the rows with gpu_temp_c > --temp-threshold (default 78 °C). "
       "Per GPU over its rows; host: the sum over GPUs. Informs: capacity (cooling and clocks)."},
      gpu_time_above_temp_s},
-    {{"F036", "gpu_hot_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Rows with gpu_temp_c > --temp-threshold / rows that report gpu_temp_c. Per GPU over its rows; "
-      "host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
-     gpu_hot_fraction},
+    {{"F036", "gsp_firmware_versions", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Distinct GSP firmware versions nvidia-smi -q reported for the GPU (`GSP Firmware Version`, by bus"
+      " id) across every report in the directory: 1 is a stable firmware, 2 or more means it changed "
+      "between reports (a driver update between boots: the GSP firmware ships with the driver). The "
+      "evidence lists the versions per GPU in order. Null where no report prints one (drivers before "
+      "the line, or N/A: a GPU running without GSP firmware). Host: the most of any GPU. Informs: "
+      "reliability (GSP errors and Xid 119/120 timeouts are fixed by firmware versions: which one ran "
+      "says which fix applies). (Replaces gpu_hot_fraction, the share of hot rows beside F035's hot "
+      "time.)"},
+     gsp_firmware_versions},
     {{"F037", "gpu_thermal_episodes", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal episodes: runs of consecutive rows of one GPU with gpu_temp_c > --temp-threshold, of any"
       " length; a cooler row, a row without temperature, or a gap (the next row later than ts + 1.5 x "
@@ -255,7 +261,7 @@ const Entry kCatalog[] = {
       "Seconds of hardware slowdown: the GPU's query-gpu rows with clocks_event_reasons.hw_slowdown, "
       ".hw_thermal_slowdown or .hw_power_brake_slowdown Active, summed over their intervals; without "
       "such columns, since the driver loaded: the `HW Thermal Slowdown` plus `HW Power Braking` "
-      "counters of nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). HW "
+      "counters of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). HW "
       "slowdown cuts clocks by half or more: thermal is failing cooling, power brake an external "
       "signal (PSU, chassis). Informs: reliability (a board or chassis to service). Host: the sum "
       "over GPUs. (Replaces gpu_pclk_max_mhz, the boost clock: a constant of the GPU model.)"},
@@ -270,7 +276,7 @@ const Entry kCatalog[] = {
       "Seconds the driver held the clocks down to keep the GPU below its thermal target: the GPU's "
       "query-gpu rows with clocks_event_reasons.sw_thermal_slowdown Active, summed over their "
       "intervals; without such columns, since the driver loaded: the `SW Thermal Slowdown` counter of "
-      "nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). Informs: capacity (cooling limits throughput). Host: the sum over GPUs. "
+      "nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). Informs: capacity (cooling limits throughput). Host: the sum over GPUs. "
       "(Replaces gpu_mclk_mean_mhz: the memory clock is a constant under load on real machines.)"},
      clock_event_sw_thermal_s},
     {{"F045", "gpu_power_violation_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon",
@@ -375,11 +381,17 @@ const Entry kCatalog[] = {
       "CPU and platform thermal events from the kernel (capacity: cooling of the machine, not a GPU "
       "error): machine-check 'Core/Package temperature is above threshold, cpu clock is throttled' lines "
       "and ACPI critical-temperature lines (code 1 or 2; 'temperature/speed normal' lines excluded). GPU "
-      "heat is in its samples (F035-F039)."},
+      "heat is in its samples (F035, F037-F039)."},
      thermal_events},
-    {{"F063", "thermal_events_per_hour", "1/h", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "thermal_events (F062) inside the window of F007 per hour of H, H as in F007 (capacity)."},
-     thermal_events_per_hour},
+    {{"F063", "clock_event_hw_power_brake_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds of hardware power-brake slowdown: the GPU's query-gpu rows with "
+      "clocks_event_reasons.hw_power_brake_slowdown (clocks_throttle_reasons.* of older drivers) Active, "
+      "summed over their intervals; without such columns, since the driver loaded: the `HW Power "
+      "Braking` counter of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). The "
+      "brake is a signal from outside the GPU (power supply, chassis) that halves the clocks or more. "
+      "Informs: reliability (a power supply or chassis to service, not the GPU). Part of F042. Host: "
+      "the sum over GPUs. (Replaces thermal_events_per_hour, a rate of F062 that no decision read.)"},
+     clock_event_hw_power_brake_s},
     {{"F064", "driver_errors_while_hot", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "driver_error events with a time at whose instant some GPU's sample row covering it ([ts, ts + "
       "interval)) has gpu_temp_c > --temp-threshold: the article's display-engine errors that precede "
@@ -729,10 +741,16 @@ const Entry kCatalog[] = {
       " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
       " counted again. Informs: reliability."},
      count_of<EventKind::service_failed>},
-    {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
-      "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "
-      "syslog. Informs: capacity (background load on the machine)."},
-     cron_events_per_hour},
+    {{"F132", "clock_event_hw_thermal_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds of hardware thermal slowdown: the GPU's query-gpu rows with "
+      "clocks_event_reasons.hw_thermal_slowdown (clocks_throttle_reasons.* of older drivers) Active, "
+      "summed over their intervals; without such columns, since the driver loaded: the `HW Thermal "
+      "Slowdown` counter of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). The GPU"
+      " reached the temperature at which the hardware protects itself, past the driver's own thermal "
+      "target (F044). Informs: reliability (cooling failed: fans, airflow, thermal paste). Part of "
+      "F042. Host: the sum over GPUs. (Replaces cron_events_per_hour, the noise rate of syslog that "
+      "no decision read.)"},
+     clock_event_hw_thermal_s},
     {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
       "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
       " row or event to the latest sample row's end (ts + interval), event or stamped log line of any "

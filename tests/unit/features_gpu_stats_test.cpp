@@ -67,7 +67,6 @@ TEST(FeaturesGpuStats, ThresholdOptionsChangeIdleAndHot) {
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_time_above_temp_s"), 2));  // 85, 81
   EXPECT_TRUE(has_value(host(fs, "gpu_time_above_temp_s"), 6));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_busy_s"), 5));
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_hot_fraction"), 0.2));
   EXPECT_EQ(fs.options.idle_threshold_pct, 10);
 }
 

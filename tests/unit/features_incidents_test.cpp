@@ -238,7 +238,6 @@ TEST(FeaturesIncidents, RatesCountOnlyTheEventsInsideTheirWindow) {
   // is the application's): one gap between them, over the whole timeline.
   EXPECT_TRUE(has_value(host(fs, "time_between_failures_h"), (100 + 14 * 86400.0) / 3600));
   EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 1));
-  EXPECT_TRUE(has_value(host(fs, "thermal_events_per_hour"), 1));
 }
 
 // Issue 14: which driver ran, and whether it changed across boots (it replaces a median of SM %).
