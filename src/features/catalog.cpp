@@ -125,11 +125,14 @@ const Entry kCatalog[] = {
       "evidence lists the versions in order of first load and how often consecutive loads changed "
       "version. (Replaces gpu_util_p50_pct, a third statistic of the column F014 and F016 describe.)"},
      driver_versions},
-    {{"F016", "gpu_util_p95_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "SM utilization, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n sorted "
-      "values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows pooled."
-      " Informs: cost."},
-     percentile_of<GpuMetric::sm_pct, 95>},
+    {{"F016", "gpu_util_busy_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "How hard the GPU works while it works: mean SM utilization over the busy rows (sm > "
+      "--idle-threshold); null without busy rows. F014 mixes in the idle time that F002 already "
+      "counts; this one does not. Per GPU over its rows; host over all GPUs' rows pooled. Informs: "
+      "capacity and cost (a job that keeps the GPU half busy while it runs is held back by its input "
+      "or its kernels, and would gain less from a faster GPU than the speed ratio says). (Replaces "
+      "gpu_util_p95_pct, a further percentile of the SM column: near 100 on any machine that trains.)"},
+     gpu_util_busy_mean_pct},
     {{"F017", "gpu_busy_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Busy time: sum of interval (s) of the rows with sm > --idle-threshold. Per GPU over its rows; "
       "host: the sum over GPUs. (GPU-seconds) Informs: cost."},

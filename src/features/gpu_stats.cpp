@@ -284,6 +284,21 @@ RunSummary idle_runs(const FeatureContext& c, int gpu) {
 }  // namespace
 
 FeatureValue gpu_busy_s(const FeatureContext& c, int gpu) { return busy_or_idle_s(c, gpu, true); }
+
+FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu) {
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
+  double sum = 0;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : c.rows(gpu))
+    if (sm.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct) {
+      if (n++ == 0) first = r;
+      sum += sm.get_float(r);
+    }
+  if (n == 0) return null_because(fmt::format("no busy rows (sm > {:g} %)", c.options.idle_threshold_pct));
+  return value(sum / static_cast<double>(n), rows_evidence(c, gpu, n, first, "busy rows"));
+}
 FeatureValue gpu_idle_s(const FeatureContext& c, int gpu) { return busy_or_idle_s(c, gpu, false); }
 
 FeatureValue gpu_idle_episodes(const FeatureContext& c, int gpu) {

@@ -70,11 +70,21 @@ TEST(FeaturesGpuStats, ThresholdOptionsChangeIdleAndHot) {
   EXPECT_EQ(fs.options.idle_threshold_pct, 10);
 }
 
-TEST(FeaturesGpuStats, PercentilesAreNearestRank) {
+// Issue 14: SM utilization while busy (it replaces a 95th percentile of the same column, 100 on
+// both GPUs here): the idle rows that F002 counts stay out.
+TEST(FeaturesGpuStats, UtilizationWhileBusy) {
   const FeatureSet fs = run_features(two_gpus());
-  // GPU 0 sm sorted: 0 0 3 5 10 50 80 90 100 100 -> rank 5 = 10, rank 10 = 100.
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_util_p95_pct"), 100));
-  // GPU 0 temp sorted: 60 62 65 70 77 78 79 80 81 85 -> rank 10 = 85.
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_util_busy_mean_pct"), 430.0 / 6));  // 50 100 100 80 90 10
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_util_busy_mean_pct"), 260.0 / 3));  // 100 60 100
+  EXPECT_TRUE(has_value(host(fs, "gpu_util_busy_mean_pct"), 690.0 / 9));
+  EXPECT_EQ(of_gpu(fs, 0, "gpu_util_busy_mean_pct").evidence.rfind("6 busy rows", 0), 0u)
+      << of_gpu(fs, 0, "gpu_util_busy_mean_pct").evidence;
+  FeatureOptions o;
+  o.idle_threshold_pct = 10;  // the row at 10 % is idle now
+  EXPECT_TRUE(has_value(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), 84));
+  o.idle_threshold_pct = 100;  // nothing is busy
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), "no busy rows"));
+  // GPU 0 temp: 737 / 10.
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_temp_mean_c"), 73.7));
 }
 
