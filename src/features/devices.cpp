@@ -18,6 +18,16 @@ namespace {
 // A per-GPU device property; the host takes the minimum (the worst link) or the sum.
 enum class HostAgg { min, sum };
 
+// A value and the report it was read from (null: the GPU's sample rows).
+struct Reading {
+  double value;
+  const GpuDevice* from;
+};
+std::optional<Reading> as_reading(std::optional<Reading> r, const GpuDevice*) { return r; }
+std::optional<Reading> as_reading(std::optional<double> v, const GpuDevice* d) {
+  return v ? std::optional<Reading>(Reading{*v, d}) : std::nullopt;
+}
+
 template <class Get>
 FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::string_view what, Get get) {
   if (!c.has(LogSource::devices) && c.rows(-1).empty()) return null_because(std::string(missing_reason(LogSource::devices)));
@@ -40,12 +50,14 @@ FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::st
     // Devices with no index (NVRM lines, a -q report without minor numbers): host only.
     if (gpu < 0)
       for (const auto& d : c.timeline.devices)
-        if (auto v = get(c, -1, &d)) take(*v, c.where(d.file, static_cast<std::int64_t>(d.line)));
+        if (auto r = as_reading(get(c, -1, &d), &d))
+          take(r->value, r->from ? c.where(r->from->file, static_cast<std::int64_t>(r->from->line)) : std::string());
   } else {
     for (auto k : scope_slots(c, gpu)) {
       const GpuDevice* d = c.gpu_device[k];
-      if (auto v = get(c, c.gpus[k], d))
-        take(*v, d ? c.where(d->file, static_cast<std::int64_t>(d->line)) : fmt::format("samples of GPU {}", c.gpus[k]));
+      if (auto r = as_reading(get(c, c.gpus[k], d), d))
+        take(r->value, r->from ? c.where(r->from->file, static_cast<std::int64_t>(r->from->line))
+                               : fmt::format("samples of GPU {}", c.gpus[k]));
     }
   }
   if (!out) return null_because(fmt::format("no {} for {}", what, FeatureContext::scope_label(gpu)));
@@ -227,14 +239,14 @@ namespace {
 // report of the GPU gives the value.
 enum class Pick : std::uint8_t { most, least };
 template <typename Get>
-std::optional<double> over_reports(const FeatureContext& c, const GpuDevice* d, Pick pick, Get get) {
+std::optional<Reading> over_reports(const FeatureContext& c, const GpuDevice* d, Pick pick, Get get) {
   if (!d) return std::nullopt;
-  std::optional<double> best;
+  std::optional<Reading> best;
   for (const auto& x : c.timeline.devices) {
     const bool same = !d->pci_bus.empty() && !x.pci_bus.empty() ? x.pci_bus == d->pci_bus : x.index == d->index;
     if (!same) continue;
     const std::optional<double> v = get(x);
-    if (v && (!best || (pick == Pick::most ? *v > *best : *v < *best))) best = v;
+    if (v && (!best || (pick == Pick::most ? *v > best->value : *v < best->value))) best = Reading{*v, &x};
   }
   return best;
 }
@@ -242,7 +254,7 @@ std::optional<double> over_reports(const FeatureContext& c, const GpuDevice* d, 
 using Counter = std::optional<double> GpuDevice::*;
 
 // -q clock-event counters in microseconds as seconds (several summed), the largest report.
-std::optional<double> counter_s(const FeatureContext& c, const GpuDevice* d, std::initializer_list<Counter> counters) {
+std::optional<Reading> counter_s(const FeatureContext& c, const GpuDevice* d, std::initializer_list<Counter> counters) {
   return over_reports(c, d, Pick::most, [&](const GpuDevice& x) {
     std::optional<double> s;
     for (const Counter m : counters)
@@ -278,42 +290,42 @@ constexpr std::string_view kReasonSources =
 
 FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return rows;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_sw_power_cap_us});
                       });
 }
 
 FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_slowdown, GpuMetric::reason_hw_thermal,
                                                               GpuMetric::reason_hw_power_brake}))
-                          return rows;
+                          return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_hw_thermal_us, &GpuDevice::clock_event_hw_power_brake_us});
                       });
 }
 
 FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return rows;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_sw_thermal_us});
                       });
 }
 
 FeatureValue clock_event_hw_thermal_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_thermal})) return rows;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_thermal})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_hw_thermal_us});
                       });
 }
 
 FeatureValue clock_event_hw_power_brake_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_power_brake})) return rows;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_power_brake})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_hw_power_brake_us});
                       });
 }
