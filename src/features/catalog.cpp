@@ -155,11 +155,15 @@ const Entry kCatalog[] = {
       "Mean memory-controller utilization (dmon mem, utilization.memory) over the rows that report it. "
       "Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::mem_pct>},
-    {{"F022", "gpu_enc_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean video-encoder utilization (dmon enc, utilization.encoder) over the rows that report it; "
-      "above 0 when something (a recorder, a stream) encodes video on the GPU. Per GPU over its rows; "
-      "host over all GPUs' rows pooled. Informs: cost."},
-     mean_of<GpuMetric::enc_pct>},
+    {{"F022", "gpu_busy_clock_ratio", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Clock efficiency under load: the mean, over the busy rows (sm > --idle-threshold) that report the"
+      " graphics clock (dmon pclk, clocks.current.graphics), of the clock / the highest clock of the "
+      "same GPU's rows (its boost clock as reached in these logs); null without such rows. 1 is a GPU "
+      "that held its top clock while it worked; well below, it ran held down (F026, F042 and F044 "
+      "say by what). Per GPU; host: every GPU's busy rows, each against its own GPU's highest clock. "
+      "Informs: capacity (throughput the clocks cost; a cooler or better-powered machine buys it "
+      "back). (Replaces gpu_enc_mean_pct: video encoding is 0 on training machines.)"},
+     gpu_busy_clock_ratio},
     {{"F023", "gpu_dec_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean video-decoder utilization (dmon dec, utilization.decoder) over the rows that report it; "
       "above 0 when something (a browser playing video) decodes on the GPU. Per GPU over its rows; host"

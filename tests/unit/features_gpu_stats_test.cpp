@@ -70,6 +70,26 @@ TEST(FeaturesGpuStats, ThresholdOptionsChangeIdleAndHot) {
   EXPECT_EQ(fs.options.idle_threshold_pct, 10);
 }
 
+// Issue 14: clock efficiency under load (it replaces the video-encoder mean): busy rows only, each
+// against its own GPU's highest clock, so an idle 300 MHz row and GPUs of different models do not
+// distort it.
+TEST(FeaturesGpuStats, ClockEfficiencyUnderLoad) {
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  const double sm0[] = {0, 90, 90, 90}, pclk0[] = {300, 2000, 1800, 1600};
+  for (int i = 0; i < 4; ++i) b.sample(f, at(i), 0, {{M::sm_pct, sm0[i]}, {M::pclk_mhz, pclk0[i]}});
+  b.sample(f, at(0), 1, {{M::sm_pct, 50}, {M::pclk_mhz, 1000}});
+  b.sample(f, at(1), 1, {{M::sm_pct, 50}, {M::pclk_mhz, 500}});
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_busy_clock_ratio"), (1 + 0.9 + 0.8) / 3));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_busy_clock_ratio"), 0.75));
+  EXPECT_TRUE(has_value(host(fs, "gpu_busy_clock_ratio"), (2.7 + 1.5) / 5));
+  EXPECT_NE(host(fs, "gpu_busy_clock_ratio").evidence.find("highest clocks 1000-2000 MHz"), std::string::npos)
+      << host(fs, "gpu_busy_clock_ratio").evidence;
+  // No clock column: null with the reason.
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(two_gpus()), 0, "gpu_busy_clock_ratio"), "no sample of GPU 0 reports pclk_mhz"));
+}
+
 // Issue 14: SM utilization while busy (it replaces a 95th percentile of the same column, 100 on
 // both GPUs here): the idle rows that F002 counts stay out.
 TEST(FeaturesGpuStats, UtilizationWhileBusy) {
@@ -138,7 +158,7 @@ TEST(FeaturesGpuStats, MeansMaximaAndMinimaOfTheOtherColumns) {
   b.sample(f, at(2), 0, {{M::rxpci_mbs, 30}});
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "gpu_mem_util_mean_pct"), 20));
-  EXPECT_TRUE(has_value(host(fs, "gpu_enc_mean_pct"), 1));
+  EXPECT_TRUE(is_null_with(host(fs, "gpu_busy_clock_ratio"), "no GPU sample reports sm_pct"));  // clocks, no sm
   EXPECT_TRUE(has_value(host(fs, "gpu_dec_mean_pct"), 6));
   EXPECT_TRUE(has_value(host(fs, "gpu_pclk_mean_mhz"), 1600));
   EXPECT_TRUE(has_value(host(fs, "gpu_power_violation_mean_pct"), 10));
