@@ -164,11 +164,15 @@ const Entry kCatalog[] = {
       "Informs: capacity (throughput the clocks cost; a cooler or better-powered machine buys it "
       "back). (Replaces gpu_enc_mean_pct: video encoding is 0 on training machines.)"},
      gpu_busy_clock_ratio},
-    {{"F023", "gpu_dec_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean video-decoder utilization (dmon dec, utilization.decoder) over the rows that report it; "
-      "above 0 when something (a browser playing video) decodes on the GPU. Per GPU over its rows; host"
-      " over all GPUs' rows pooled. Informs: cost."},
-     mean_of<GpuMetric::dec_pct>},
+    {{"F023", "gpu_mem_util_busy_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Memory-controller utilization while busy: mean of dmon mem (utilization.memory, the share of "
+      "time device memory was read or written) over the busy rows (sm > --idle-threshold) that report"
+      " it; null without such rows. Beside F016 it says which bound the job is: memory busier than the "
+      "SMs points at a bandwidth-bound job, for which the memory-bandwidth ratio of two GPUs is the "
+      "speed ratio that applies (docs/cost-model.md, relative speed). Per GPU over its rows; host over "
+      "all GPUs' rows pooled. Informs: cost (which end of the speed bracket). (Replaces "
+      "gpu_dec_mean_pct: video decoding is 0 on training machines.)"},
+     gpu_mem_util_busy_mean_pct},
     {{"F024", "gpu_power_mean_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean board power draw (dmon pwr, power.draw) over the rows that report it. Per GPU over its "
       "rows; host: the mean of per-row values over all GPUs' rows. Informs: cost."},

@@ -134,6 +134,7 @@ FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu);
 FeatureValue gpu_busy_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu);
 FeatureValue gpu_busy_clock_ratio(const FeatureContext& c, int gpu);
+FeatureValue gpu_mem_util_busy_mean_pct(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_episodes(const FeatureContext& c, int gpu);
 FeatureValue gpu_longest_idle_s(const FeatureContext& c, int gpu);

@@ -312,19 +312,29 @@ FeatureValue gpu_busy_clock_ratio(const FeatureContext& c, int gpu) {
                                           : fmt::format("; highest clocks {:g}-{:g} MHz", peak_low, peak_high)));
 }
 
-FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu) {
+namespace {
+// The mean of a metric over the busy rows (sm > --idle-threshold) that report it.
+FeatureValue busy_mean(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
-  const ColumnReader sm(c.metric(GpuMetric::sm_pct));
+  if (auto n = need_metric(c, gpu, m)) return *n;
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct)), v(c.metric(m));
   double sum = 0;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : c.rows(gpu))
-    if (sm.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct) {
+    if (sm.is_valid(r) && v.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct) {
       if (n++ == 0) first = r;
-      sum += sm.get_float(r);
+      sum += v.get_float(r);
     }
   if (n == 0) return null_because(fmt::format("no busy rows (sm > {:g} %)", c.options.idle_threshold_pct));
   return value(sum / static_cast<double>(n), rows_evidence(c, gpu, n, first, "busy rows"));
+}
+}  // namespace
+
+FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu) { return busy_mean(c, gpu, GpuMetric::sm_pct); }
+
+FeatureValue gpu_mem_util_busy_mean_pct(const FeatureContext& c, int gpu) {
+  return busy_mean(c, gpu, GpuMetric::mem_pct);
 }
 FeatureValue gpu_idle_s(const FeatureContext& c, int gpu) { return busy_or_idle_s(c, gpu, false); }
 

@@ -104,6 +104,14 @@ TEST(FeaturesGpuStats, UtilizationWhileBusy) {
   EXPECT_TRUE(has_value(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), 84));
   o.idle_threshold_pct = 100;  // nothing is busy
   EXPECT_TRUE(is_null_with(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), "no busy rows"));
+  // The memory controller over the same busy rows: GPU 0 mem 10 20 30 40 50 60 70 80 90 100 at
+  // sm 0 0 50 100 100 3 80 90 10 5 -> rows 3, 4, 5, 7, 8, 9.
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  const double sm0[] = {0, 0, 50, 100, 100, 3, 80, 90, 10, 5};
+  for (int i = 0; i < 10; ++i) b.sample(f, at(i), 0, {{M::sm_pct, sm0[i]}, {M::mem_pct, 10.0 * (i + 1)}});
+  EXPECT_TRUE(has_value(of_gpu(run_features(b.build()), 0, "gpu_mem_util_busy_mean_pct"), (30 + 40 + 50 + 70 + 80 + 90) / 6.0));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "gpu_mem_util_busy_mean_pct"), "no sample of GPU 0 reports mem_pct"));
   // GPU 0 temp: 737 / 10.
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_temp_mean_c"), 73.7));
 }
@@ -159,7 +167,7 @@ TEST(FeaturesGpuStats, MeansMaximaAndMinimaOfTheOtherColumns) {
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "gpu_mem_util_mean_pct"), 20));
   EXPECT_TRUE(is_null_with(host(fs, "gpu_busy_clock_ratio"), "no GPU sample reports sm_pct"));  // clocks, no sm
-  EXPECT_TRUE(has_value(host(fs, "gpu_dec_mean_pct"), 6));
+  EXPECT_TRUE(is_null_with(host(fs, "gpu_mem_util_busy_mean_pct"), "no GPU sample reports sm_pct"));
   EXPECT_TRUE(has_value(host(fs, "gpu_pclk_mean_mhz"), 1600));
   EXPECT_TRUE(has_value(host(fs, "gpu_power_violation_mean_pct"), 10));
   EXPECT_TRUE(has_value(host(fs, "gpu_fb_mean_mb"), 2500));
