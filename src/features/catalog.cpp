@@ -600,9 +600,15 @@ const Entry kCatalog[] = {
       "Number of ps snapshots: one per marker line '### gpucost-ps <time>', or one per file without "
       "markers. Informs: capacity (contention for the machine)."},
      ps_snapshots},
-    {{"F100", "ps_processes_mean", "count", Layer::runtime, FeatureScope::host, "ps",
-      "Mean number of process rows per ps snapshot. Informs: capacity (contention for the machine)."},
-     ps_processes_mean},
+    {{"F100", "xid_top_code_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "Xid events of the code that repeats most (the evidence names it, its share of the Xids with a "
+      "code and how many codes there are; among equals, the lowest code); 0 without Xids. Per GPU: "
+      "the events attributed to it (null as F079 when an address maps to no device); host: all. "
+      "Informs: reliability (one code repeating on one GPU is one cause to fix, a driver bug or a "
+      "failing board; the same count spread over many codes points at the workload or the "
+      "platform). (Replaces ps_processes_mean: the number of processes a desktop runs, whatever the "
+      "work.)"},
+     xid_top_code_events},
     {{"F101", "cpu_load_pct_mean", "%", Layer::runtime, FeatureScope::host, "ps",
       "Mean over ps snapshots of the sum of %CPU of all rows (100 = one core). ps %CPU is each "
       "process's CPU time / its lifetime, not an instantaneous load."

@@ -192,6 +192,7 @@ std::string_view xid_class_name(XidClass c) noexcept;
 FeatureValue xid_events(const FeatureContext& c, int gpu);
 template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int gpu);
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
+FeatureValue xid_top_code_events(const FeatureContext& c, int gpu);
 FeatureValue time_between_failures_h(const FeatureContext& c, int gpu);
 FeatureValue xid_processes(const FeatureContext& c, int gpu);
 FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
@@ -207,7 +208,6 @@ FeatureValue application_xid_incidents(const FeatureContext& c, int gpu);
 
 // ---- processes: ps and pmon (processes.cpp) ----
 FeatureValue ps_snapshots(const FeatureContext& c, int gpu);
-FeatureValue ps_processes_mean(const FeatureContext& c, int gpu);
 FeatureValue cpu_load_pct_mean(const FeatureContext& c, int gpu);
 FeatureValue cpu_competing_pct_mean(const FeatureContext& c, int gpu);
 FeatureValue ps_busy_processes_mean(const FeatureContext& c, int gpu);
