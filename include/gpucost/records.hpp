@@ -326,6 +326,9 @@ struct GpuDevice {
   std::optional<double> memory_total_mib;
   /// VBIOS versions the reports of this file gave the GPU, each once, in order (`96.00.A5.00.1A`).
   std::vector<std::string> vbios_versions;
+  /// GSP firmware versions the reports gave the GPU, each once, in order (`580.159.04`); none where
+  /// the GPU runs without GSP firmware (`N/A`) or the driver predates the line.
+  std::vector<std::string> gsp_firmware_versions;
   /// `Clocks Event Reasons Counters` (`Clocks Throttle Reasons Counters`): microseconds the clocks
   /// were held down by each cause since the driver loaded (newer drivers only).
   std::optional<double> clock_event_sw_power_cap_us, clock_event_sw_thermal_us, clock_event_hw_thermal_us,

@@ -151,6 +151,7 @@ void load_cloud_rows(PresetCatalog& catalog, const Table& t) {
     if (name.empty()) t.fail(r, "Name", "a row names no offer (Name, or Provider and InstanceType)");
     const std::string accel = t.get(r, "AcceleratorName");
     const double count = t.number(r, "AcceleratorCount").value_or(1);
+    if (!(count > 0)) t.fail(r, "AcceleratorCount", "an instance has at least one GPU");
     CloudOffer o;
     if (const CloudOffer* old = catalog.find_cloud(name)) o = *old;  // keep its label, specs and notes
     o.name = name;
@@ -172,15 +173,18 @@ void load_cloud_rows(PresetCatalog& catalog, const Table& t) {
     o.seen = t.date(r, "ObservedOn");
     o.region = t.get(r, "Region");
     o.accelerator = accel;
+    o.accelerator_count = count;
     if (const AcceleratorSpec* a = catalog.find_accelerator(accel)) {
       if (o.gpu.empty()) o.gpu = a->label.empty() ? accel : a->label;
       if (!o.throughput && a->throughput) {
         o.throughput = *a->throughput * count;
         o.throughput_source = a->throughput_source + (count != 1 ? fmt::format(" x {} GPUs", format_number(count)) : "");
       }
+      // The instance's GPUs together, as for the throughput: a job spread over them all.
       if (!o.memory_bandwidth_gbs && a->memory_bandwidth_gbs) {
-        o.memory_bandwidth_gbs = *a->memory_bandwidth_gbs;
-        o.memory_bandwidth_source = a->memory_bandwidth_source;
+        o.memory_bandwidth_gbs = *a->memory_bandwidth_gbs * count;
+        o.memory_bandwidth_source =
+            a->memory_bandwidth_source + (count != 1 ? fmt::format(" x {} GPUs", format_number(count)) : "");
       }
     } else if (o.gpu.empty()) {
       o.gpu = accel;

@@ -75,11 +75,20 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "billing counted as continuous (the offer's catalog row gives its granularity)",
      "Billing granularity: a job is billed in whole increments (1 s, 60 s, 3600 s), half an increment more on "
      "average"},
-    {InputId::data_cost_per_job, Side::cloud, "data_cost_per_job", "{cur}", Domain::non_negative, true, 0,
-     "no storage or egress counted", "Storage (GB-month share) and egress (per GB) of one cloud job"},
+    {InputId::storage_price_gb_month, Side::cloud, "storage_price_gb_month", "{cur}/GB-month", Domain::non_negative,
+     true, 0, "no storage counted (give the provider's price per GB-month)",
+     "Price of keeping one GB of the job's data (dataset, checkpoints) in the cloud for a month", "--storage-price"},
     {InputId::minimum_billing_s, Side::cloud, "minimum_billing_s", "s", Domain::non_negative, false, 0,
      "no minimum (the offer's catalog row gives its minimum)",
      "The shortest time an instance is billed for (60 s on AWS, 1 min on GCP)"},
+    {InputId::storage_gb_months, Side::cloud, "storage_gb_months", "GB-month", Domain::non_negative, false, 0,
+     "no storage counted", "Storage one job keeps: GB kept x months kept (200 GB for a week: 200 x 7 / 30.4375 = 46)",
+     "--storage-gb-months"},
+    {InputId::egress_price_gb, Side::cloud, "egress_price_gb", "{cur}/GB", Domain::non_negative, true, 0,
+     "no egress counted (give the provider's price per GB sent out)",
+     "Price of one GB sent out of the cloud (results, checkpoints downloaded)", "--egress-price"},
+    {InputId::egress_gb, Side::cloud, "egress_gb", "GB", Domain::non_negative, false, 0, "no egress counted",
+     "GB one job sends out of the cloud", "--egress-gb"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }

@@ -96,86 +96,105 @@ CloudCost cloud_cost(const CostInputs& in) {
   c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
   c.cold_start_cost = rate * c.cold_start_hours;
   c.billing_rounding_cost = rate * v(in, InputId::billing_increment_s) / 2 / 3600;
-  c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + v(in, InputId::data_cost_per_job);
+  c.storage_cost_per_job = v(in, InputId::storage_price_gb_month) * v(in, InputId::storage_gb_months);
+  c.egress_cost_per_job = v(in, InputId::egress_price_gb) * v(in, InputId::egress_gb);
+  c.data_cost_per_job = c.storage_cost_per_job + c.egress_cost_per_job;
+  c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + c.data_cost_per_job;
   return c;
 }
 
-BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q) {
-  BreakEven b;
-  const std::string cur = in.currency;
-  const double a = local.cost_per_effective_hour, c = cloud.cost_per_effective_hour;
-  const double fl = local.fixed_per_job, fc = cloud.fixed_per_job;
-  const std::string slopes = fmt::format("{} vs {} {}/h", n(a), n(c), cur);
-  const std::string fixed = fmt::format("{} vs {} {}", n(fl), n(fc), cur);
+namespace {
 
-  // 1. Where the two lines cross.
-  if (std::isinf(a)) {
+// The slopes (cost per effective hour) and intercepts (fixed cost per job) of the two job-cost
+// lines local(W) = fl + a W and cloud(W) = fc + c W.
+struct Lines {
+  double a, c, fl, fc;
+  std::string slopes, fixed;  // both pairs in words, for the explanations
+};
+
+Lines lines_of(const LocalCost& local, const CloudCost& cloud, const std::string& cur) {
+  Lines l{local.cost_per_effective_hour, cloud.cost_per_effective_hour, local.fixed_per_job, cloud.fixed_per_job, {}, {}};
+  l.slopes = fmt::format("{} vs {} {}/h", n(l.a), n(l.c), cur);
+  l.fixed = fmt::format("{} vs {} {}", n(l.fl), n(l.fc), cur);
+  return l;
+}
+
+// Step 1: where the two lines cross, and which side is cheaper on either side of that.
+void solve_crossover(const Lines& l, BreakEven& b) {
+  if (std::isinf(l.a)) {
     b.verdict = Verdict::cloud_always_cheaper;
     b.explanation = "the local GPU does no useful work (effective utilization 0), so only the cloud can do a job";
-  } else if (std::isinf(c)) {
+  } else if (std::isinf(l.c)) {
     b.verdict = Verdict::local_always_cheaper;
     b.explanation = "the cloud GPU does no useful work (utilization 0), so only the local GPU can do a job";
-  } else if (nearly_equal(a, c)) {
-    if (nearly_equal(fl, fc)) {
+  } else if (nearly_equal(l.a, l.c)) {
+    if (nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::equal_cost;
-      b.explanation = fmt::format("both sides cost the same per effective hour ({}) and per job ({})", slopes, fixed);
+      b.explanation =
+          fmt::format("both sides cost the same per effective hour ({}) and per job ({})", l.slopes, l.fixed);
     } else {
-      b.verdict = fl < fc ? Verdict::local_always_cheaper : Verdict::cloud_always_cheaper;
+      b.verdict = l.fl < l.fc ? Verdict::local_always_cheaper : Verdict::cloud_always_cheaper;
       b.explanation = fmt::format(
           "both sides cost the same per effective hour ({}), so the lower fixed cost per job ({}, local vs cloud) "
           "decides for every job length",
-          slopes, fixed);
+          l.slopes, l.fixed);
     }
-  } else if (a < c) {
-    if (fl <= fc || nearly_equal(fl, fc)) {
+  } else if (l.a < l.c) {
+    if (l.fl <= l.fc || nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::local_always_cheaper;
       b.explanation = fmt::format(
           "the local GPU costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job "
           "({}), so it is cheaper for every job length",
-          slopes, fixed);
+          l.slopes, l.fixed);
     } else {
       b.verdict = Verdict::crossover;
-      b.job_hours = (fl - fc) / (c - a);
+      b.job_hours = (l.fl - l.fc) / (l.c - l.a);
       b.cheaper_below = Side::cloud;
       b.explanation = fmt::format(
           "the cloud has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective hour "
           "({}): jobs shorter than {} h are cheaper in the cloud, longer ones locally",
-          fixed, slopes, n(*b.job_hours));
+          l.fixed, l.slopes, n(*b.job_hours));
     }
   } else {
-    if (fc <= fl || nearly_equal(fl, fc)) {
+    if (l.fc <= l.fl || nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::cloud_always_cheaper;
       b.explanation = fmt::format(
           "the cloud costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job ({}), "
           "so it is cheaper for every job length",
-          slopes, fixed);
+          l.slopes, l.fixed);
     } else {
       b.verdict = Verdict::crossover;
-      b.job_hours = (fc - fl) / (a - c);
+      b.job_hours = (l.fc - l.fl) / (l.a - l.c);
       b.cheaper_below = Side::local;
       b.explanation = fmt::format(
           "the local GPU has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective "
           "hour ({}): jobs shorter than {} h are cheaper locally, longer ones in the cloud",
-          fixed, slopes, n(*b.job_hours));
+          l.fixed, l.slopes, n(*b.job_hours));
     }
   }
+}
 
-  // 2. The premium local / cloud - 1 at --job-hours, its limits, and where it meets the target.
-  const double w = q.job_hours;
+// Step 2a: both jobs at --job-hours, the cloud one also as billed (whole increments, minimum).
+void price_query_job(const CostInputs& in, const CloudCost& cloud, const Lines& l, double w, BreakEven& b) {
   b.query_job_hours = w;
-  b.local_job_cost = fl + a * w;
-  b.cloud_job_cost = fc + c * w;
-  if (std::isfinite(c)) {
+  b.local_job_cost = l.fl + l.a * w;
+  b.cloud_job_cost = l.fc + l.c * w;
+  if (std::isfinite(l.c)) {
     const double rate = v(in, InputId::hourly_rate);
     // Instance time: the cold start, then the job's work at the cloud's pace (c / rate is billed
     // hours per hour of local-equivalent work).
-    const double run_h = cloud.cold_start_hours + (rate > 0 ? c / rate * w : 0);
+    const double run_h = cloud.cold_start_hours + (rate > 0 ? l.c / rate * w : 0);
     b.cloud_job_cost_billed =
         rate * billed_hours(run_h, v(in, InputId::billing_increment_s), v(in, InputId::minimum_billing_s)) +
-        v(in, InputId::data_cost_per_job);
+        cloud.data_cost_per_job;
   } else {
     b.cloud_job_cost_billed = kInf;
   }
+}
+
+// Step 2b: the premium local / cloud - 1 at --job-hours, its limits, and where it meets the target.
+void solve_premium(const Lines& l, const CostQuery& q, BreakEven& b) {
+  const double a = l.a, c = l.c, fl = l.fl, fc = l.fc;
   if (std::isinf(a) || std::isinf(c)) {
     b.premium_reason = "one side does no useful work, so its job cost is infinite";
   } else if (b.cloud_job_cost <= 0) {
@@ -184,63 +203,84 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
     b.premium_at_job_hours = b.local_job_cost / b.cloud_job_cost - 1;
   }
   b.target_premium = q.target_premium;
-  if (std::isfinite(a) && std::isfinite(c)) {
-    // W -> 0+: the fixed costs decide (or, when both are 0, the slopes); W -> infinity: the slopes.
-    if (fc > 0) b.premium_short_jobs = fl / fc - 1;
-    else if (fl == 0 && c > 0) b.premium_short_jobs = a / c - 1;
-    if (c > 0) b.premium_long_jobs = a / c - 1;
-    else if (a == 0 && fc > 0) b.premium_long_jobs = fl / fc - 1;
-
-    const double k = 1 + q.target_premium;
-    const double num = fl - k * fc, den = k * c - a;
-    std::optional<double> at;
-    if (den != 0 && !nearly_equal(k * c, a)) {
-      const double x = num / den;
-      if (x > 0 && std::isfinite(x)) at = x;
-    }
-    if (at) {
-      b.job_hours_at_target_premium = at;
-    } else {
-      auto show = [](const std::optional<double>& p) { return p ? pct(*p) : std::string("an unbounded value"); };
-      b.target_premium_reason = fmt::format(
-          "the premium goes from {} for very short jobs to {} for very long ones and is never {} for a job of "
-          "positive length",
-          show(b.premium_short_jobs), show(b.premium_long_jobs), pct(q.target_premium));
-    }
-  } else {
+  if (!std::isfinite(a) || !std::isfinite(c)) {
     b.target_premium_reason = "one side does no useful work, so the premium is not finite";
+    return;
   }
+  // W -> 0+: the fixed costs decide (or, when both are 0, the slopes); W -> infinity: the slopes.
+  if (fc > 0) b.premium_short_jobs = fl / fc - 1;
+  else if (fl == 0 && c > 0) b.premium_short_jobs = a / c - 1;
+  if (c > 0) b.premium_long_jobs = a / c - 1;
+  else if (a == 0 && fc > 0) b.premium_long_jobs = fl / fc - 1;
 
-  // 3. Buy vs rent: after how much work the running-cost savings repay the purchase price.
-  const double months = v(in, InputId::amortization_months);
-  bool saves = false;  // an hour of work costs less owned than rented (before the price)
+  const double k = 1 + q.target_premium;
+  const double num = fl - k * fc, den = k * c - a;
+  if (den != 0 && !nearly_equal(k * c, a)) {
+    const double x = num / den;
+    if (x > 0 && std::isfinite(x)) {
+      b.job_hours_at_target_premium = x;
+      return;
+    }
+  }
+  auto show = [](const std::optional<double>& p) { return p ? pct(*p) : std::string("an unbounded value"); };
+  b.target_premium_reason = fmt::format(
+      "the premium goes from {} for very short jobs to {} for very long ones and is never {} for a job of "
+      "positive length",
+      show(b.premium_short_jobs), show(b.premium_long_jobs), pct(q.target_premium));
+}
+
+// Step 3: buy vs rent: after how much work the running-cost savings repay the capital cost.
+// Returns whether an hour of work costs less owned than rented (before the price).
+bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, BreakEven& b) {
+  const std::string& cur = in.currency;
   b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
   if (std::isinf(c)) {
     b.buy_vs_rent_reason = "the cloud GPU does no useful work, so renting is no alternative to compare with";
-  } else if (std::isinf(local.running_per_effective_hour)) {
+    return false;
+  }
+  if (std::isinf(local.running_per_effective_hour)) {
     b.buy_vs_rent_reason = "the local GPU does no useful work, so buying never pays for itself";
-  } else if (c - local.running_per_effective_hour <= 0 || nearly_equal(c, local.running_per_effective_hour)) {
+    return false;
+  }
+  if (c - local.running_per_effective_hour <= 0 || nearly_equal(c, local.running_per_effective_hour)) {
     b.buy_vs_rent_reason = fmt::format(
         "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
         "buying never pays for itself",
         n(c), cur, n(local.running_per_effective_hour), cur);
-  } else if (in.price_unknown) {
-    saves = true;
+    return false;
+  }
+  if (in.price_unknown) {
     b.buy_vs_rent_reason =
         "no purchase price is known (give --local-purchase-price): max_purchase_price states the verdict as a price";
-  } else {
-    saves = true;
-    b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
-    b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
+    return true;
   }
+  b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
+  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / v(in, InputId::amortization_months);
+  return true;
+}
 
-  // 4. The same as usage: hours a month over the amortization months, against the usage.
+// Step 4: the same as usage: hours a month over the amortization months against the usage, and
+// the purchase price below which buying pays at that usage.
+void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool saves, BreakEven& b) {
   b.hours_per_month = v(in, InputId::hours_per_month);
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
   b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::resale_fraction);
   if (saves && keep > 0 && b.hours_per_month > 0)
-    b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month * months / keep;
+    b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month *
+                           v(in, InputId::amortization_months) / keep;
+}
+
+}  // namespace
+
+BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q) {
+  BreakEven b;
+  const Lines l = lines_of(local, cloud, in.currency);
+  solve_crossover(l, b);
+  price_query_job(in, cloud, l, q.job_hours, b);
+  solve_premium(l, q, b);
+  const bool saves = solve_buy_vs_rent(in, local, l.c, b);
+  solve_usage(in, local, l.c, saves, b);
   return b;
 }
 
@@ -368,9 +408,16 @@ void add_steps(CostResult& r) {
        finite_or_null(c.cost_per_effective_hour), per_h);
   step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
        fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
+  step("cloud.storage_cost_per_job", "storage_price_gb_month * storage_gb_months",
+       fmt::format("{} * {}", x(InputId::storage_price_gb_month), x(InputId::storage_gb_months)),
+       c.storage_cost_per_job, cur);
+  step("cloud.egress_cost_per_job", "egress_price_gb * egress_gb",
+       fmt::format("{} * {}", x(InputId::egress_price_gb), x(InputId::egress_gb)), c.egress_cost_per_job, cur);
+  step("cloud.data_cost_per_job", "storage_cost_per_job + egress_cost_per_job",
+       fmt::format("{} + {}", n(c.storage_cost_per_job), n(c.egress_cost_per_job)), c.data_cost_per_job, cur);
   step("cloud.fixed_per_job", "cold_start_cost + hourly_rate * billing_increment_s / 2 / 3600 + data_cost_per_job",
        fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::hourly_rate),
-                   x(InputId::billing_increment_s), x(InputId::data_cost_per_job)),
+                   x(InputId::billing_increment_s), n(c.data_cost_per_job)),
        c.fixed_per_job, cur);
   if (b.job_hours)
     step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
@@ -390,7 +437,7 @@ void add_steps(CostResult& r) {
        "billing_increment_s, minimum_billing_s) + data_cost_per_job",
        fmt::format("{} * billed_hours({} + {} * {} / {}, {}, {}) + {}", x(InputId::hourly_rate), n(c.cold_start_hours),
                    n(b.query_job_hours), n(c.cost_per_effective_hour), n(in.get(InputId::hourly_rate)),
-                   x(InputId::billing_increment_s), x(InputId::minimum_billing_s), x(InputId::data_cost_per_job)),
+                   x(InputId::billing_increment_s), x(InputId::minimum_billing_s), n(c.data_cost_per_job)),
        finite_or_null(b.cloud_job_cost_billed), cur);
   step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
        b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))

@@ -23,6 +23,10 @@ void parse_side(json::object o, Side side, std::string_view origin, CostOverride
   for (auto field : o) {
     const std::string key = fmt::format("{}.{}", side_name(side), std::string_view(field.key));
     const auto id = find_input(side, field.key);
+    if (!id && side == Side::cloud && std::string_view(field.key) == "data_cost_per_job")
+      json::fail(origin, key,
+                 "replaced by two separate costs: storage (storage_price_gb_month x storage_gb_months) and egress "
+                 "(egress_price_gb x egress_gb); give those four instead");
     if (!id) {
       std::string known;
       for (const auto& s : input_specs())
@@ -286,225 +290,261 @@ std::string preset_origin(std::string_view name) { return "preset:" + std::strin
       fmt::format("{} {}: no such {}{}; `gpucost breakeven --list-presets` lists them", flag, name, kind, hint));
 }
 
-}  // namespace
-
-CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq, CostQuery* query) {
-  CostInputs in;
-  // Selection: command line over config file.
-  PresetSelection sel = rq.selection;
-  if (sel.preset.empty() && rq.config.preset) sel.preset = *rq.config.preset;
-  if (sel.local.empty() && rq.config.local) sel.local = *rq.config.local;
-  if (sel.cloud.empty() && rq.config.cloud) sel.cloud = *rq.config.cloud;
-
-  LocalGpu from_logs;  // the GPU the logs name, when no preset describes it
-  in.pricing = rq.cli.pricing ? *rq.cli.pricing : rq.config.pricing ? *rq.config.pricing : "on-demand";
-  const std::string& pricing = in.pricing;
-  if (pricing != "on-demand" && pricing != "spot" && pricing != "committed")
-    throw std::invalid_argument(fmt::format("--pricing {}: expected on-demand, spot or committed", pricing));
+// The presets a run uses, and the GPU the logs describe when no preset does (`gpu` may point at
+// `from_logs`, so a Picked is never copied).
+struct Picked {
+  PresetSelection sel;
+  std::string pricing;
   const Scenario* scenario = nullptr;
-  if (!sel.preset.empty() && !(scenario = catalog.find_scenario(sel.preset)))
-    unknown_preset(catalog, "scenario", "--preset", sel.preset);
-  const bool explicit_local = !sel.local.empty(), explicit_cloud = !sel.cloud.empty();
-  // The GPU the logs name picks the local preset (and, when the generic cloud offer is priced in
-  // another currency, the first offer priced in the GPU's currency: no conversion is ever done).
-  if (!scenario && sel.local.empty()) {
-    for (const auto& product : rq.detected_gpus) {
-      const LocalGpu* m = catalog.match_local(product);
-      if (!m) continue;
-      sel.local = m->name;
-      in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
-      // The same GPU for rent, when the catalog has it in the GPU's currency: the cheapest on-demand.
-      const CloudOffer* same_gpu = nullptr;
-      const AcceleratorSpec* a = catalog.find_accelerator(m->accelerator);
-      if (sel.cloud.empty() && a)
-        for (const auto& o : catalog.cloud)
-          if (o.hourly_rate && catalog.find_accelerator(o.accelerator) == a &&
-              (m->currency.empty() || o.currency == m->currency) &&
-              (!same_gpu || *o.hourly_rate < *same_gpu->hourly_rate))
-            same_gpu = &o;
-      if (same_gpu) {
-        sel.cloud = same_gpu->name;
-        in.selection_note += fmt::format("; cloud offer {} chosen as the cheapest on-demand rental of the same GPU",
-                                         same_gpu->name);
-      }
-      const CloudOffer* generic = catalog.find_cloud(sel.cloud.empty() ? catalog.default_cloud : sel.cloud);
-      if (sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
-        if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
-          sel.cloud = same->name;
-          in.selection_note += fmt::format("; cloud offer {} chosen as the first priced in {} (the generic {} is in {})",
-                                           same->name, m->currency, generic->name, generic->currency);
-        }
-      }
-      break;
-    }
-    if (sel.local.empty() && !rq.detected_gpus.empty()) {
-      // Never answer for another GPU: the one the logs name, with what the logs know of it.
-      const std::string& product = rq.detected_gpus.front();
-      from_logs.name = "from-logs";
-      from_logs.label = product;
-      for (const auto& [name, w] : rq.detected_power_limits_w)
-        if (name == product) {
-          from_logs.power_w = w;
-          from_logs.power_source = "the power limit nvidia-smi -q reports for this GPU";
-        }
-      from_logs.price_source = "no preset or catalog row describes this GPU";
-      sel.local = from_logs.name;
-      in.selection_note = fmt::format(
-          "no local preset matches the GPU the logs name ('{}'): the local side is that GPU as the logs describe "
-          "it (no price, no spec-sheet speed); give --local-purchase-price and --relative-speed, or a catalog row "
-          "(--catalog)",
-          product);
-    }
-  }
-  if (!scenario && rq.use_generic_pair) {
-    if (sel.local.empty()) sel.local = catalog.default_local;
-    if (sel.cloud.empty()) sel.cloud = catalog.default_cloud;
-  }
   const LocalGpu* gpu = nullptr;
   const CloudOffer* offer = nullptr;
-  if (sel.local == from_logs.name && !from_logs.label.empty()) gpu = &from_logs;
-  else if (!sel.local.empty() && !(gpu = catalog.find_local(sel.local))) unknown_preset(catalog, "local GPU", "--local", sel.local);
-  if (!sel.cloud.empty() && !(offer = catalog.find_cloud(sel.cloud))) unknown_preset(catalog, "cloud offer", "--cloud", sel.cloud);
+  LocalGpu from_logs;
+  bool explicit_local = false, explicit_cloud = false;
+  // The entries the speed figures and labels come from: the picked ones, else the scenario's.
+  const LocalGpu* local_ref = nullptr;
+  const CloudOffer* cloud_ref = nullptr;
+  Picked() = default;
+  Picked(const Picked&) = delete;
+  Picked& operator=(const Picked&) = delete;
+};
 
-  // Currency: explicit, else the scenario's, else the cloud offer's, else the GPU's.
+// The cheapest on-demand rental of one GPU (one accelerator: the local GPU is one) in `currency`
+// (any currency when empty); null when the catalog has none.
+const CloudOffer* cheapest_single_gpu_rental(const PresetCatalog& catalog, const AcceleratorSpec& a,
+                                             std::string_view currency) {
+  const CloudOffer* best = nullptr;
+  for (const auto& o : catalog.cloud)
+    if (o.hourly_rate && o.accelerator_count == 1 && catalog.find_accelerator(o.accelerator) == &a &&
+        (currency.empty() || o.currency == currency) && (!best || *o.hourly_rate < *best->hourly_rate))
+      best = &o;
+  return best;
+}
+
+// Step 1: the selection (command line over config file) and the pricing.
+void select_presets(const PresetCatalog& catalog, const ResolveRequest& rq, Picked& p) {
+  p.sel = rq.selection;
+  if (p.sel.preset.empty() && rq.config.preset) p.sel.preset = *rq.config.preset;
+  if (p.sel.local.empty() && rq.config.local) p.sel.local = *rq.config.local;
+  if (p.sel.cloud.empty() && rq.config.cloud) p.sel.cloud = *rq.config.cloud;
+  p.pricing = rq.cli.pricing ? *rq.cli.pricing : rq.config.pricing ? *rq.config.pricing : "on-demand";
+  if (p.pricing != "on-demand" && p.pricing != "spot" && p.pricing != "committed")
+    throw std::invalid_argument(fmt::format("--pricing {}: expected on-demand, spot or committed", p.pricing));
+  if (!p.sel.preset.empty() && !(p.scenario = catalog.find_scenario(p.sel.preset)))
+    unknown_preset(catalog, "scenario", "--preset", p.sel.preset);
+  p.explicit_local = !p.sel.local.empty();
+  p.explicit_cloud = !p.sel.cloud.empty();
+}
+
+// Step 2: without a scenario or --local, the GPU the logs name picks the local preset (and the
+// cheapest rental of the same GPU, or else the first offer in its currency: no conversion is ever
+// done); a GPU no preset describes is the local side as the logs know it.
+void select_from_logs(const PresetCatalog& catalog, const ResolveRequest& rq, Picked& p, CostInputs& in) {
+  if (p.scenario || !p.sel.local.empty()) return;
+  for (const auto& product : rq.detected_gpus) {
+    const LocalGpu* m = catalog.match_local(product);
+    if (!m) continue;
+    p.sel.local = m->name;
+    in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
+    const AcceleratorSpec* a = catalog.find_accelerator(m->accelerator);
+    if (const CloudOffer* same_gpu = p.sel.cloud.empty() && a ? cheapest_single_gpu_rental(catalog, *a, m->currency)
+                                                              : nullptr) {
+      p.sel.cloud = same_gpu->name;
+      in.selection_note += fmt::format("; cloud offer {} chosen as the cheapest on-demand rental of the same GPU",
+                                       same_gpu->name);
+    }
+    const CloudOffer* generic = catalog.find_cloud(p.sel.cloud.empty() ? catalog.default_cloud : p.sel.cloud);
+    if (p.sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
+      if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
+        p.sel.cloud = same->name;
+        in.selection_note += fmt::format("; cloud offer {} chosen as the first priced in {} (the generic {} is in {})",
+                                         same->name, m->currency, generic->name, generic->currency);
+      }
+    }
+    return;
+  }
+  if (rq.detected_gpus.empty()) return;
+  // Never answer for another GPU: the one the logs name, with what the logs know of it.
+  const std::string& product = rq.detected_gpus.front();
+  p.from_logs.name = "from-logs";
+  p.from_logs.label = product;
+  for (const auto& [name, w] : rq.detected_power_limits_w)
+    if (name == product) {
+      p.from_logs.power_w = w;
+      p.from_logs.power_source = "the power limit nvidia-smi -q reports for this GPU";
+    }
+  p.from_logs.price_source = "no preset or catalog row describes this GPU";
+  p.sel.local = p.from_logs.name;
+  in.selection_note = fmt::format(
+      "no local preset matches the GPU the logs name ('{}'): the local side is that GPU as the logs describe "
+      "it (no price, no spec-sheet speed); give --local-purchase-price and --relative-speed, or a catalog row "
+      "(--catalog)",
+      product);
+}
+
+// Step 3: the generic pair where nothing else picked a side; the entries by name.
+void find_entries(const PresetCatalog& catalog, const ResolveRequest& rq, Picked& p, CostInputs& in) {
+  if (!p.scenario && rq.use_generic_pair) {
+    if (p.sel.local.empty()) p.sel.local = catalog.default_local;
+    if (p.sel.cloud.empty()) p.sel.cloud = catalog.default_cloud;
+  }
+  if (p.sel.local == p.from_logs.name && !p.from_logs.label.empty()) p.gpu = &p.from_logs;
+  else if (!p.sel.local.empty() && !(p.gpu = catalog.find_local(p.sel.local)))
+    unknown_preset(catalog, "local GPU", "--local", p.sel.local);
+  if (!p.sel.cloud.empty() && !(p.offer = catalog.find_cloud(p.sel.cloud)))
+    unknown_preset(catalog, "cloud offer", "--cloud", p.sel.cloud);
+  p.local_ref = p.gpu ? p.gpu : p.scenario ? catalog.find_local(p.scenario->local_gpu) : nullptr;
+  p.cloud_ref = p.offer ? p.offer : p.scenario ? catalog.find_cloud(p.scenario->cloud_offer) : nullptr;
+  in.pricing = p.pricing;
+  in.local_gpu_from_logs = p.gpu == &p.from_logs;
+  if (p.local_ref) {
+    in.local_gpu = p.local_ref->name;
+    in.local_label = p.local_ref->label;
+  }
+  if (p.cloud_ref) {
+    in.cloud_offer = p.cloud_ref->name;
+    in.cloud_label = p.cloud_ref->label;
+  }
+}
+
+// Step 4: the currency: explicit, else the scenario's, else the cloud offer's, else the GPU's.
+void choose_currency(const ResolveRequest& rq, const Picked& p, CostInputs& in) {
   if (rq.cli.currency) {
     in.currency = currency_code(*rq.cli.currency);
     in.currency_origin = "cli";
   } else if (rq.config.currency) {
     in.currency = currency_code(*rq.config.currency);
     in.currency_origin = "config";
-  } else if (scenario && !scenario->currency.empty()) {
-    in.currency = scenario->currency;
-    in.currency_origin = preset_origin(scenario->name);
-  } else if (offer && !offer->currency.empty()) {
-    in.currency = offer->currency;
-    in.currency_origin = preset_origin(offer->name);
-  } else if (gpu && !gpu->currency.empty()) {
-    in.currency = gpu->currency;
-    in.currency_origin = preset_origin(gpu->name);
+  } else if (p.scenario && !p.scenario->currency.empty()) {
+    in.currency = p.scenario->currency;
+    in.currency_origin = preset_origin(p.scenario->name);
+  } else if (p.offer && !p.offer->currency.empty()) {
+    in.currency = p.offer->currency;
+    in.currency_origin = preset_origin(p.offer->name);
+  } else if (p.gpu && !p.gpu->currency.empty()) {
+    in.currency = p.gpu->currency;
+    in.currency_origin = preset_origin(p.gpu->name);
   }
+}
 
-  // 1. Defaults.
+// Step 5: the defaults, then the currency's defaults, then the scenario.
+void apply_defaults_and_scenario(const PresetCatalog& catalog, const Scenario* scenario, CostInputs& in) {
   for (const auto& s : input_specs())
     if (!std::isnan(s.fallback)) in.set(s.id, s.fallback, "default", std::string(s.fallback_why));
   if (const auto* d = catalog.find_currency(in.currency))
     for (const auto& [id, v] : d->values)
       in.set(id, v, "default", d->notes.count(id) ? d->notes.at(id) : "default for " + in.currency);
+  if (!scenario) return;
+  in.scenario = scenario->name;
+  for (const auto& [id, v] : scenario->values) {
+    in.set(id, v, preset_origin(scenario->name));
+    if (auto it = scenario->notes.find(id); it != scenario->notes.end()) in[id].note = it->second;
+    if (spec(id).money) in[id].currency = scenario->currency;
+  }
+}
 
-  // 2. The scenario.
-  if (scenario) {
-    in.scenario = scenario->name;
-    for (const auto& [id, v] : scenario->values) {
-      in.set(id, v, preset_origin(scenario->name));
-      if (auto it = scenario->notes.find(id); it != scenario->notes.end()) in[id].note = it->second;
-      if (spec(id).money) in[id].currency = scenario->currency;
-    }
-  }
-
-  // 3. The local GPU and the cloud offer.
-  const LocalGpu* local_ref = gpu ? gpu : scenario ? catalog.find_local(scenario->local_gpu) : nullptr;
-  if (gpu == &from_logs) in.local_gpu_from_logs = true;
-  const CloudOffer* cloud_ref = offer ? offer : scenario ? catalog.find_cloud(scenario->cloud_offer) : nullptr;
-  if (local_ref) {
-    in.local_gpu = local_ref->name;
-    in.local_label = local_ref->label;
-  }
-  if (cloud_ref) {
-    in.cloud_offer = cloud_ref->name;
-    in.cloud_label = cloud_ref->label;
-  }
-  if (gpu) {
-    const std::string o = preset_origin(gpu->name);
-    in.local_price_observed_on = gpu->price_observed_on;
-    if (gpu->purchase_price) {
-      in.set(InputId::purchase_price, *gpu->purchase_price, o,
-             fmt::format("{}; observed {}", gpu->price_source.empty() ? "no source given" : gpu->price_source,
-                         gpu->price_observed_on.empty() ? "on an unknown date" : gpu->price_observed_on));
-      in[InputId::purchase_price].currency = gpu->currency;
-    } else {
-      // Never keep a price that belongs to another GPU.
-      in[InputId::purchase_price] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
-    }
-    if (gpu->power_w) in.set(InputId::power_w, *gpu->power_w, o, gpu->power_source);
-  }
-  if (offer) {
-    const std::string o = preset_origin(offer->name);
-    if (offer->cold_start_s) in.set(InputId::cold_start_s, *offer->cold_start_s, o, offer->cold_start_source);
-    if (offer->utilization) in.set(InputId::utilization, *offer->utilization, o);
-    // The price --pricing picks: on-demand, spot or committed.
-    const std::optional<double>& rate = pricing == "spot" ? offer->spot_rate
-                                        : pricing == "committed" ? offer->committed_rate
-                                                                 : offer->hourly_rate;
-    in.cloud_price_observed_on = offer->seen;
-    if (rate) {
-      in.set(InputId::hourly_rate, *rate, o,
-             fmt::format("{} price; {}; observed {}", pricing,
-                         offer->source.empty() ? "no source given" : offer->source,
-                         offer->seen.empty() ? "on an unknown date" : offer->seen));
-      in[InputId::hourly_rate].currency = offer->currency;
-    } else {
-      in[InputId::hourly_rate] = InputValue{
-          std::nullopt, o,
-          fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer->name, pricing), {}};
-    }
-    if (offer->minimum_billing_s)
-      in.set(InputId::minimum_billing_s, *offer->minimum_billing_s, o, "the offer's minimum billed time");
-    if (offer->billing_increment_s)
-      in.set(InputId::billing_increment_s, *offer->billing_increment_s, o,
-             fmt::format("billed per {} s{}", format_number(*offer->billing_increment_s),
-                         offer->minimum_billing_s ? fmt::format(", at least {} s", format_number(*offer->minimum_billing_s))
-                                                  : std::string()));
-    if (pricing == "spot") {
-      const double ckpt = rq.cli.checkpoint_minutes      ? *rq.cli.checkpoint_minutes
-                          : rq.config.checkpoint_minutes ? *rq.config.checkpoint_minutes
-                                                         : kDefaultCheckpointMinutes;
-      const double lambda = rq.cli.interruptions_per_hour      ? *rq.cli.interruptions_per_hour
-                            : rq.config.interruptions_per_hour ? *rq.config.interruptions_per_hour
-                                                               : kDefaultInterruptionsPerHour;
-      const double restart_s = in[InputId::cold_start_s].value.value_or(0);
-      const double loss = lambda * (ckpt / 2 / 60 + restart_s / 3600);
-      in.set(InputId::interruption_loss, loss, o,
-             fmt::format("spot: {} interruptions per hour x (half of a {} min checkpoint interval + a {} s restart) = "
-                         "{}{}",
-                         format_number(lambda), format_number(ckpt), format_number(restart_s), format_number(loss),
-                         rq.cli.interruptions_per_hour || rq.config.interruptions_per_hour
-                             ? std::string()
-                             : "; 0.01 per hour is an assumption: give --spot-interruptions-per-hour"));
-    }
-  }
-  // The speed ratio follows the two entries' throughput figures when either entry was picked
-  // explicitly or both come from the generic pair; a scenario's own figure stands otherwise.
-  if ((explicit_local || explicit_cloud || !scenario) && local_ref && cloud_ref && local_ref->throughput &&
-      cloud_ref->throughput && *local_ref->throughput > 0) {
-    in.set(InputId::relative_speed, *cloud_ref->throughput / *local_ref->throughput,
-           preset_origin(cloud_ref->name + "/" + local_ref->name),
-           fmt::format("{} / {} {} ({} / {})", format_number(*cloud_ref->throughput),
-                       format_number(*local_ref->throughput), catalog.throughput_unit, cloud_ref->gpu.empty() ? cloud_ref->name : cloud_ref->gpu,
-                       local_ref->label.empty() ? local_ref->name : local_ref->label));
-  }
-
-  // The speed bracket: the same two entries' peak compute and peak bandwidth ratios.
-  if (local_ref && cloud_ref) {
-    const std::string cloud_name = cloud_ref->gpu.empty() ? cloud_ref->name : cloud_ref->gpu;
-    const std::string local_name = local_ref->label.empty() ? local_ref->name : local_ref->label;
-    auto ratio = [&](const std::optional<double>& c, const std::optional<double>& l, std::string_view unit,
-                     std::optional<double>& out, std::string& note) {
-      if (c && l && *l > 0 && *c > 0) {
-        out = *c / *l;
-        note = fmt::format("{} / {} {} ({} / {})", format_number(*c), format_number(*l), unit, cloud_name, local_name);
-      } else {
-        note = fmt::format("no ratio: {} has no figure in {}", !c || *c <= 0 ? cloud_ref->name : local_ref->name, unit);
-      }
-    };
-    ratio(cloud_ref->throughput, local_ref->throughput, catalog.throughput_unit, in.speed.compute_bound,
-          in.speed.compute_note);
-    ratio(cloud_ref->memory_bandwidth_gbs, local_ref->memory_bandwidth_gbs, catalog.memory_bandwidth_unit,
-          in.speed.bandwidth_bound, in.speed.bandwidth_note);
+// Step 6: the local GPU's price and power.
+void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
+  const std::string o = preset_origin(gpu.name);
+  in.local_price_observed_on = gpu.price_observed_on;
+  if (gpu.purchase_price) {
+    in.set(InputId::purchase_price, *gpu.purchase_price, o,
+           fmt::format("{}; observed {}", gpu.price_source.empty() ? "no source given" : gpu.price_source,
+                       gpu.price_observed_on.empty() ? "on an unknown date" : gpu.price_observed_on));
+    in[InputId::purchase_price].currency = gpu.currency;
   } else {
-    in.speed.compute_note = in.speed.bandwidth_note = "no ratio: no local GPU or cloud offer preset";
+    // Never keep a price that belongs to another GPU.
+    in[InputId::purchase_price] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
   }
+  if (gpu.power_w) in.set(InputId::power_w, *gpu.power_w, o, gpu.power_source);
+}
 
-  // 4. Measured.
+// The spot model: lost work since the last checkpoint plus a restart, per interruption.
+void apply_spot_loss(const ResolveRequest& rq, const std::string& origin, CostInputs& in) {
+  const double ckpt = rq.cli.checkpoint_minutes      ? *rq.cli.checkpoint_minutes
+                      : rq.config.checkpoint_minutes ? *rq.config.checkpoint_minutes
+                                                     : kDefaultCheckpointMinutes;
+  const double lambda = rq.cli.interruptions_per_hour      ? *rq.cli.interruptions_per_hour
+                        : rq.config.interruptions_per_hour ? *rq.config.interruptions_per_hour
+                                                           : kDefaultInterruptionsPerHour;
+  const double restart_s = in[InputId::cold_start_s].value.value_or(0);
+  const double loss = lambda * (ckpt / 2 / 60 + restart_s / 3600);
+  in.set(InputId::interruption_loss, loss, origin,
+         fmt::format("spot: {} interruptions per hour x (half of a {} min checkpoint interval + a {} s restart) = "
+                     "{}{}",
+                     format_number(lambda), format_number(ckpt), format_number(restart_s), format_number(loss),
+                     rq.cli.interruptions_per_hour || rq.config.interruptions_per_hour
+                         ? std::string()
+                         : "; 0.01 per hour is an assumption: give --spot-interruptions-per-hour"));
+}
+
+// Step 7: the cloud offer's cold start, utilization, price (as --pricing picks), billing, spot loss.
+void apply_cloud_offer(const CloudOffer& offer, const ResolveRequest& rq, const std::string& pricing, CostInputs& in) {
+  const std::string o = preset_origin(offer.name);
+  if (offer.cold_start_s) {
+    in.set(InputId::cold_start_s, *offer.cold_start_s, o, offer.cold_start_source);
+  } else if (in[InputId::cold_start_s].origin == "default") {
+    auto& cs = in[InputId::cold_start_s];
+    cs.note = fmt::format("{} has no measured cold start in the catalog (ColdStartS is empty): {}", offer.name,
+                          cs.note);
+  }
+  if (offer.utilization) in.set(InputId::utilization, *offer.utilization, o);
+  const std::optional<double>& rate = pricing == "spot"        ? offer.spot_rate
+                                      : pricing == "committed" ? offer.committed_rate
+                                                               : offer.hourly_rate;
+  in.cloud_price_observed_on = offer.seen;
+  if (rate) {
+    in.set(InputId::hourly_rate, *rate, o,
+           fmt::format("{} price; {}; observed {}", pricing, offer.source.empty() ? "no source given" : offer.source,
+                       offer.seen.empty() ? "on an unknown date" : offer.seen));
+    in[InputId::hourly_rate].currency = offer.currency;
+  } else {
+    in[InputId::hourly_rate] = InputValue{
+        std::nullopt, o,
+        fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer.name, pricing), {}};
+  }
+  if (offer.minimum_billing_s)
+    in.set(InputId::minimum_billing_s, *offer.minimum_billing_s, o, "the offer's minimum billed time");
+  if (offer.billing_increment_s)
+    in.set(InputId::billing_increment_s, *offer.billing_increment_s, o,
+           fmt::format("billed per {} s{}", format_number(*offer.billing_increment_s),
+                       offer.minimum_billing_s ? fmt::format(", at least {} s", format_number(*offer.minimum_billing_s))
+                                               : std::string()));
+  if (pricing == "spot") apply_spot_loss(rq, o, in);
+}
+
+// Step 8: the speed ratio and its bracket from the two entries' spec-sheet figures. The ratio
+// follows them when either entry was picked explicitly or both come from the generic pair; a
+// scenario's own figure stands otherwise.
+void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs& in) {
+  const LocalGpu* l = p.local_ref;
+  const CloudOffer* c = p.cloud_ref;
+  if (!l || !c) {
+    in.speed.compute_note = in.speed.bandwidth_note = "no ratio: no local GPU or cloud offer preset";
+    return;
+  }
+  const std::string cloud_name = c->gpu.empty() ? c->name : c->gpu;
+  const std::string local_name = l->label.empty() ? l->name : l->label;
+  if ((p.explicit_local || p.explicit_cloud || !p.scenario) && l->throughput && c->throughput && *l->throughput > 0)
+    in.set(InputId::relative_speed, *c->throughput / *l->throughput, preset_origin(c->name + "/" + l->name),
+           fmt::format("{} / {} {} ({} / {})", format_number(*c->throughput), format_number(*l->throughput),
+                       catalog.throughput_unit, cloud_name, local_name));
+  auto ratio = [&](const std::optional<double>& cv, const std::optional<double>& lv, std::string_view unit,
+                   std::optional<double>& out, std::string& note) {
+    if (cv && lv && *lv > 0 && *cv > 0) {
+      out = *cv / *lv;
+      note = fmt::format("{} / {} {} ({} / {})", format_number(*cv), format_number(*lv), unit, cloud_name, local_name);
+    } else {
+      note = fmt::format("no ratio: {} has no figure in {}", !cv || *cv <= 0 ? c->name : l->name, unit);
+    }
+  };
+  ratio(c->throughput, l->throughput, catalog.throughput_unit, in.speed.compute_bound, in.speed.compute_note);
+  ratio(c->memory_bandwidth_gbs, l->memory_bandwidth_gbs, catalog.memory_bandwidth_unit, in.speed.bandwidth_bound,
+        in.speed.bandwidth_note);
+}
+
+// Step 9: what the logs measured; a measured incident count is weighed against the prior rate.
+// Returns the incident rate's Gamma posterior when one was formed.
+std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& in) {
   std::optional<InputRange> incident_posterior;
   for (const auto& m : rq.measured) {
     if (m.input == InputId::hours_per_month) {
@@ -532,11 +572,14 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
                                           : m.note + "; using " + (v.origin.empty() ? "no value" : v.origin) + ": " + v.note;
     }
   }
+  return incident_posterior;
+}
 
-  // 5. Config, 6. command line.
+// Step 10: the config file, then the command line (the user's own throughputs first, so that a
+// relative_speed given in the same layer still wins).
+void apply_overrides(const ResolveRequest& rq, CostInputs& in) {
   for (const auto* layer : {&rq.config, &rq.cli}) {
     const std::string o = layer == &rq.cli ? "cli" : "config";
-    // The user's own job timed on both GPUs (a given relative_speed of the same layer still wins).
     if (layer->local_throughput || layer->cloud_throughput) {
       if (!layer->local_throughput || !layer->cloud_throughput)
         throw std::invalid_argument(fmt::format(
@@ -560,11 +603,15 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
         in.set(id, *v, o, std::move(note));
       }
   }
-  // Money from a preset priced in another currency: converted only with an explicit, dated rate.
+}
+
+// Step 11: money from a preset priced in another currency, converted only with an explicit,
+// dated rate.
+void convert_currencies(const std::vector<FxRate>& fx, CostInputs& in) {
   for (const auto& sp : input_specs()) {
     auto& v = in[sp.id];
     if (!sp.money || v.currency.empty() || !v.value || v.currency == in.currency) continue;
-    for (const auto& f : rq.fx)
+    for (const auto& f : fx)
       if (f.from == v.currency && f.to == in.currency) {
         const double was = *v.value;
         v.value = was * f.rate;
@@ -574,51 +621,60 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
         break;
       }
   }
+}
 
-  // Ranges for the Monte Carlo. The speed bracket when the ratio comes from the spec sheets;
-  // the incident rate's Gamma posterior when it is the measured one; then the user's ranges.
-  {
-    const auto& rs = in[InputId::relative_speed];
-    // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
-    // own figure (the seed article's 1) or a measured one stays a point value.
-    const bool from_specs =
-        rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
-    if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
-        *in.speed.compute_bound != *in.speed.bandwidth_bound)
-      in.ranges[static_cast<std::size_t>(InputId::relative_speed)] =
-          InputRange{InputRange::Kind::uniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
-                     std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
-                     "speed bracket: bandwidth-bound to compute-bound ratio"};
-    // Where the catalog's offers of the same GPU in the same currency disagree on the price, the
-    // rate ranges over them (the offer picked stays the value used).
-    if (offer && in[InputId::hourly_rate].origin == preset_origin(offer->name) && pricing == "on-demand") {
-      if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
-        double lo = 0, hi = 0;
-        int n = 0;
-        for (const auto& o : catalog.cloud)
-          if (o.hourly_rate && o.currency == offer->currency && catalog.find_accelerator(o.accelerator) == a) {
-            lo = n == 0 ? *o.hourly_rate : std::min(lo, *o.hourly_rate);
-            hi = n == 0 ? *o.hourly_rate : std::max(hi, *o.hourly_rate);
-            ++n;
-          }
-        if (n >= 2 && lo < hi)
-          in.ranges[static_cast<std::size_t>(InputId::hourly_rate)] = InputRange{
-              InputRange::Kind::uniform, lo, hi,
-              fmt::format("the catalog's {} on-demand offers of the {} in {} disagree", n, a->name, offer->currency)};
-      }
+// Step 12: the ranges of the Monte Carlo. The speed bracket when the ratio comes from the spec
+// sheets; the price range where the catalog's comparable offers disagree; the incident rate's
+// Gamma posterior when it is the measured one; then the user's ranges.
+void set_ranges(const PresetCatalog& catalog, const Picked& p, const std::optional<InputRange>& incident_posterior,
+                const ResolveRequest& rq, CostInputs& in) {
+  const auto& rs = in[InputId::relative_speed];
+  // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
+  // own figure (the seed article's 1) or a measured one stays a point value.
+  const bool from_specs =
+      rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
+  if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
+      *in.speed.compute_bound != *in.speed.bandwidth_bound)
+    in.ranges[static_cast<std::size_t>(InputId::relative_speed)] =
+        InputRange{InputRange::Kind::uniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
+                   std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
+                   "speed bracket: bandwidth-bound to compute-bound ratio"};
+  // Offers of the same GPU, the same number of GPUs and the same currency compare price for price;
+  // where they disagree the rate ranges over them (the offer picked stays the value used).
+  const CloudOffer* offer = p.offer;
+  if (offer && in[InputId::hourly_rate].origin == preset_origin(offer->name) && p.pricing == "on-demand") {
+    if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
+      double lo = 0, hi = 0;
+      int n = 0;
+      for (const auto& o : catalog.cloud)
+        if (o.hourly_rate && o.currency == offer->currency && o.accelerator_count == offer->accelerator_count &&
+            catalog.find_accelerator(o.accelerator) == a) {
+          lo = n == 0 ? *o.hourly_rate : std::min(lo, *o.hourly_rate);
+          hi = n == 0 ? *o.hourly_rate : std::max(hi, *o.hourly_rate);
+          ++n;
+        }
+      if (n >= 2 && lo < hi)
+        in.ranges[static_cast<std::size_t>(InputId::hourly_rate)] = InputRange{
+            InputRange::Kind::uniform, lo, hi,
+            fmt::format("the catalog's {} on-demand offers of the {}{} in {} disagree", n,
+                        offer->accelerator_count == 1 ? std::string() : format_number(offer->accelerator_count) + "x ",
+                        a->name, offer->currency)};
     }
-    if (incident_posterior && in[InputId::incidents_per_hour].origin == incident_posterior->origin)
-      in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = *incident_posterior;
-    for (const auto* layer : {&rq.config, &rq.cli})
-      for (std::size_t i = 0; i < kInputCount; ++i)
-        if (const auto& r = layer->ranges[i])
-          in.ranges[i] = InputRange{InputRange::Kind::uniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
-        else if (const auto& g = layer->gamma_ranges[i])
-          in.ranges[i] = InputRange{InputRange::Kind::gamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
   }
+  if (incident_posterior && in[InputId::incidents_per_hour].origin == incident_posterior->origin)
+    in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = *incident_posterior;
+  for (const auto* layer : {&rq.config, &rq.cli})
+    for (std::size_t i = 0; i < kInputCount; ++i)
+      if (const auto& r = layer->ranges[i])
+        in.ranges[i] = InputRange{InputRange::Kind::uniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
+      else if (const auto& g = layer->gamma_ranges[i])
+        in.ranges[i] = InputRange{InputRange::Kind::gamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
+}
 
-  // A GPU known only from the logs, without a power figure anywhere: electricity is not counted,
-  // and the input says so (origin unknown), rather than borrowing another GPU's board power.
+// Step 13: what nobody gave, measured or priced, stated rather than borrowed: a GPU known only from
+// the logs without a power figure (electricity counted as 0), no purchase price (the verdict
+// becomes the price below which buying pays), no usage (the usage the amortization assumes).
+void fill_unknowns(CostInputs& in) {
   if (in.local_gpu_from_logs && !in[InputId::power_w].value) {
     const std::string why = in[InputId::power_w].note;
     in.set(InputId::power_w, 0, "unknown",
@@ -626,8 +682,6 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
                        "--local-power-w",
                        why, why.empty() ? "" : "; ", in.local_label));
   }
-
-  // No purchase price anywhere: the verdict becomes the price below which buying pays.
   if (!in[InputId::purchase_price].value) {
     const std::string why = in[InputId::purchase_price].note;
     in.set(InputId::purchase_price, 0, "unknown",
@@ -636,8 +690,6 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
                        why, why.empty() ? "" : "; ", in.local_label.empty() ? "the local GPU" : in.local_label));
     in.price_unknown = true;
   }
-
-  // Usage nobody gave or measured: the usage the amortization period assumes, as effective hours.
   if (!in[InputId::hours_per_month].value) {
     const auto& h = in[InputId::amortization_hours];
     const auto& m = in[InputId::amortization_months];
@@ -653,21 +705,44 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
                          format_number(*u.value), format_number(v)));
     }
   }
-  if (query) {
-    for (const auto* layer : {&rq.config, &rq.cli}) {
-      const std::string o = layer == &rq.cli ? "cli" : "config";
-      if (layer->job_hours) {
-        query->job_hours = *layer->job_hours;
-        query->job_hours_origin = o;
-      }
-      if (layer->target_premium) {
-        query->target_premium = *layer->target_premium;
-        query->target_premium_origin = o;
-      }
-      if (layer->seed) query->seed = static_cast<std::uint64_t>(*layer->seed);
-      if (layer->draws) query->draws = static_cast<std::size_t>(*layer->draws);
+}
+
+// Step 14: the question asked (job length, target premium, Monte Carlo seed and draws).
+void apply_query(const ResolveRequest& rq, CostQuery& query) {
+  for (const auto* layer : {&rq.config, &rq.cli}) {
+    const std::string o = layer == &rq.cli ? "cli" : "config";
+    if (layer->job_hours) {
+      query.job_hours = *layer->job_hours;
+      query.job_hours_origin = o;
     }
+    if (layer->target_premium) {
+      query.target_premium = *layer->target_premium;
+      query.target_premium_origin = o;
+    }
+    if (layer->seed) query.seed = static_cast<std::uint64_t>(*layer->seed);
+    if (layer->draws) query.draws = static_cast<std::size_t>(*layer->draws);
   }
+}
+
+}  // namespace
+
+CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq, CostQuery* query) {
+  CostInputs in;
+  Picked p;
+  select_presets(catalog, rq, p);
+  select_from_logs(catalog, rq, p, in);
+  find_entries(catalog, rq, p, in);
+  choose_currency(rq, p, in);
+  apply_defaults_and_scenario(catalog, p.scenario, in);
+  if (p.gpu) apply_local_gpu(*p.gpu, in);
+  if (p.offer) apply_cloud_offer(*p.offer, rq, p.pricing, in);
+  apply_spec_speed(catalog, p, in);
+  const std::optional<InputRange> incident_posterior = apply_measured(rq, in);
+  apply_overrides(rq, in);
+  convert_currencies(rq.fx, in);
+  set_ranges(catalog, p, incident_posterior, rq, in);
+  fill_unknowns(in);
+  if (query) apply_query(rq, *query);
   return in;
 }
 

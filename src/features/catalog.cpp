@@ -120,11 +120,14 @@ const Entry kCatalog[] = {
       "evidence lists the versions in order of first load and how often consecutive loads changed "
       "version. (Replaces gpu_util_p50_pct, a third statistic of the column F014 and F016 describe.)"},
      driver_versions},
-    {{"F016", "gpu_util_p95_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "SM utilization, nearest-rank 95th percentile (the value at rank ceil(0.95 x n) of the n sorted "
-      "values) over the rows that report sm. Per GPU over its rows; host over all GPUs' rows pooled."
-      " Informs: cost."},
-     percentile_of<GpuMetric::sm_pct, 95>},
+    {{"F016", "gpu_util_busy_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "How hard the GPU works while it works: mean SM utilization over the busy rows (sm > "
+      "--idle-threshold); null without busy rows. F014 mixes in the idle time that F002 already "
+      "counts; this one does not. Per GPU over its rows; host over all GPUs' rows pooled. Informs: "
+      "capacity and cost (a job that keeps the GPU half busy while it runs is held back by its input "
+      "or its kernels, and would gain less from a faster GPU than the speed ratio says). (Replaces "
+      "gpu_util_p95_pct, a further percentile of the SM column: near 100 on any machine that trains.)"},
+     gpu_util_busy_mean_pct},
     {{"F017", "gpu_busy_s", "s", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Busy time: sum of interval (s) of the rows with sm > --idle-threshold. Per GPU over its rows; "
       "host: the sum over GPUs. (GPU-seconds) Informs: cost."},
@@ -147,16 +150,24 @@ const Entry kCatalog[] = {
       "Mean memory-controller utilization (dmon mem, utilization.memory) over the rows that report it. "
       "Per GPU over its rows; host over all GPUs' rows pooled. Informs: cost."},
      mean_of<GpuMetric::mem_pct>},
-    {{"F022", "gpu_enc_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean video-encoder utilization (dmon enc, utilization.encoder) over the rows that report it; "
-      "above 0 when something (a recorder, a stream) encodes video on the GPU. Per GPU over its rows; "
-      "host over all GPUs' rows pooled. Informs: cost."},
-     mean_of<GpuMetric::enc_pct>},
-    {{"F023", "gpu_dec_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Mean video-decoder utilization (dmon dec, utilization.decoder) over the rows that report it; "
-      "above 0 when something (a browser playing video) decodes on the GPU. Per GPU over its rows; host"
-      " over all GPUs' rows pooled. Informs: cost."},
-     mean_of<GpuMetric::dec_pct>},
+    {{"F022", "gpu_busy_clock_ratio", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Clock efficiency under load: the mean, over the busy rows (sm > --idle-threshold) that report the"
+      " graphics clock (dmon pclk, clocks.current.graphics), of the clock / the highest clock of the "
+      "same GPU's rows (its boost clock as reached in these logs); null without such rows. 1 is a GPU "
+      "that held its top clock while it worked; well below, it ran held down (F026, F042 and F044 "
+      "say by what). Per GPU; host: every GPU's busy rows, each against its own GPU's highest clock. "
+      "Informs: capacity (throughput the clocks cost; a cooler or better-powered machine buys it "
+      "back). (Replaces gpu_enc_mean_pct: video encoding is 0 on training machines.)"},
+     gpu_busy_clock_ratio},
+    {{"F023", "gpu_mem_util_busy_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
+      "Memory-controller utilization while busy: mean of dmon mem (utilization.memory, the share of "
+      "time device memory was read or written) over the busy rows (sm > --idle-threshold) that report"
+      " it; null without such rows. Beside F016 it says which bound the job is: memory busier than the "
+      "SMs points at a bandwidth-bound job, for which the memory-bandwidth ratio of two GPUs is the "
+      "speed ratio that applies (docs/cost-model.md, relative speed). Per GPU over its rows; host over "
+      "all GPUs' rows pooled. Informs: cost (which end of the speed bracket). (Replaces "
+      "gpu_dec_mean_pct: video decoding is 0 on training machines.)"},
+     gpu_mem_util_busy_mean_pct},
     {{"F024", "gpu_power_mean_w", "W", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Mean board power draw (dmon pwr, power.draw) over the rows that report it. Per GPU over its "
       "rows; host: the mean of per-row values over all GPUs' rows. Informs: cost."},
@@ -172,7 +183,7 @@ const Entry kCatalog[] = {
       "Seconds the GPU's clocks were held down by its software power cap: the GPU's query-gpu rows with "
       "clocks_event_reasons.sw_power_cap (clocks_throttle_reasons.* of older drivers) Active, summed "
       "over their intervals; without such columns, since the driver loaded: the `SW Power Capping` "
-      "counter of nvidia-smi -q `Clocks Event Reasons Counters` (newer drivers; the latest report). Informs: capacity and cost (work ran power-limited: a higher limit or a "
+      "counter of nvidia-smi -q `Clocks Event Reasons Counters` (newer drivers; the largest of the GPU's reports: they only grow while the driver stays loaded). Informs: capacity and cost (work ran power-limited: a higher limit or a "
       "cooler board buys speed). Host: the sum over GPUs. (Replaces gpu_power_max_w, a second "
       "statistic of the power column beside F024.)"},
      clock_event_sw_power_cap_s},
@@ -217,10 +228,16 @@ const Entry kCatalog[] = {
       "Time hot: sum of interval (s) of the rows with gpu_temp_c > --temp-threshold (default 78 °C). "
       "Per GPU over its rows; host: the sum over GPUs. Informs: capacity (cooling and clocks)."},
      gpu_time_above_temp_s},
-    {{"F036", "gpu_hot_fraction", "ratio", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
-      "Rows with gpu_temp_c > --temp-threshold / rows that report gpu_temp_c. Per GPU over its rows; "
-      "host over all GPUs' rows pooled. Informs: capacity (cooling and clocks)."},
-     gpu_hot_fraction},
+    {{"F036", "gsp_firmware_versions", "count", Layer::driver, FeatureScope::per_gpu, "nvidia_smi_q",
+      "Distinct GSP firmware versions nvidia-smi -q reported for the GPU (`GSP Firmware Version`, by bus"
+      " id) across every report in the directory: 1 is a stable firmware, 2 or more means it changed "
+      "between reports (a driver update between boots: the GSP firmware ships with the driver). The "
+      "evidence lists the versions per GPU in order. Null where no report prints one (drivers before "
+      "the line, or N/A: a GPU running without GSP firmware). Host: the most of any GPU. Informs: "
+      "reliability (GSP errors and Xid 119/120 timeouts are fixed by firmware versions: which one ran "
+      "says which fix applies). (Replaces gpu_hot_fraction, the share of hot rows beside F035's hot "
+      "time.)"},
+     gsp_firmware_versions},
     {{"F037", "gpu_thermal_episodes", "count", Layer::hardware, FeatureScope::per_gpu, "dmon|query_gpu_csv",
       "Thermal episodes: runs of consecutive rows of one GPU with gpu_temp_c > --temp-threshold, of any"
       " length; a cooler row, a row without temperature, or a gap (the next row later than ts + 1.5 x "
@@ -250,7 +267,7 @@ const Entry kCatalog[] = {
       "Seconds of hardware slowdown: the GPU's query-gpu rows with clocks_event_reasons.hw_slowdown, "
       ".hw_thermal_slowdown or .hw_power_brake_slowdown Active, summed over their intervals; without "
       "such columns, since the driver loaded: the `HW Thermal Slowdown` plus `HW Power Braking` "
-      "counters of nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). HW "
+      "counters of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). HW "
       "slowdown cuts clocks by half or more: thermal is failing cooling, power brake an external "
       "signal (PSU, chassis). Informs: reliability (a board or chassis to service). Host: the sum "
       "over GPUs. (Replaces gpu_pclk_max_mhz, the boost clock: a constant of the GPU model.)"},
@@ -265,7 +282,7 @@ const Entry kCatalog[] = {
       "Seconds the driver held the clocks down to keep the GPU below its thermal target: the GPU's "
       "query-gpu rows with clocks_event_reasons.sw_thermal_slowdown Active, summed over their "
       "intervals; without such columns, since the driver loaded: the `SW Thermal Slowdown` counter of "
-      "nvidia-smi -q `Clocks Event Reasons Counters` (the latest report). Informs: capacity (cooling limits throughput). Host: the sum over GPUs. "
+      "nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). Informs: capacity (cooling limits throughput). Host: the sum over GPUs. "
       "(Replaces gpu_mclk_mean_mhz: the memory clock is a constant under load on real machines.)"},
      clock_event_sw_thermal_s},
     {{"F045", "gpu_power_violation_mean_pct", "%", Layer::hardware, FeatureScope::per_gpu, "dmon",
@@ -370,11 +387,17 @@ const Entry kCatalog[] = {
       "CPU and platform thermal events from the kernel (capacity: cooling of the machine, not a GPU "
       "error): machine-check 'Core/Package temperature is above threshold, cpu clock is throttled' lines "
       "and ACPI critical-temperature lines (code 1 or 2; 'temperature/speed normal' lines excluded). GPU "
-      "heat is in its samples (F035-F039)."},
+      "heat is in its samples (F035, F037-F039)."},
      thermal_events},
-    {{"F063", "thermal_events_per_hour", "1/h", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal",
-      "thermal_events (F062) inside the window of F007 per hour of H, H as in F007 (capacity)."},
-     thermal_events_per_hour},
+    {{"F063", "clock_event_hw_power_brake_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds of hardware power-brake slowdown: the GPU's query-gpu rows with "
+      "clocks_event_reasons.hw_power_brake_slowdown (clocks_throttle_reasons.* of older drivers) Active, "
+      "summed over their intervals; without such columns, since the driver loaded: the `HW Power "
+      "Braking` counter of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). The "
+      "brake is a signal from outside the GPU (power supply, chassis) that halves the clocks or more. "
+      "Informs: reliability (a power supply or chassis to service, not the GPU). Part of F042. Host: "
+      "the sum over GPUs. (Replaces thermal_events_per_hour, a rate of F062 that no decision read.)"},
+     clock_event_hw_power_brake_s},
     {{"F064", "driver_errors_while_hot", "count", Layer::hardware, FeatureScope::host, "dmesg|syslog|journal + dmon|query_gpu_csv",
       "driver_error events with a time at whose instant some GPU's sample row covering it ([ts, ts + "
       "interval)) has gpu_temp_c > --temp-threshold: the article's display-engine errors that precede "
@@ -572,9 +595,15 @@ const Entry kCatalog[] = {
       "Number of ps snapshots: one per marker line '### gpucost-ps <time>', or one per file without "
       "markers. Informs: capacity (contention for the machine)."},
      ps_snapshots},
-    {{"F100", "ps_processes_mean", "count", Layer::runtime, FeatureScope::host, "ps",
-      "Mean number of process rows per ps snapshot. Informs: capacity (contention for the machine)."},
-     ps_processes_mean},
+    {{"F100", "xid_top_code_events", "count", Layer::driver, FeatureScope::per_gpu, "dmesg|syslog|journal",
+      "Xid events of the code that repeats most (the evidence names it, its share of the Xids with a "
+      "code and how many codes there are; among equals, the lowest code); 0 without Xids. Per GPU: "
+      "the events attributed to it (null as F079 when an address maps to no device); host: all. "
+      "Informs: reliability (one code repeating on one GPU is one cause to fix, a driver bug or a "
+      "failing board; the same count spread over many codes points at the workload or the "
+      "platform). (Replaces ps_processes_mean: the number of processes a desktop runs, whatever the "
+      "work.)"},
+     xid_top_code_events},
     {{"F101", "cpu_load_pct_mean", "%", Layer::runtime, FeatureScope::host, "ps",
       "Mean over ps snapshots of the sum of %CPU of all rows (100 = one core). ps %CPU is each "
       "process's CPU time / its lifetime, not an instantaneous load."
@@ -724,10 +753,16 @@ const Entry kCatalog[] = {
       " 'Unit <unit> entered failed state'); the 'Failed to start' line of the same failure is not"
       " counted again. Informs: reliability."},
      count_of<EventKind::service_failed>},
-    {{"F132", "cron_events_per_hour", "1/h", Layer::system, FeatureScope::host, "syslog|journal",
-      "Cron job starts (CRON[pid]: (user) CMD) per hour of log_uptime_s (F133): the noise rate of "
-      "syslog. Informs: capacity (background load on the machine)."},
-     cron_events_per_hour},
+    {{"F132", "clock_event_hw_thermal_s", "s", Layer::driver, FeatureScope::per_gpu, "query_gpu_csv|nvidia_smi_q",
+      "Seconds of hardware thermal slowdown: the GPU's query-gpu rows with "
+      "clocks_event_reasons.hw_thermal_slowdown (clocks_throttle_reasons.* of older drivers) Active, "
+      "summed over their intervals; without such columns, since the driver loaded: the `HW Thermal "
+      "Slowdown` counter of nvidia-smi -q `Clocks Event Reasons Counters` (the largest of the GPU's reports: they only grow while the driver stays loaded). The GPU"
+      " reached the temperature at which the hardware protects itself, past the driver's own thermal "
+      "target (F044). Informs: reliability (cooling failed: fans, airflow, thermal paste). Part of "
+      "F042. Host: the sum over GPUs. (Replaces cron_events_per_hour, the noise rate of syslog that "
+      "no decision read.)"},
+     clock_event_hw_thermal_s},
     {{"F133", "log_uptime_s", "s", Layer::system, FeatureScope::host, "dmon|query_gpu_csv|dmesg|syslog|journal",
       "Time the logs cover with the machine up: the observation window, from the earliest placed sample"
       " row or event to the latest sample row's end (ts + interval), event or stamped log line of any "

@@ -132,6 +132,9 @@ FeatureValue gpu_sample_gap_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_count(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_fraction(const FeatureContext& c, int gpu);
 FeatureValue gpu_busy_s(const FeatureContext& c, int gpu);
+FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu);
+FeatureValue gpu_busy_clock_ratio(const FeatureContext& c, int gpu);
+FeatureValue gpu_mem_util_busy_mean_pct(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_idle_episodes(const FeatureContext& c, int gpu);
 FeatureValue gpu_longest_idle_s(const FeatureContext& c, int gpu);
@@ -145,7 +148,6 @@ FeatureValue gpu_fb_max_fraction(const FeatureContext& c, int gpu);
 // ---- heat, throttling and hardware errors (thermal.cpp) ----
 FeatureValue gpu_util_heat_decay_pct(const FeatureContext& c, int gpu);
 FeatureValue gpu_time_above_temp_s(const FeatureContext& c, int gpu);
-FeatureValue gpu_hot_fraction(const FeatureContext& c, int gpu);
 FeatureValue gpu_thermal_episodes(const FeatureContext& c, int gpu);
 FeatureValue gpu_thermal_episode_mean_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_time_to_hot_s(const FeatureContext& c, int gpu);
@@ -155,7 +157,6 @@ FeatureValue gpu_throttled_fraction(const FeatureContext& c, int gpu);
 FeatureValue gpu_util_drop_after_error_pct(const FeatureContext& c, int gpu);
 FeatureValue hw_error_events(const FeatureContext& c, int gpu);
 FeatureValue thermal_events(const FeatureContext& c, int gpu);
-FeatureValue thermal_events_per_hour(const FeatureContext& c, int gpu);
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int gpu);
 FeatureValue driver_errors_per_thermal_episode(const FeatureContext& c, int gpu);
 /// Whether an event row is a hardware error (the set F060/F061 use).
@@ -173,12 +174,15 @@ FeatureValue driver_versions(const FeatureContext& c, int gpu);
 FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu);
 FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu);
 FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu);
+FeatureValue clock_event_hw_thermal_s(const FeatureContext& c, int gpu);
+FeatureValue clock_event_hw_power_brake_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_ecc_volatile_uncorrected(const FeatureContext& c, int gpu);
 FeatureValue gpu_ecc_aggregate_uncorrected(const FeatureContext& c, int gpu);
 FeatureValue retired_pages(const FeatureContext& c, int gpu);
 FeatureValue row_remap_attention(const FeatureContext& c, int gpu);
 FeatureValue gpu_thermal_margin_c(const FeatureContext& c, int gpu);
 FeatureValue vbios_versions(const FeatureContext& c, int gpu);
+FeatureValue gsp_firmware_versions(const FeatureContext& c, int gpu);
 
 // ---- kernel incidents: Xid classes, AER, taint (incidents.cpp) ----
 /// Xid classes of NVIDIA's catalog.
@@ -188,6 +192,7 @@ std::string_view xid_class_name(XidClass c) noexcept;
 FeatureValue xid_events(const FeatureContext& c, int gpu);
 template <XidClass K> FeatureValue xid_class_events(const FeatureContext& c, int gpu);
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu);
+FeatureValue xid_top_code_events(const FeatureContext& c, int gpu);
 FeatureValue time_between_failures_h(const FeatureContext& c, int gpu);
 FeatureValue xid_processes(const FeatureContext& c, int gpu);
 FeatureValue gsp_error_events(const FeatureContext& c, int gpu);
@@ -203,7 +208,6 @@ FeatureValue application_xid_incidents(const FeatureContext& c, int gpu);
 
 // ---- processes: ps and pmon (processes.cpp) ----
 FeatureValue ps_snapshots(const FeatureContext& c, int gpu);
-FeatureValue ps_processes_mean(const FeatureContext& c, int gpu);
 FeatureValue cpu_load_pct_mean(const FeatureContext& c, int gpu);
 FeatureValue cpu_competing_pct_mean(const FeatureContext& c, int gpu);
 FeatureValue ps_busy_processes_mean(const FeatureContext& c, int gpu);
@@ -292,7 +296,6 @@ FeatureValue gpu_lost_s(const FeatureContext& c, int gpu);
 // ---- services: containers, cron, windows (services.cpp) ----
 FeatureValue container_starts(const FeatureContext& c, int gpu);
 FeatureValue container_start_latency_mean_s(const FeatureContext& c, int gpu);
-FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu);
 FeatureValue log_uptime_s(const FeatureContext& c, int gpu);
 FeatureValue gpu_service_restarts(const FeatureContext& c, int gpu);
 

@@ -18,6 +18,16 @@ namespace {
 // A per-GPU device property; the host takes the minimum (the worst link) or the sum.
 enum class HostAgg { min, sum };
 
+// A value and the report it was read from (null: the GPU's sample rows).
+struct Reading {
+  double value;
+  const GpuDevice* from;
+};
+std::optional<Reading> as_reading(std::optional<Reading> r, const GpuDevice*) { return r; }
+std::optional<Reading> as_reading(std::optional<double> v, const GpuDevice* d) {
+  return v ? std::optional<Reading>(Reading{*v, d}) : std::nullopt;
+}
+
 template <class Get>
 FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::string_view what, Get get) {
   if (!c.has(LogSource::devices) && c.rows(-1).empty()) return null_because(std::string(missing_reason(LogSource::devices)));
@@ -40,12 +50,14 @@ FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::st
     // Devices with no index (NVRM lines, a -q report without minor numbers): host only.
     if (gpu < 0)
       for (const auto& d : c.timeline.devices)
-        if (auto v = get(c, -1, &d)) take(*v, c.where(d.file, static_cast<std::int64_t>(d.line)));
+        if (auto r = as_reading(get(c, -1, &d), &d))
+          take(r->value, r->from ? c.where(r->from->file, static_cast<std::int64_t>(r->from->line)) : std::string());
   } else {
     for (auto k : scope_slots(c, gpu)) {
       const GpuDevice* d = c.gpu_device[k];
-      if (auto v = get(c, c.gpus[k], d))
-        take(*v, d ? c.where(d->file, static_cast<std::int64_t>(d->line)) : fmt::format("samples of GPU {}", c.gpus[k]));
+      if (auto r = as_reading(get(c, c.gpus[k], d), d))
+        take(r->value, r->from ? c.where(r->from->file, static_cast<std::int64_t>(r->from->line))
+                               : fmt::format("samples of GPU {}", c.gpus[k]));
     }
   }
   if (!out) return null_because(fmt::format("no {} for {}", what, FeatureContext::scope_label(gpu)));
@@ -221,12 +233,34 @@ namespace gpucost::features {
 
 namespace {
 
-// A -q counter in microseconds as seconds (several counters summed); nullopt when none is printed.
-std::optional<double> counter_s(std::initializer_list<std::optional<double>> us) {
-  std::optional<double> s;
-  for (const auto& v : us)
-    if (v) s = s.value_or(0) + *v / 1e6;
-  return s;
+// A value from each of the GPU's -q reports, the largest or the smallest: a GPU has a device record
+// per report (each -q file, query-gpu's bus ids), not every one carries every field, and the
+// counters only grow while the driver stays loaded, so the largest is the latest. nullopt when no
+// report of the GPU gives the value.
+enum class Pick : std::uint8_t { most, least };
+template <typename Get>
+std::optional<Reading> over_reports(const FeatureContext& c, const GpuDevice* d, Pick pick, Get get) {
+  if (!d) return std::nullopt;
+  std::optional<Reading> best;
+  for (const auto& x : c.timeline.devices) {
+    const bool same = !d->pci_bus.empty() && !x.pci_bus.empty() ? x.pci_bus == d->pci_bus : x.index == d->index;
+    if (!same) continue;
+    const std::optional<double> v = get(x);
+    if (v && (!best || (pick == Pick::most ? *v > best->value : *v < best->value))) best = Reading{*v, &x};
+  }
+  return best;
+}
+
+using Counter = std::optional<double> GpuDevice::*;
+
+// -q clock-event counters in microseconds as seconds (several summed), the largest report.
+std::optional<Reading> counter_s(const FeatureContext& c, const GpuDevice* d, std::initializer_list<Counter> counters) {
+  return over_reports(c, d, Pick::most, [&](const GpuDevice& x) {
+    std::optional<double> s;
+    for (const Counter m : counters)
+      if (x.*m) s = s.value_or(0) + *(x.*m) / 1e6;
+    return s;
+  });
 }
 
 // Seconds of the GPU's query-gpu rows with any of these clock-event reasons active; nullopt when
@@ -256,80 +290,108 @@ constexpr std::string_view kReasonSources =
 
 FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return rows;
-                        return d ? counter_s({d->clock_event_sw_power_cap_us}) : std::nullopt;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return Reading{*rows, nullptr};
+                        return counter_s(cx, d, {&GpuDevice::clock_event_sw_power_cap_us});
                       });
 }
 
 FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_slowdown, GpuMetric::reason_hw_thermal,
                                                               GpuMetric::reason_hw_power_brake}))
-                          return rows;
-                        return d ? counter_s({d->clock_event_hw_thermal_us, d->clock_event_hw_power_brake_us}) : std::nullopt;
+                          return Reading{*rows, nullptr};
+                        return counter_s(cx, d, {&GpuDevice::clock_event_hw_thermal_us, &GpuDevice::clock_event_hw_power_brake_us});
                       });
 }
 
 FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, kReasonSources,
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return rows;
-                        return d ? counter_s({d->clock_event_sw_thermal_us}) : std::nullopt;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return Reading{*rows, nullptr};
+                        return counter_s(cx, d, {&GpuDevice::clock_event_sw_thermal_us});
+                      });
+}
+
+FeatureValue clock_event_hw_thermal_s(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_thermal})) return Reading{*rows, nullptr};
+                        return counter_s(cx, d, {&GpuDevice::clock_event_hw_thermal_us});
+                      });
+}
+
+FeatureValue clock_event_hw_power_brake_s(const FeatureContext& c, int gpu) {
+  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
+                        if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_power_brake})) return Reading{*rows, nullptr};
+                        return counter_s(cx, d, {&GpuDevice::clock_event_hw_power_brake_us});
                       });
 }
 
 FeatureValue gpu_ecc_volatile_uncorrected(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, "volatile ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
-                      [](const FeatureContext&, int, const GpuDevice* d) {
-                        return d ? d->ecc_volatile_uncorrected : std::nullopt;
+                      [](const FeatureContext& cx, int, const GpuDevice* d) {
+                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) { return x.ecc_volatile_uncorrected; });
                       });
 }
 
 FeatureValue gpu_ecc_aggregate_uncorrected(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, "aggregate ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
-                      [](const FeatureContext&, int, const GpuDevice* d) {
-                        return d ? d->ecc_aggregate_uncorrected : std::nullopt;
+                      [](const FeatureContext& cx, int, const GpuDevice* d) {
+                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) { return x.ecc_aggregate_uncorrected; });
                       });
 }
 
 FeatureValue retired_pages(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, "retired page counts (nvidia-smi -q `Retired Pages`; N/A on GPUs that remap rows)",
-                      [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
-                        if (!d || (!d->retired_pages_sbe && !d->retired_pages_dbe)) return std::nullopt;
-                        return d->retired_pages_sbe.value_or(0) + d->retired_pages_dbe.value_or(0);
+                      [](const FeatureContext& cx, int, const GpuDevice* d) {
+                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) -> std::optional<double> {
+                          if (!x.retired_pages_sbe && !x.retired_pages_dbe) return std::nullopt;
+                          return x.retired_pages_sbe.value_or(0) + x.retired_pages_dbe.value_or(0);
+                        });
                       });
 }
 
 FeatureValue row_remap_attention(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::sum, "row remapping state (nvidia-smi -q `Remapped Rows`, Ampere and newer)",
-                      [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
-                        if (!d || (!d->row_remap_pending && !d->row_remap_failed)) return std::nullopt;
-                        return d->row_remap_pending.value_or(false) || d->row_remap_failed.value_or(false) ? 1.0 : 0.0;
+                      [](const FeatureContext& cx, int, const GpuDevice* d) {
+                        // Any report with a remap pending or failed.
+                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) -> std::optional<double> {
+                          if (!x.row_remap_pending && !x.row_remap_failed) return std::nullopt;
+                          return x.row_remap_pending.value_or(false) || x.row_remap_failed.value_or(false) ? 1.0 : 0.0;
+                        });
                       });
 }
 
 FeatureValue gpu_thermal_margin_c(const FeatureContext& c, int gpu) {
   return device_value(c, gpu, HostAgg::min, "slowdown temperature (nvidia-smi -q `GPU Slowdown Temp` or T.Limit offsets)",
-                      [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
-                        if (!d || !d->temp_slowdown_c) return std::nullopt;
-                        if (g >= 0) {
-                          const auto& st = cx.stats(g, GpuMetric::gpu_temp_c);
-                          if (st.n) return *d->temp_slowdown_c - st.max;
-                        }
-                        if (d->temp_current_c) return *d->temp_slowdown_c - *d->temp_current_c;
-                        return std::nullopt;
+                      [](const FeatureContext& cx, int g, const GpuDevice* d) {
+                        // The hottest sample, else the hottest report, against the slowdown point.
+                        const auto* st = g >= 0 ? &cx.stats(g, GpuMetric::gpu_temp_c) : nullptr;
+                        return over_reports(cx, d, Pick::least, [&](const GpuDevice& x) -> std::optional<double> {
+                          if (!x.temp_slowdown_c) return std::nullopt;
+                          if (st && st->n) return *x.temp_slowdown_c - st->max;
+                          if (x.temp_current_c) return *x.temp_slowdown_c - *x.temp_current_c;
+                          return std::nullopt;
+                        });
                       });
 }
 
-FeatureValue vbios_versions(const FeatureContext& c, int gpu) {
+namespace {
+
+// Distinct versions of one kind (VBIOS, GSP firmware) that every -q report of every file gave
+// each GPU, in order: a GPU is its bus id (its index where no bus id is printed). The value is the
+// most any GPU had; the evidence lists them per GPU.
+FeatureValue versions_across_reports(const FeatureContext& c, int gpu,
+                                     std::vector<std::string> GpuDevice::*versions_of, std::string_view line) {
   if (!c.has(LogSource::devices)) return null_because(std::string(missing_reason(LogSource::devices)));
-  // Every -q report of every file: a GPU is its bus id (its index where no bus id is printed).
   std::vector<std::pair<std::string, std::vector<std::string_view>>> per_gpu;
   std::string first_where;
   for (const auto& d : c.timeline.devices) {
-    if (d.vbios_versions.empty()) continue;
+    const auto& versions = d.*versions_of;
+    if (versions.empty()) continue;
     if (gpu >= 0) {
       const auto k = std::find(c.gpus.begin(), c.gpus.end(), gpu) - c.gpus.begin();
       const GpuDevice* mine = static_cast<std::size_t>(k) < c.gpu_device.size() ? c.gpu_device[static_cast<std::size_t>(k)] : nullptr;
@@ -342,21 +404,31 @@ FeatureValue vbios_versions(const FeatureContext& c, int gpu) {
       per_gpu.emplace_back(key, std::vector<std::string_view>{});
       it = per_gpu.end() - 1;
     }
-    for (const auto& v : d.vbios_versions)
+    for (const auto& v : versions)
       if (std::find(it->second.begin(), it->second.end(), v) == it->second.end()) it->second.push_back(v);
     if (first_where.empty()) first_where = c.where(d.file, static_cast<std::int64_t>(d.line));
   }
   if (per_gpu.empty())
-    return null_because(fmt::format("no `VBIOS Version` in an nvidia-smi -q report for {}", FeatureContext::scope_label(gpu)));
+    return null_because(fmt::format("no `{}` in an nvidia-smi -q report for {}", line, FeatureContext::scope_label(gpu)));
   std::size_t most = 0;
   std::string list;
-  for (const auto& [bus, versions] : per_gpu) {
-    most = std::max(most, versions.size());
+  for (const auto& [bus, vs_of_gpu] : per_gpu) {
+    most = std::max(most, vs_of_gpu.size());
     std::string vs;
-    for (auto v : versions) vs += fmt::format("{}{}", vs.empty() ? "" : " -> ", v);
+    for (auto v : vs_of_gpu) vs += fmt::format("{}{}", vs.empty() ? "" : " -> ", v);
     list += fmt::format("{}{}: {}", list.empty() ? "" : "; ", bus, vs);
   }
   return value(static_cast<double>(most), fmt::format("{} GPU(s); {}; first {}", per_gpu.size(), list, first_where));
+}
+
+}  // namespace
+
+FeatureValue vbios_versions(const FeatureContext& c, int gpu) {
+  return versions_across_reports(c, gpu, &GpuDevice::vbios_versions, "VBIOS Version");
+}
+
+FeatureValue gsp_firmware_versions(const FeatureContext& c, int gpu) {
+  return versions_across_reports(c, gpu, &GpuDevice::gsp_firmware_versions, "GSP Firmware Version");
 }
 
 }  // namespace gpucost::features

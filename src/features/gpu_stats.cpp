@@ -281,6 +281,58 @@ RunSummary idle_runs(const FeatureContext& c, int gpu) {
 }  // namespace
 
 FeatureValue gpu_busy_s(const FeatureContext& c, int gpu) { return busy_or_idle_s(c, gpu, true); }
+
+FeatureValue gpu_busy_clock_ratio(const FeatureContext& c, int gpu) {
+  if (auto n = need_metric(c, gpu, GpuMetric::pclk_mhz)) return *n;
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct)), pclk(c.metric(GpuMetric::pclk_mhz));
+  // Each busy row against its own GPU's highest clock in these logs, so that GPUs of different
+  // models pool for the host.
+  double sum = 0, peak_low = 0, peak_high = 0;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto k : scope_slots(c, gpu)) {
+    const double peak = c.stats(c.gpus[k], GpuMetric::pclk_mhz).max;
+    if (!(peak > 0)) continue;
+    peak_low = n == 0 ? peak : std::min(peak_low, peak);
+    peak_high = std::max(peak_high, peak);
+    for (auto r : c.gpu_rows[k])
+      if (sm.is_valid(r) && pclk.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct) {
+        if (n++ == 0) first = r;
+        sum += pclk.get_float(r) / peak;
+      }
+  }
+  if (n == 0) return null_because(fmt::format("no busy rows (sm > {:g} %) with a graphics clock", c.options.idle_threshold_pct));
+  return value(sum / static_cast<double>(n),
+               rows_evidence(c, gpu, n, first, "busy rows") +
+                   (peak_low == peak_high ? fmt::format("; highest clock {:g} MHz", peak_high)
+                                          : fmt::format("; highest clocks {:g}-{:g} MHz", peak_low, peak_high)));
+}
+
+namespace {
+// The mean of a metric over the busy rows (sm > --idle-threshold) that report it.
+FeatureValue busy_mean(const FeatureContext& c, int gpu, GpuMetric m) {
+  if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
+  if (auto n = need_metric(c, gpu, m)) return *n;
+  const ColumnReader sm(c.metric(GpuMetric::sm_pct)), v(c.metric(m));
+  double sum = 0;
+  std::size_t n = 0;
+  std::uint32_t first = 0;
+  for (auto r : c.rows(gpu))
+    if (sm.is_valid(r) && v.is_valid(r) && sm.get_float(r) > c.options.idle_threshold_pct) {
+      if (n++ == 0) first = r;
+      sum += v.get_float(r);
+    }
+  if (n == 0) return null_because(fmt::format("no busy rows (sm > {:g} %)", c.options.idle_threshold_pct));
+  return value(sum / static_cast<double>(n), rows_evidence(c, gpu, n, first, "busy rows"));
+}
+}  // namespace
+
+FeatureValue gpu_util_busy_mean_pct(const FeatureContext& c, int gpu) { return busy_mean(c, gpu, GpuMetric::sm_pct); }
+
+FeatureValue gpu_mem_util_busy_mean_pct(const FeatureContext& c, int gpu) {
+  return busy_mean(c, gpu, GpuMetric::mem_pct);
+}
 FeatureValue gpu_idle_s(const FeatureContext& c, int gpu) { return busy_or_idle_s(c, gpu, false); }
 
 FeatureValue gpu_idle_episodes(const FeatureContext& c, int gpu) {

@@ -198,6 +198,36 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
   return value(static_cast<double>(codes.size()), ev);
 }
 
+FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
+  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_attribution(c, gpu)) return *n;
+  std::vector<std::pair<std::int64_t, std::size_t>> per_code;  // code, events; few distinct codes
+  std::size_t total = 0;
+  for (auto r : kind_rows(c, EventKind::xid)) {
+    if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
+    const auto code = c.event_code(r);
+    if (!code) continue;
+    ++total;
+    auto it = std::find_if(per_code.begin(), per_code.end(), [&](const auto& p) { return p.first == *code; });
+    if (it == per_code.end()) per_code.emplace_back(*code, 1);
+    else ++it->second;
+  }
+  if (per_code.empty()) return value(0, "no Xid event with a code");
+  // The most events; among equals, the lowest code.
+  const auto top = std::min_element(per_code.begin(), per_code.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::uint32_t first = 0;
+  for (auto r : kind_rows(c, EventKind::xid))
+    if ((gpu < 0 || c.event_gpu[r] == gpu) && c.event_code(r) == top->first) {
+      first = r;
+      break;
+    }
+  return value(static_cast<double>(top->second),
+               fmt::format("Xid {}: {} of {} Xid events with a code ({} codes); first {}", top->first, top->second,
+                           total, per_code.size(), c.event_where(first)));
+}
+
 FeatureValue time_between_failures_h(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::kernel)) return *n;
   const Incidents in = maintenance_incidents_of(c);

@@ -61,8 +61,6 @@ FeatureValue snapshot_mean(const FeatureContext& c, double (*f)(const FeatureCon
   return value(s.sum / static_cast<double>(s.snapshots), ps_evidence(c));
 }
 
-double rows_in(const FeatureContext&, const ProcessGroup& g) { return g.end - g.begin; }
-
 double cpu_sum(const FeatureContext& c, const ProcessGroup& g) {
   const ColumnReader cpu(pcol(c, process_col::cpu_pct));
   double s = 0;
@@ -130,7 +128,6 @@ FeatureValue ps_snapshots(const FeatureContext& c, int) {
   if (!c.has(LogSource::ps)) return null_because(std::string(missing_reason(LogSource::ps)));
   return value(static_cast<double>(c.ps_groups.size()), ps_evidence(c));
 }
-FeatureValue ps_processes_mean(const FeatureContext& c, int) { return snapshot_mean(c, rows_in); }
 FeatureValue cpu_load_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_sum); }
 FeatureValue cpu_competing_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_competing); }
 FeatureValue ps_busy_processes_mean(const FeatureContext& c, int) { return snapshot_mean(c, busy_processes); }

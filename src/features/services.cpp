@@ -95,14 +95,6 @@ FeatureValue log_uptime_s(const FeatureContext& c, int) {
   return value(s, ev);
 }
 
-FeatureValue cron_events_per_hour(const FeatureContext& c, int gpu) {
-  FeatureValue n = event_count(c, gpu, EventKind::cron);
-  if (!n.value) return n;
-  const double h = features::log_uptime_s(c) / 3600.0;
-  if (h <= 0) return null_because("no time span: no placed samples or events");
-  return value(*n.value / h, n.evidence + fmt::format("; per {:.4g} h of log uptime", h));
-}
-
 FeatureValue gpu_service_restarts(const FeatureContext& c, int) {
   if (auto n = need_source(c, LogSource::service)) return *n;
   // A GPU daemon that starts with the machine (nvidia-persistenced's `Started (pid)` seconds

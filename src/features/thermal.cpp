@@ -98,18 +98,6 @@ FeatureValue gpu_time_above_temp_s(const FeatureContext& c, int gpu) {
   return value(seconds(sum), rows_evidence(c, gpu, n, first, fmt::format("rows above {:g} °C", c.options.temp_threshold_c)));
 }
 
-FeatureValue gpu_hot_fraction(const FeatureContext& c, int gpu) {
-  if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
-  const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
-  std::size_t n = 0;
-  for (auto r : c.rows(gpu))
-    if (t.is_valid(r) && hot(c, t.get_float(r))) ++n;
-  const auto& st = c.stats(gpu, GpuMetric::gpu_temp_c);
-  return value(static_cast<double>(n) / static_cast<double>(st.n),
-               fmt::format("{} of {} rows above {:g} °C; first temp row {}", n, st.n, c.options.temp_threshold_c,
-                           c.sample_where(st.first_row)));
-}
-
 FeatureValue gpu_thermal_episodes(const FeatureContext& c, int gpu) {
   if (auto n = need_metric(c, gpu, GpuMetric::gpu_temp_c)) return *n;
   const RunSummary rs = hot_runs(c, gpu);
@@ -192,7 +180,7 @@ bool is_hw_error(const FeatureContext& c, std::uint32_t row) {
     // uncorrected one counts when it is about a GPU.
     case EventKind::pcie_aer: return c.event_code(row).value_or(1) != 0 && c.event_gpu[row] >= 0;
     // The kernel's thermal lines are about the CPU (machine-check `CPU4: Core temperature ...`,
-    // ACPI thermal zones): the GPU's heat is in its samples (F035-F039).
+    // ACPI thermal zones): the GPU's heat is in its samples (F035, F037-F039).
     default: return false;
   }
 }
@@ -265,18 +253,6 @@ FeatureValue thermal_events(const FeatureContext& c, int) {
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
     if (c.event_code(r).value_or(1) != 0 && n++ == 0) first = r;
   return value(static_cast<double>(n), events_evidence(c, n, first, "thermal events"));
-}
-
-FeatureValue thermal_events_per_hour(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
-  std::string basis;
-  const double h = rate_hours(c, &basis);
-  if (h <= 0) return null_because("no time span: no placed samples or events");
-  // Only the events inside the window the hours measure.
-  std::size_t in = 0, all = 0;
-  for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
-    if (c.event_code(r).value_or(1) != 0) ++all, in += in_rate_window(c, r);
-  return value(static_cast<double>(in) / h, fmt::format("{} of {} thermal events inside the window; ", in, all) + basis);
 }
 
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {

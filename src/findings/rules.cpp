@@ -157,10 +157,12 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
                    throttled ? fmt::format("Throttled by power or heat in {} of the samples{}", pct(*throttled),
                                            drop ? fmt::format("; hot clocks {:.0f} % below cool ones", *drop) : "")
                              : fmt::format("{:.0f} thermal events in the kernel log", hot_events));
-  // The -q throttle counters by cause (F026 SW power cap, F042 HW slowdown, F044 SW thermal) and the
-  // margin to the GPU's own slowdown temperature (F058) say which of the two it is.
+  // The throttle seconds by cause (F026 SW power cap, F042 any HW slowdown, of it F132 HW thermal and
+  // F063 HW power brake, F044 SW thermal) and the margin to the GPU's own slowdown temperature
+  // (F058) say which of the two it is, and whether the cooling or the power supply is to blame.
   f.features = {c.ev("F047"), c.ev("F045"), c.ev("F046"), c.ev("F043"), c.ev("F034"), c.ev("F035"),
-                c.ev("F031"), c.ev("F026"), c.ev("F042"), c.ev("F044"), c.ev("F058")};
+                c.ev("F031"), c.ev("F026"), c.ev("F042"), c.ev("F132"), c.ev("F063"), c.ev("F044"),
+                c.ev("F058")};
   f.events = c.events_of({EventKind::thermal}, f.events_total);
   if (throttled && drop && *drop > 0)
     f.money = c.lost_hours(busy_s / 3600.0 * *throttled * *drop / 100.0,
@@ -287,7 +289,8 @@ void driver_firmware_errors(const Context& c, std::vector<Finding>& out) {
   if (drv == 0) return;
   Finding f = make("R07", "driver_firmware_errors", Severity::warning,
                    fmt::format("{:.0f} driver or firmware Xid(s) across {:.0f} driver version(s)", drv, c.f_or("F015", 0)));
-  f.features = {c.ev("F081"), c.ev("F090"), c.ev("F015"), c.ev("F096")};
+  // The GSP firmware that ran (F036) says which driver fixes apply.
+  f.features = {c.ev("F081"), c.ev("F090"), c.ev("F015"), c.ev("F036"), c.ev("F096")};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return (k == EventKind::xid && xid_in_class(code, "driver_firmware")) || k == EventKind::gsp_error;
   }, f.events_total);

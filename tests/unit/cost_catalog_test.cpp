@@ -88,6 +88,84 @@ TEST(CostCatalog, OffersOfTheSameGpuThatDisagreeGiveTheRateARange) {
   EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::hourly_rate)]);
 }
 
+TEST(CostCatalog, LargeCloudA100H100H200RowsAreSourcedDatedAndCountTheirGpus) {
+  const PresetCatalog c = builtin_presets();
+  for (const char* name : {"aws-p4d.24xlarge", "aws-p5.4xlarge", "aws-p5.48xlarge", "aws-p5en.48xlarge",
+                           "gcp-a2-ultragpu-1g", "gcp-a3-highgpu-8g", "azure-nc24ads-a100-v4", "azure-nd96asr-v4",
+                           "azure-nd96isr-h100-v5"}) {
+    const CloudOffer* o = c.find_cloud(name);
+    ASSERT_NE(o, nullptr) << name;
+    EXPECT_NE(o->source.find("https://"), std::string::npos) << name;
+    EXPECT_EQ(o->seen.size(), 10u) << name;  // YYYY-MM-DD
+    EXPECT_TRUE(o->hourly_rate) << name;
+  }
+  // An 8-GPU instance: its price and its throughput are the whole instance's.
+  const CloudOffer* p5 = c.find_cloud("aws-p5.48xlarge");
+  EXPECT_EQ(p5->accelerator_count, 8);
+  EXPECT_EQ(*p5->hourly_rate, 55.04);
+  EXPECT_NEAR(*p5->throughput, 8 * 989.4, 1e-9);
+  EXPECT_NEAR(*p5->memory_bandwidth_gbs, 8 * 3350.0, 1e-9);  // both ends of the speed bracket
+  EXPECT_NE(p5->memory_bandwidth_source.find("x 8 GPUs"), std::string::npos);
+  EXPECT_EQ(c.find_cloud("aws-p5.4xlarge")->accelerator_count, 1);
+  EXPECT_EQ(*c.find_cloud("gcp-a3-highgpu-8g")->spot_rate, 41.60);
+  // A row claiming no GPU is refused.
+  PresetCatalog bad = builtin_presets();
+  EXPECT_THROW(load_catalog_csv(bad, std::string(kCloudHeader) + "x,H100,0,1,1,r,1,,P,USD,1,src,2026-01-01\n", "z.csv"),
+               std::invalid_argument);
+}
+
+TEST(CostCatalog, OnlyOffersWithTheSameNumberOfGpusComparePriceForPrice) {
+  // H100 on-demand, one GPU: RunPod 4.76 and AWS p5.4xlarge 6.88; the 8-GPU instances (55.04,
+  // 88.49, 98.32 for the whole machine) are no price of one H100 and stay out of the range.
+  ResolveRequest rq;
+  rq.selection = {"", "h100-sxm", "runpod-h100-sxm"};
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->a, 4.76);
+  EXPECT_EQ(r->b, 6.88);
+  // The 8-GPU ones range among themselves.
+  rq.selection = {"", "h100-sxm", "aws-p5.48xlarge"};
+  const CostInputs in8 = resolve_inputs(builtin_presets(), rq);
+  const auto& r8 = in8.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  ASSERT_TRUE(r8);
+  EXPECT_EQ(r8->a, 55.04);
+  EXPECT_EQ(r8->b, 98.32);
+  EXPECT_NE(r8->origin.find("8x H100"), std::string::npos) << r8->origin;
+  // The same-GPU rental picked for a GPU the logs name is a one-GPU offer, even when a machine of
+  // eight is cheaper per instance.
+  PresetCatalog c = builtin_presets();
+  load_catalog_csv(c, std::string(kCloudHeader) + "big,H100,8,1,1,r,0.5,,P,USD,1,test row,2026-01-01\n", "t.csv");
+  ResolveRequest logs;
+  logs.detected_gpus = {"NVIDIA H100 80GB HBM3"};
+  const CostInputs picked = resolve_inputs(c, logs);
+  ASSERT_EQ(picked.local_gpu, "h100-sxm") << picked.selection_note;
+  EXPECT_EQ(picked.cloud_offer, "runpod-h100-sxm") << picked.selection_note;
+}
+
+TEST(CostCatalog, ColdStartIsTheOffersWhenKnownElseTheStatedDefault) {
+  ResolveRequest rq;
+  rq.selection = {"", "h100-sxm", "aws-p5.4xlarge"};
+  CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(*in[InputId::cold_start_s].value, 117);
+  EXPECT_EQ(in[InputId::cold_start_s].origin, "default");
+  EXPECT_NE(in[InputId::cold_start_s].note.find("aws-p5.4xlarge has no measured cold start in the catalog"),
+            std::string::npos)
+      << in[InputId::cold_start_s].note;
+  EXPECT_NE(in[InputId::cold_start_s].note.find("117 s"), std::string::npos);
+  // A catalog row with ColdStartS gives that offer its own.
+  PresetCatalog c = builtin_presets();
+  load_catalog_csv(c,
+                   "InstanceType,AcceleratorName,Price,Provider,Currency,ColdStartS,Source,ObservedOn\n"
+                   "fast,H100,2,P,USD,45,test row,2026-01-01\n",
+                   "t.csv");
+  rq.selection = {"", "h100-sxm", "p-fast"};
+  in = resolve_inputs(c, rq);
+  EXPECT_EQ(*in[InputId::cold_start_s].value, 45);
+  EXPECT_EQ(in[InputId::cold_start_s].origin, "preset:p-fast");
+  EXPECT_EQ(in[InputId::cold_start_s].note, "catalog t.csv");
+}
+
 TEST(CostCatalog, ForeignMoneyNeedsAnExplicitDatedRate) {
   ResolveRequest rq;
   rq.selection = {"", "rtx-4060-laptop", "aws-g6.xlarge"};  // CNY price, USD offer
@@ -141,18 +219,80 @@ TEST(CostCatalog, SpotInterruptionsBillingAndDataCosts) {
   EXPECT_FALSE(resolve_inputs(c, rq)[InputId::hourly_rate].value);
 
   // The terms by hand: 4 / (1 x (1 - 0.2) x (1 - 0.0141667) x 1) per effective hour; a job billed
-  // per 60 s costs 4 x 60 / 2 / 3600 = 0.0333 more, plus 5 of storage and egress.
+  // per 60 s costs 4 x 60 / 2 / 3600 = 0.0333 more, plus 5 of storage and egress (20 GB-months
+  // at 0.1 = 2, 30 GB out at 0.1 = 3).
   CostInputs s = simple();
   s.set(InputId::interruption_loss, 0.05 * (0.25 + 120.0 / 3600), "test");
   s.set(InputId::job_stall_fraction, 0.2, "test");
   s.set(InputId::billing_increment_s, 60, "test");
-  s.set(InputId::data_cost_per_job, 5, "test");
+  s.set(InputId::storage_price_gb_month, 0.1, "test");
+  s.set(InputId::storage_gb_months, 20, "test");
+  s.set(InputId::egress_price_gb, 0.1, "test");
+  s.set(InputId::egress_gb, 30, "test");
   const CloudCost cc = cloud_cost(s);
   EXPECT_NEAR(cc.cost_per_effective_hour, 4 / (0.8 * (1 - 0.0141666666666667)), 1e-12);
   EXPECT_NEAR(cc.billing_rounding_cost, 4.0 * 60 / 2 / 3600, 1e-15);
   EXPECT_NEAR(cc.fixed_per_job, 1.0 + 4.0 * 60 / 2 / 3600 + 5, 1e-12);  // cold start 4 x 900 s = 1
   // The break-even uses the whole fixed cost: local 3 + 2 W vs cloud 6.0333 + 5.0718 W never cross.
   EXPECT_EQ(evaluate(s, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
+}
+
+TEST(CostCatalog, StorageAndEgressArePricedSeparatelyPerJob) {
+  // The docs' example: 200 GB kept for a week at 0.08 per GB-month, 50 GB sent out at 0.09 per GB.
+  CostInputs s = simple();
+  const double gb_months = 200 * 7 / 30.4375;
+  s.set(InputId::storage_price_gb_month, 0.08, "test");
+  s.set(InputId::storage_gb_months, gb_months, "test");
+  s.set(InputId::egress_price_gb, 0.09, "test");
+  s.set(InputId::egress_gb, 50, "test");
+  const CloudCost c = cloud_cost(s);
+  EXPECT_NEAR(c.storage_cost_per_job, 3.679671, 1e-6);  // 200 x 7 / 30.4375 x 0.08
+  EXPECT_NEAR(c.egress_cost_per_job, 4.5, 1e-12);       // 50 x 0.09
+  EXPECT_NEAR(c.data_cost_per_job, 8.179671, 1e-6);
+  EXPECT_NEAR(c.fixed_per_job, 1.0 + 8.179671, 1e-6);  // + the 900 s cold start at 4 per hour
+  // A price without a quantity (or the reverse) costs nothing: both are 0 unless given.
+  s.set(InputId::egress_gb, 0, "test");
+  EXPECT_NEAR(cloud_cost(s).egress_cost_per_job, 0, 0);
+  EXPECT_NEAR(cloud_cost(s).data_cost_per_job, c.storage_cost_per_job, 1e-12);
+  // The steps show each term with its inputs.
+  const CostResult r = evaluate(s, CostQuery{});
+  const auto step = [&](std::string_view name) {
+    for (const auto& st : r.steps)
+      if (st.name == name) return st;
+    ADD_FAILURE() << "no step " << name;
+    return Step{};
+  };
+  EXPECT_EQ(step("cloud.storage_cost_per_job").formula, "storage_price_gb_month * storage_gb_months");
+  EXPECT_EQ(step("cloud.egress_cost_per_job").formula, "egress_price_gb * egress_gb");
+  EXPECT_NEAR(*step("cloud.data_cost_per_job").value, c.storage_cost_per_job, 1e-12);
+}
+
+TEST(CostCatalog, StorageAndEgressDefaultToZeroAndComeFromTheOptions) {
+  const PresetCatalog c = builtin_presets();
+  ResolveRequest rq;
+  CostInputs in = resolve_inputs(c, rq);
+  for (InputId id : {InputId::storage_price_gb_month, InputId::storage_gb_months, InputId::egress_price_gb,
+                     InputId::egress_gb}) {
+    EXPECT_EQ(*in[id].value, 0) << input_name(id);
+    EXPECT_EQ(in[id].origin, "default") << input_name(id);
+  }
+  EXPECT_EQ(input_flag(InputId::storage_price_gb_month), "--cloud-storage-price-gb-month");
+  EXPECT_EQ(spec(InputId::egress_gb).alias, "--egress-gb");
+  EXPECT_EQ(input_unit(InputId::storage_price_gb_month, "USD"), "USD/GB-month");
+  const CostOverrides o = parse_cost_config(
+      R"({"cloud": {"storage_price_gb_month": 0.023, "storage_gb_months": 100, "egress_price_gb": 0.09, "egress_gb": 40}})",
+      "cfg.json");
+  rq.config = o;
+  in = resolve_inputs(c, rq);
+  EXPECT_EQ(in[InputId::egress_gb].origin, "config");
+  EXPECT_NEAR(cloud_cost(in).data_cost_per_job, 0.023 * 100 + 0.09 * 40, 1e-12);
+  // The single input they replace is refused with what to give instead.
+  try {
+    parse_cost_config(R"({"cloud": {"data_cost_per_job": 5}})", "old.json");
+    FAIL() << "data_cost_per_job was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("storage_price_gb_month x storage_gb_months"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CostCatalog, BilledHoursRoundUpToIncrementsAndTheMinimum) {
@@ -165,7 +305,8 @@ TEST(CostCatalog, BilledHoursRoundUpToIncrementsAndTheMinimum) {
   // per hour: per hour 2 h = 8, plus 5 of data = 13; per second it is the straight line's 5 + 5.
   CostInputs s = simple();
   s.set(InputId::billing_increment_s, 3600, "test");
-  s.set(InputId::data_cost_per_job, 5, "test");
+  s.set(InputId::egress_price_gb, 0.5, "test");
+  s.set(InputId::egress_gb, 10, "test");
   EXPECT_DOUBLE_EQ(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 13.0);
   s.set(InputId::billing_increment_s, 1, "test");
   EXPECT_NEAR(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 10.0, 1e-12);

@@ -31,8 +31,11 @@ inline CostInputs round_cost_inputs(double hours_per_month) {
   set(InputId::job_stall_fraction, 0);
   set(InputId::interruption_loss, 0);
   set(InputId::billing_increment_s, 0);
-  set(InputId::data_cost_per_job, 0);
+  set(InputId::storage_price_gb_month, 0);
   set(InputId::minimum_billing_s, 0);
+  set(InputId::storage_gb_months, 0);
+  set(InputId::egress_price_gb, 0);
+  set(InputId::egress_gb, 0);
   return in;
 }
 

@@ -184,16 +184,15 @@ TEST(FeaturesServices, NoServiceLogIsNull) {
   b.event(b.file("dmesg.txt", FormatId::dmesg), at(1), EventKind::container_start);
   const FeatureSet fs = run_features(b.build());
   for (auto name : {"container_starts", "container_start_latency_mean_s",
-                    "service_failures", "cron_events_per_hour", "gpu_service_restarts"})
+                    "service_failures", "gpu_service_restarts"})
     EXPECT_TRUE(is_null_with(host(fs, name), "no syslog or journal")) << name;
 }
 
-TEST(FeaturesServices, CronRateOverTheLogUptime) {
+TEST(FeaturesServices, LogUptimeSpansTheServiceLog) {
   TimelineBuilder b;
   const auto s = b.file("syslog", FormatId::syslog);
   for (double t : {0.0, 600.0, 1200.0, 1800.0, 3600.0}) b.event(s, at(t), EventKind::cron);
   const FeatureSet fs = run_features(b.build());
-  EXPECT_TRUE(has_value(host(fs, "cron_events_per_hour"), 5));
   EXPECT_TRUE(has_value(host(fs, "log_uptime_s"), 3600));
   EXPECT_EQ(host(fs, "log_uptime_s").evidence,
             "2026-11-29T12:00:00.000Z .. 2026-11-29T13:00:00.000Z minus 0 reboot gaps (0 s)");

@@ -92,6 +92,11 @@ TEST(FeaturesDevices, ClockEventsEccRemapAndRetiredPages) {
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_sw_thermal_s"), 0));
   EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "clock_event_hw_slowdown_s"), "Clocks Event Reasons Counters"));
   EXPECT_TRUE(has_value(host(fs, "clock_event_hw_slowdown_s"), 2.0));
+  // Issue 14: the two hardware causes apart: a hot board (1.5 s) and a power brake (0.5 s).
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_hw_thermal_s"), 1.5));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_hw_power_brake_s"), 0.5));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "clock_event_hw_power_brake_s"), "Clocks Event Reasons Counters"));
+  EXPECT_TRUE(has_value(host(fs, "clock_event_hw_thermal_s"), 1.5));
   EXPECT_TRUE(has_value(host(fs, "gpu_ecc_volatile_uncorrected"), 3));
   EXPECT_TRUE(has_value(host(fs, "gpu_ecc_aggregate_uncorrected"), 9));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "row_remap_attention"), 1));
@@ -191,6 +196,32 @@ TEST(FeaturesDevices, ClockEventSecondsFromQueryGpuRows) {
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_sw_power_cap_s"), 4));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_hw_slowdown_s"), 4));  // thermal at 2 s, power brake at 4 s
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_sw_thermal_s"), 3));   // no rows report it: -q's counter
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_hw_thermal_s"), 2));      // the row at 2 s
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "clock_event_hw_power_brake_s"), 2));  // the row at 4 s
+}
+
+// Issue 14: the GSP firmware each GPU ran, and whether it changed between reports (a driver
+// update between boots); a GPU whose reports print none (N/A, older drivers) is null.
+TEST(FeaturesDevices, GspFirmwareVersionsAcrossReports) {
+  TimelineBuilder b;
+  b.file("q-before.txt", FormatId::nvidia_smi_q);
+  b.file("q-after.txt", FormatId::nvidia_smi_q);
+  GpuDevice before = device(0, 16, 16, 5, 5);
+  before.pci_bus = "0000:18:00";
+  before.gsp_firmware_versions = {"570.124.06"};
+  before.file = 0;
+  GpuDevice after = before;
+  after.gsp_firmware_versions = {"580.159.04"};
+  after.file = 1;
+  GpuDevice other = device(1, 16, 16, 5, 5);  // no GSP firmware line
+  other.pci_bus = "0000:2a:00";
+  b.device(before).device(after).device(other);
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gsp_firmware_versions"), 2));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 1, "gsp_firmware_versions"), "GSP Firmware Version"));
+  EXPECT_TRUE(has_value(host(fs, "gsp_firmware_versions"), 2));
+  EXPECT_NE(host(fs, "gsp_firmware_versions").evidence.find("0000:18:00: 570.124.06 -> 580.159.04"), std::string::npos)
+      << host(fs, "gsp_firmware_versions").evidence;
 }
 
 }  // namespace

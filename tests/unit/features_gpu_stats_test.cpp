@@ -67,15 +67,52 @@ TEST(FeaturesGpuStats, ThresholdOptionsChangeIdleAndHot) {
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_time_above_temp_s"), 2));  // 85, 81
   EXPECT_TRUE(has_value(host(fs, "gpu_time_above_temp_s"), 6));
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_busy_s"), 5));
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_hot_fraction"), 0.2));
   EXPECT_EQ(fs.options.idle_threshold_pct, 10);
 }
 
-TEST(FeaturesGpuStats, PercentilesAreNearestRank) {
+// Issue 14: clock efficiency under load (it replaces the video-encoder mean): busy rows only, each
+// against its own GPU's highest clock, so an idle 300 MHz row and GPUs of different models do not
+// distort it.
+TEST(FeaturesGpuStats, ClockEfficiencyUnderLoad) {
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  const double sm0[] = {0, 90, 90, 90}, pclk0[] = {300, 2000, 1800, 1600};
+  for (int i = 0; i < 4; ++i) b.sample(f, at(i), 0, {{M::sm_pct, sm0[i]}, {M::pclk_mhz, pclk0[i]}});
+  b.sample(f, at(0), 1, {{M::sm_pct, 50}, {M::pclk_mhz, 1000}});
+  b.sample(f, at(1), 1, {{M::sm_pct, 50}, {M::pclk_mhz, 500}});
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_busy_clock_ratio"), (1 + 0.9 + 0.8) / 3));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_busy_clock_ratio"), 0.75));
+  EXPECT_TRUE(has_value(host(fs, "gpu_busy_clock_ratio"), (2.7 + 1.5) / 5));
+  EXPECT_NE(host(fs, "gpu_busy_clock_ratio").evidence.find("highest clocks 1000-2000 MHz"), std::string::npos)
+      << host(fs, "gpu_busy_clock_ratio").evidence;
+  // No clock column: null with the reason.
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(two_gpus()), 0, "gpu_busy_clock_ratio"), "no sample of GPU 0 reports pclk_mhz"));
+}
+
+// Issue 14: SM utilization while busy (it replaces a 95th percentile of the same column, 100 on
+// both GPUs here): the idle rows that F002 counts stay out.
+TEST(FeaturesGpuStats, UtilizationWhileBusy) {
   const FeatureSet fs = run_features(two_gpus());
-  // GPU 0 sm sorted: 0 0 3 5 10 50 80 90 100 100 -> rank 5 = 10, rank 10 = 100.
-  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_util_p95_pct"), 100));
-  // GPU 0 temp sorted: 60 62 65 70 77 78 79 80 81 85 -> rank 10 = 85.
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_util_busy_mean_pct"), 430.0 / 6));  // 50 100 100 80 90 10
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_util_busy_mean_pct"), 260.0 / 3));  // 100 60 100
+  EXPECT_TRUE(has_value(host(fs, "gpu_util_busy_mean_pct"), 690.0 / 9));
+  EXPECT_EQ(of_gpu(fs, 0, "gpu_util_busy_mean_pct").evidence.rfind("6 busy rows", 0), 0u)
+      << of_gpu(fs, 0, "gpu_util_busy_mean_pct").evidence;
+  FeatureOptions o;
+  o.idle_threshold_pct = 10;  // the row at 10 % is idle now
+  EXPECT_TRUE(has_value(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), 84));
+  o.idle_threshold_pct = 100;  // nothing is busy
+  EXPECT_TRUE(is_null_with(of_gpu(run_features(two_gpus(), o), 0, "gpu_util_busy_mean_pct"), "no busy rows"));
+  // The memory controller over the same busy rows: GPU 0 mem 10 20 30 40 50 60 70 80 90 100 at
+  // sm 0 0 50 100 100 3 80 90 10 5 -> rows 3, 4, 5, 7, 8, 9.
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  const double sm0[] = {0, 0, 50, 100, 100, 3, 80, 90, 10, 5};
+  for (int i = 0; i < 10; ++i) b.sample(f, at(i), 0, {{M::sm_pct, sm0[i]}, {M::mem_pct, 10.0 * (i + 1)}});
+  EXPECT_TRUE(has_value(of_gpu(run_features(b.build()), 0, "gpu_mem_util_busy_mean_pct"), (30 + 40 + 50 + 70 + 80 + 90) / 6.0));
+  EXPECT_TRUE(is_null_with(of_gpu(fs, 0, "gpu_mem_util_busy_mean_pct"), "no sample of GPU 0 reports mem_pct"));
+  // GPU 0 temp: 737 / 10.
   EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_temp_mean_c"), 73.7));
 }
 
@@ -129,8 +166,8 @@ TEST(FeaturesGpuStats, MeansMaximaAndMinimaOfTheOtherColumns) {
   b.sample(f, at(2), 0, {{M::rxpci_mbs, 30}});
   const FeatureSet fs = run_features(b.build());
   EXPECT_TRUE(has_value(host(fs, "gpu_mem_util_mean_pct"), 20));
-  EXPECT_TRUE(has_value(host(fs, "gpu_enc_mean_pct"), 1));
-  EXPECT_TRUE(has_value(host(fs, "gpu_dec_mean_pct"), 6));
+  EXPECT_TRUE(is_null_with(host(fs, "gpu_busy_clock_ratio"), "no GPU sample reports sm_pct"));  // clocks, no sm
+  EXPECT_TRUE(is_null_with(host(fs, "gpu_mem_util_busy_mean_pct"), "no GPU sample reports sm_pct"));
   EXPECT_TRUE(has_value(host(fs, "gpu_pclk_mean_mhz"), 1600));
   EXPECT_TRUE(has_value(host(fs, "gpu_power_violation_mean_pct"), 10));
   EXPECT_TRUE(has_value(host(fs, "gpu_fb_mean_mb"), 2500));

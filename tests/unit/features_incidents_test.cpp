@@ -40,7 +40,32 @@ TEST(FeaturesIncidents, XidClassesAndPerGpuAttribution) {
   EXPECT_TRUE(has_value(host(fs, "xid_distinct_codes"), 8));
   EXPECT_EQ(host(fs, "xid_distinct_codes").evidence, "9 Xid events; first dmesg.txt:1; codes 13,31,32,48,74,79,154,999");
   EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_distinct_codes"), 2));
+  // Issue 14: every code once here, so the lowest one leads; GPU 1 has 31 and 48.
+  EXPECT_TRUE(has_value(host(fs, "xid_top_code_events"), 1));
+  EXPECT_EQ(host(fs, "xid_top_code_events").evidence, "Xid 13: 1 of 8 Xid events with a code (8 codes); first dmesg.txt:1");
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_top_code_events"), 1));
   // Two GPU rows each 1 s: the host sampled 2 s, [0 s, 2 s); only the Xid at 1 s lies inside it.
+}
+
+// Issue 14: the code that repeats most, per GPU and for the host.
+TEST(FeaturesIncidents, TheXidCodeThatRepeatsMost) {
+  TimelineBuilder b;
+  const auto k = b.file("dmesg.txt", FormatId::dmesg);
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  b.samples(d, 0, 2, 0, {{M::sm_pct, 1}}).samples(d, 0, 2, 1, {{M::sm_pct, 1}});
+  b.device(device(0, "0000:01:00")).device(device(1, "0000:02:00"));
+  for (double t : {1.0, 2.0, 3.0}) b.event(k, at(t), EventKind::xid, 119, "0000:01:00");  // GSP timeouts
+  b.event(k, at(4), EventKind::xid, 13, "0000:01:00");
+  for (double t : {5.0, 6.0}) b.event(k, at(t), EventKind::xid, 48, "0000:02:00");
+  b.event(k, at(7), EventKind::xid);  // no code: not counted
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "xid_top_code_events"), 3));
+  EXPECT_EQ(of_gpu(fs, 0, "xid_top_code_events").evidence, "Xid 119: 3 of 4 Xid events with a code (2 codes); first dmesg.txt:1");
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "xid_top_code_events"), 2));
+  EXPECT_TRUE(has_value(host(fs, "xid_top_code_events"), 3));
+  TimelineBuilder none;
+  none.file("dmesg.txt", FormatId::dmesg);
+  EXPECT_TRUE(has_value(host(run_features(none.build()), "xid_top_code_events"), 0));
 }
 
 TEST(FeaturesIncidents, PerGpuXidCountsAreNullWhenAnAddressIsUnmapped) {
@@ -238,7 +263,6 @@ TEST(FeaturesIncidents, RatesCountOnlyTheEventsInsideTheirWindow) {
   // is the application's): one gap between them, over the whole timeline.
   EXPECT_TRUE(has_value(host(fs, "time_between_failures_h"), (100 + 14 * 86400.0) / 3600));
   EXPECT_TRUE(has_value(host(fs, "incidents_per_hour"), 1));
-  EXPECT_TRUE(has_value(host(fs, "thermal_events_per_hour"), 1));
 }
 
 // Issue 14: which driver ran, and whether it changed across boots (it replaces a median of SM %).

@@ -28,7 +28,6 @@ Timeline two_snapshots() {
 TEST(FeaturesProcesses, PsSnapshotFigures) {
   const FeatureSet fs = run_features(two_snapshots());
   EXPECT_TRUE(has_value(host(fs, "ps_snapshots"), 2));
-  EXPECT_TRUE(has_value(host(fs, "ps_processes_mean"), 4));
   EXPECT_TRUE(has_value(host(fs, "cpu_load_pct_mean"), (112 + 129) / 2.0));
   EXPECT_TRUE(has_value(host(fs, "cpu_competing_pct_mean"), (17 + 30) / 2.0));
   EXPECT_TRUE(has_value(host(fs, "ps_busy_processes_mean"), 2));
@@ -73,7 +72,7 @@ TEST(FeaturesProcesses, NoPsIsNull) {
   TimelineBuilder b;
   b.file("dmesg.txt", FormatId::dmesg);
   const FeatureSet fs = run_features(b.build());
-  for (auto name : {"ps_snapshots", "ps_processes_mean", "cpu_load_pct_mean", "cpu_competing_pct_mean",
+  for (auto name : {"ps_snapshots", "cpu_load_pct_mean", "cpu_competing_pct_mean",
                     "ps_busy_processes_mean", "mem_used_pct_mean", "desktop_gpu_clients_max", "ps_uninterruptible_max"})
     EXPECT_TRUE(is_null_with(host(fs, name), "no ps snapshots")) << name;
   for (auto name : {"gpu_processes_mean", "gpu_processes_max", "gpu_competing_processes_mean", "gpu_top_process_sm_share"})

@@ -188,6 +188,7 @@ TEST(NvidiaSmiQFormat, H200HealthFields) {
   ASSERT_EQ(p.out.devices.size(), 1u);
   const GpuDevice& d = p.out.devices[0];
   EXPECT_EQ(d.vbios_versions, std::vector<std::string>{"96.00.A5.00.1A"});
+  EXPECT_EQ(d.gsp_firmware_versions, std::vector<std::string>{"580.159.04"});
   EXPECT_EQ(d.clock_event_sw_power_cap_us, 939093.0);
   EXPECT_EQ(d.clock_event_sw_thermal_us, 0.0);
   EXPECT_EQ(d.clock_event_hw_thermal_us, 0.0);
@@ -255,6 +256,13 @@ TEST(NvidiaSmiQFormat, OldLayoutHealthFields) {
   ASSERT_EQ(q.out.devices.size(), 2u);
   EXPECT_EQ(q.out.devices[1].temp_slowdown_c, 95.0);  // `GPU T.Limit Temp : N/A`: the printed one
   EXPECT_EQ(q.out.devices[1].vbios_versions, std::vector<std::string>{"94.02.6D.00.0B"});
+  // A driver before the GSP firmware line, and one that prints N/A: no version.
+  EXPECT_TRUE(p.out.devices[0].gsp_firmware_versions.empty());
+  std::string na = read_data("gpu/h200/collect/nvidia-smi-q-load.txt");
+  const auto at = na.find("580.159.04", na.find("GSP Firmware Version"));
+  ASSERT_NE(at, std::string::npos);
+  na.replace(at, 10, "N/A");
+  EXPECT_TRUE(parse_text(na, "q.txt").out.devices.at(0).gsp_firmware_versions.empty());
 }
 
 }  // namespace

@@ -86,6 +86,27 @@ TEST(RealGpuFixture, TheJobIsFoundAndNoSecondIsCountedTwice) {
   EXPECT_GT(feature(a.doc, "F030"), 500);  // busy power (W): an H200 under bf16 matrix products
   EXPECT_GT(feature(a.doc, "F003"), 0);    // the PyTorch profiler trace of the profiled steps
   EXPECT_EQ(feature(a.doc, "F008"), 0);    // no Xid
+  // Issue 14, from the real -q reports: one GSP firmware (the driver's 580.159.04) in both, and
+  // neither hardware slowdown cause in the counters (the SW power cap held the clocks 0.94 s).
+  EXPECT_EQ(feature(a.doc, "F036"), 1);
+  EXPECT_DOUBLE_EQ(feature(a.doc, "F026"), 0.939093);  // the load report's counter (the start's is 0)
+  // The -q health fields come from the GPU's -q reports, not from the query-gpu record of the same
+  // GPU (which has none of them): no remap, no uncorrected ECC, the 86 C slowdown point 19 C away.
+  EXPECT_EQ(feature(a.doc, "F049"), 0);
+  EXPECT_EQ(feature(a.doc, "F050"), 0);
+  EXPECT_EQ(feature(a.doc, "F052"), 0);
+  EXPECT_EQ(feature(a.doc, "F058"), 19);
+  EXPECT_EQ(feature(a.doc, "F063"), 0);  // clock_event_hw_power_brake_s
+  EXPECT_EQ(feature(a.doc, "F132"), 0);  // clock_event_hw_thermal_s
+  for (auto f : a.doc["features"].get_array()) {
+    if (std::string_view(f["id"].get_string()) == "F036") {
+      EXPECT_NE(std::string_view(f["evidence"].get_string()).find("580.159.04"), std::string_view::npos);
+    }
+    // The report the counter was read from, not the query-gpu record of the same GPU.
+    if (std::string_view(f["id"].get_string()) == "F026") {
+      EXPECT_NE(std::string_view(f["evidence"].get_string()).find("nvidia-smi-q-load.txt"), std::string_view::npos);
+    }
+  }
 }
 
 TEST(RealGpuFixture, EveryStandaloneVariantIsReadAsItsFormat) {

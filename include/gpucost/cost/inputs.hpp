@@ -36,10 +36,13 @@ enum class InputId : std::uint8_t {
   job_stall_fraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
   interruption_loss,      ///< cloud: share of billed time lost to spot interruptions, ratio
   billing_increment_s,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
-  data_cost_per_job,      ///< cloud: storage and egress of one job, currency
-  minimum_billing_s,      ///< cloud: the shortest time billed for an instance, s
+  storage_price_gb_month,  ///< cloud: price of keeping one GB for a month, currency/GB-month
+  minimum_billing_s,       ///< cloud: the shortest time billed for an instance, s
+  storage_gb_months,       ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
+  egress_price_gb,         ///< cloud: price of one GB sent out of the cloud, currency/GB
+  egress_gb,               ///< cloud: GB one job sends out of the cloud, GB
 };
-inline constexpr std::size_t kInputCount = 23;
+inline constexpr std::size_t kInputCount = 26;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 

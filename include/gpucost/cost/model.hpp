@@ -46,6 +46,10 @@ struct CloudCost {
   /// hourly_rate * billing_increment_s / 2 / 3600: a job is billed up to the next increment, half
   /// an increment more on average.
   double billing_rounding_cost = 0;
+  double storage_cost_per_job = 0;  ///< storage_price_gb_month * storage_gb_months
+  double egress_cost_per_job = 0;   ///< egress_price_gb * egress_gb
+  /// storage_cost_per_job + egress_cost_per_job: the data one cloud job moves and keeps.
+  double data_cost_per_job = 0;
   /// cold_start_cost + billing_rounding_cost + data_cost_per_job: what every cloud job costs
   /// whatever its length (F_C of the break-even).
   double fixed_per_job = 0;

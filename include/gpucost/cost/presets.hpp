@@ -44,6 +44,9 @@ struct CloudOffer {
   std::optional<double> committed_rate;  ///< price per hour under a commitment (reserved, savings plan)
   std::optional<double> billing_increment_s, minimum_billing_s;  ///< billing granularity and minimum
   std::string region, accelerator;       ///< the catalog's Region and AcceleratorName
+  /// GPUs in one instance (the catalog's AcceleratorCount): the price and the throughput are the
+  /// whole instance's, so only offers with the same count compare price for price.
+  double accelerator_count = 1;
   std::string source;  ///< where the price was read (URL)
   std::string seen;    ///< when the price was observed at its source (YYYY-MM-DD; empty: undated)
   std::string cold_start_source, throughput_source;

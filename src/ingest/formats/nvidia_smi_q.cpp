@@ -542,6 +542,10 @@ class ReportParser {
         else if (key == "VBIOS Version" && !null) {
           if (std::find(d.vbios_versions.begin(), d.vbios_versions.end(), value) == d.vbios_versions.end())
             d.vbios_versions.emplace_back(value);
+        } else if (key == "GSP Firmware Version" && !null) {
+          if (std::find(d.gsp_firmware_versions.begin(), d.gsp_firmware_versions.end(), value) ==
+              d.gsp_firmware_versions.end())
+            d.gsp_firmware_versions.emplace_back(value);
         }
         else if (key == "GPU UUID" && !null) d.uuid.assign(value);
         else if (key == "Minor Number" && !null) {
