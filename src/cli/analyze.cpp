@@ -8,8 +8,8 @@
 
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
-#include "gpucost/cost/report.hpp"
 #include "gpucost/findings/findings.hpp"
+#include "gpucost/report/cost_section.hpp"
 #include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
 

@@ -1,11 +1,11 @@
-// The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/cost/report.hpp).
+// The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/report/cost_section.hpp).
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "gpucost/cost/report.hpp"
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/report/cost_section.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost::cost {
 

@@ -1,4 +1,4 @@
-// The HTML report: one self-contained page rendered from the JSON report. No script, no
+// The HTML report: one self-contained page rendered from the report document. No script, no
 // external reference (the page must read the same offline and in ten years), charts as inline
 // SVG (report/svg.hpp). Every text goes through append_xml_escaped, so the page is also
 // well-formed XML.
@@ -11,8 +11,8 @@
 #include <map>
 #include <vector>
 
-#include "gpucost/report/json_writer.hpp"
-#include "report/report_doc.hpp"
+#include "gpucost/text/number.hpp"
+#include "gpucost/text/utf8.hpp"
 #include "report/svg.hpp"
 
 namespace gpucost {
@@ -23,30 +23,12 @@ namespace rd = reportdoc;
 using rd::Element;
 using OptElement = std::optional<Element>;
 
-// Length of the UTF-8 sequence at s[i] that XML accepts as a character, or 0.
+// Length of the UTF-8 character at s[i] that XML accepts, or 0: well-formed UTF-8 (one decoder,
+// text/utf8.hpp) without the controls but tab, LF and CR, DEL, U+FFFE and U+FFFF.
 std::size_t xml_char_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  const std::size_t left = s.size() - i;
-  auto cont = [&](std::size_t k) { return (b(k) & 0xC0) == 0x80; };
-  if (c < 0x80) return (c >= 0x20 && c != 0x7F) || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
-  if (c >= 0xC2 && c <= 0xDF) return left >= 2 && cont(i + 1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (left < 3 || !cont(i + 1) || !cont(i + 2)) return 0;
-    const unsigned char c1 = b(i + 1);
-    if (c == 0xE0 && c1 < 0xA0) return 0;                          // overlong
-    if (c == 0xED && c1 >= 0xA0) return 0;                         // UTF-16 surrogates
-    if (c == 0xEF && c1 == 0xBF && (b(i + 2) & 0xFE) == 0xBE) return 0;  // U+FFFE, U+FFFF
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (left < 4 || !cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
-    const unsigned char c1 = b(i + 1);
-    if (c == 0xF0 && c1 < 0x90) return 0;
-    if (c == 0xF4 && c1 >= 0x90) return 0;
-    return 4;
-  }
-  return 0;
+  const auto [cp, n] = text::decode_utf8(s, i);
+  if (n == 1) return (cp >= 0x20 && cp != 0x7F) || cp == '\t' || cp == '\n' || cp == '\r' ? 1 : 0;
+  return cp == 0xFFFE || cp == 0xFFFF ? 0 : n;
 }
 
 // Numbers for people: integers as integers, others to about three significant digits.
@@ -728,8 +710,7 @@ std::string xml_escaped(std::string_view text) {
   return out;
 }
 
-std::string render_html(std::string_view report_json) {
-  const rd::Document doc(report_json);
+std::string render_html(const reportdoc::Document& doc) {
   const Element root = doc.root();
   const auto cost = rd::child(root, "cost");
   Page p;
