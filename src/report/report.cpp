@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 
+#include "gpucost/report/cost_section.hpp"
 #include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/prom_writer.hpp"
 #include "gpucost/text.hpp"
@@ -362,6 +363,23 @@ std::string render_table(const Report& rep) {
 }
 
 }  // namespace
+
+Report make_report(const PipelineResult& result, std::string input, double max_error_rate) {
+  Report rep;
+  rep.input = std::move(input);
+  rep.result = &result;
+  rep.findings = result.findings;
+  if (const auto& c = result.cost) {
+    rep.verdict = c->summary;
+    const auto& u = c->inputs[cost::InputId::hours_per_month];
+    rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(c->break_even.hours_per_month),
+                            u.origin);
+  }
+  rep.sections.push_back(cost::cost_section(result.cost));
+  rep.max_error_rate = max_error_rate;
+  rep.error_rate_exceeded = result.diagnostics.error_rate() > max_error_rate;
+  return rep;
+}
 
 reportdoc::Document report_document(const Report& report) {
   reportdoc::Document doc;

@@ -44,6 +44,10 @@ struct Report {
   std::size_t max_marks = 500;           ///< events in `marks` (errors kept first beyond)
 };
 
+/// The report of a run: the pipeline's result (which must outlive it), its findings, the cost
+/// section and the summary the table opens with. `input` is the directory as given.
+Report make_report(const PipelineResult& result, std::string input, double max_error_rate);
+
 /// The report as a document, for the writers that read it (HTML, Prometheus, NDJSON).
 reportdoc::Document report_document(const Report& report);
 
