@@ -25,6 +25,7 @@ std::string human(std::optional<double> v);
 /// The page's inline CSS.
 std::string_view page_style();
 
+/// The page being written: elements and cells whose text always goes through append_xml_escaped.
 class Page {
  public:
   std::string out;
