@@ -15,7 +15,7 @@
 #include "gpucost/pipeline.hpp"
 #include "gpucost/report/report.hpp"
 #include "gpucost/report/timeline_writer.hpp"
-#include "report/report_doc.hpp"
+#include "json_reading.hpp"
 
 namespace {
 using namespace gpucost;
@@ -23,11 +23,11 @@ using namespace gpucost;
 constexpr const char* kNames[] = {"dmesg.txt", "kern.log", "journal.txt", "gpu0-dmon.txt", "ps.txt", "query.csv"};
 
 // Valid JSON, with bytes that were not UTF-8 in the logs written as lone low surrogates
-// (\udc80-\udcff, json_writer.hpp), which simdjson alone would refuse: read as the HTML and
+// (\udc80-\udcff, text/json.hpp), which simdjson alone would refuse: read as the HTML and
 // Prometheus writers read the report.
 bool valid_json(std::string_view s) {
   static simdjson::dom::parser parser;
-  simdjson::padded_string padded(reportdoc::replace_lone_surrogates(s));
+  simdjson::padded_string padded(testing::replace_lone_surrogates(s));
   simdjson::dom::element doc;
   const auto e = parser.parse(padded).get(doc);
   if (e == simdjson::SUCCESS) return true;

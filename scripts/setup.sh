@@ -3,6 +3,8 @@
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Usage: scripts/setup.sh [extra packages...]
 # GPUCOST_SETUP_BUILD=0 installs packages only (scripts/fuzz.sh builds its own tree).
+# GPUCOST_SETUP_TARGET=gpucost builds only the binary (scripts/run-example.sh: the first report
+# does not wait for the tests to compile); the default builds everything (tests, man page, bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +33,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 build_dir=${GPUCOST_BUILD_DIR:-build}
 # shellcheck disable=SC2086  # GPUCOST_CMAKE_ARGS holds several arguments
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${GPUCOST_CMAKE_ARGS:-} >/dev/null
-echo "setup: building in $build_dir (log: $build_dir/build.log)" >&2
-if ! cmake --build "$build_dir" -j "$jobs" >"$build_dir/build.log" 2>&1; then
+target=${GPUCOST_SETUP_TARGET:-all}
+echo "setup: building $target in $build_dir (log: $build_dir/build.log)" >&2
+if ! cmake --build "$build_dir" -j "$jobs" --target "$target" >"$build_dir/build.log" 2>&1; then
   grep -E 'error|Error' -A3 "$build_dir/build.log" | head -n 60 >&2
   echo "setup: build failed; see $build_dir/build.log" >&2
   exit 1

@@ -1,18 +1,14 @@
 #include "gpucost/pipeline.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace gpucost {
-
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
 
 std::uint64_t peak_rss_bytes() noexcept {
   struct rusage ru {};
@@ -20,8 +16,82 @@ std::uint64_t peak_rss_bytes() noexcept {
   return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-void run_pipeline(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out,
-                  bool with_features) {
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest), each once, in order.
+std::vector<std::string> named_gpus(const Timeline& tl) {
+  std::vector<std::string> gpus;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(gpus.begin(), gpus.end(), name) == gpus.end()) gpus.push_back(name);
+  };
+  for (const auto& dev : tl.devices) add(dev.name);
+  if (tl.manifest)
+    for (const auto& n : tl.manifest->gpu_names) add(n);
+  return gpus;
+}
+
+std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {
+  std::vector<std::pair<std::string, double>> limits;
+  for (const auto& dev : tl.devices)
+    if (!dev.name.empty() && dev.power_limit_w) limits.emplace_back(dev.name, *dev.power_limit_w);
+  return limits;
+}
+
+// The cost inputs the features measure (power, effective utilization, incidents ...), or, with
+// --no-measured, each of them marked as not taken from the logs.
+std::vector<cost::MeasuredInput> measured(const FeatureSet& fs, bool take) {
+  if (!take) {
+    std::vector<cost::MeasuredInput> out;
+    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour,
+                    cost::InputId::hours_per_month, cost::InputId::job_stall_fraction})
+      out.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
+    return out;
+  }
+  return cost::measured_inputs([&fs](std::string_view name) -> std::optional<cost::FeatureReading> {
+    const auto i = feature_index(name);
+    if (i == kNoFeature) return std::nullopt;
+    cost::FeatureReading r;
+    r.id = std::string(feature_catalog()[i].id);
+    if (i < fs.host.size()) {
+      r.value = fs.host[i].value;
+      r.reason = fs.host[i].reason;
+    } else {
+      r.reason = "not computed in this run";
+    }
+    return r;
+  });
+}
+
+// Prices move: say so when the one used was observed long ago. Only the table (for people) shows
+// it: the JSON and CSV carry the dates, not an age that would change with the day of the run.
+std::vector<std::string> stale_prices(const cost::CostInputs& in) {
+  std::vector<std::string> out;
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{today};
+  const std::string now = fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
+                                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+  auto check = [&](std::string_view what, const std::string& name, const std::string& observed, cost::InputId id) {
+    if (name.empty() || !in[id].value || in[id].origin != "preset:" + name) return;
+    if (observed.empty()) {
+      out.push_back(fmt::format("the {} of {} has no date: check it, or give a dated one with --catalog FILE", what,
+                                name));
+      return;
+    }
+    const auto days = cost::days_between(observed, now);
+    if (days && *days > cost::kStalePriceDays)
+      out.push_back(fmt::format("the {} of {} was observed on {}, {} days ago (more than {}): prices move; refresh "
+                                "it with --catalog FILE or give it as an option",
+                                what, name, observed, *days, cost::kStalePriceDays));
+  };
+  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::purchase_price);
+  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::hourly_rate);
+  return out;
+}
+
+void run_ingest_and_align(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out) {
   const IngestStage ingest(options.ingest);
   const AlignStage align(options.align);
 
@@ -48,13 +118,48 @@ void run_pipeline(const std::filesystem::path& input, const PipelineOptions& opt
                 tl.samples.rows() ? static_cast<double>(tl.samples.memory_bytes()) / static_cast<double>(tl.samples.rows()) : 0.0,
                 tl.events.memory_bytes() / 1e6, tl.processes.memory_bytes() / 1e6,
                 tl.processes.rows() ? static_cast<double>(tl.processes.memory_bytes()) / static_cast<double>(tl.processes.rows()) : 0.0);
+}
 
-  if (!with_features) return;
-  t0 = std::chrono::steady_clock::now();
+}  // namespace
+
+std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const Timeline* timeline,
+                                                 const FeatureSet* features) {
+  cost::ResolveRequest rq = setup.request;
+  if (timeline) {
+    rq.detected_gpus = named_gpus(*timeline);
+    rq.detected_power_limits_w = power_limits(*timeline);
+  }
+  if (features) rq.measured = measured(*features, setup.measured);
+  cost::CostQuery q;
+  const cost::CostInputs in = cost::resolve_inputs(setup.catalog, rq, &q);
+  auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));
+  result->price_warnings = stale_prices(in);
+  return result;
+}
+
+void run_pipeline(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out,
+                  PipelineStage last) {
+  run_ingest_and_align(input, options, out);
+  if (last == PipelineStage::kAlign) return;
+
+  auto t0 = std::chrono::steady_clock::now();
   FeatureStage(options.features, options.ingest.threads).run(out.timeline, out.features);
   out.timings.push_back({"features", seconds_since(t0), 0, out.features.host.size(), peak_rss_bytes()});
   spdlog::info("features: {} in {:.3f} s; peak RSS {:.0f} MiB", out.features.host.size(), out.timings.back().seconds,
                out.timings.back().peak_rss_bytes / 1048576.0);
+  if (last == PipelineStage::kFeatures || out.diagnostics.usable_files() == 0) return;
+
+  if (options.cost) {
+    t0 = std::chrono::steady_clock::now();
+    out.cost = run_cost(*options.cost, &out.timeline, &out.features);
+    out.timings.push_back({"cost", seconds_since(t0), 0, 0, peak_rss_bytes()});
+    spdlog::info("cost: {:.3f} s", out.timings.back().seconds);
+  }
+
+  // What the logs say to do, after features and cost (docs/findings.md).
+  t0 = std::chrono::steady_clock::now();
+  out.findings = findings::find(out.timeline, out.features, out.cost.get(), options.findings);
+  out.timings.push_back({"findings", seconds_since(t0), 0, out.findings.size(), peak_rss_bytes()});
 }
 
 }  // namespace gpucost

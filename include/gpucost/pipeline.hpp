@@ -1,15 +1,19 @@
 #pragma once
 /// \file pipeline.hpp
-/// Runs the stages in order (ingest -> align -> features) and times each one; the cost stage and
-/// the report writers run on its results.
+/// Runs the stages in order (ingest -> align -> features -> cost -> findings) and times each one;
+/// the report (report/report.hpp) is made from its result.
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpucost/align/align.hpp"
+#include "gpucost/cost/model.hpp"
+#include "gpucost/cost/resolve.hpp"
 #include "gpucost/diagnostics.hpp"
 #include "gpucost/features/features.hpp"
+#include "gpucost/findings/findings.hpp"
 #include "gpucost/ingest/ingest.hpp"
 
 namespace gpucost {
@@ -26,11 +30,28 @@ struct StageTiming {
 /// The process's peak resident memory so far (getrusage), in bytes; 0 where unknown.
 std::uint64_t peak_rss_bytes() noexcept;
 
+/// The cost stage's setup, made before any log is read, so that a wrong preset name or config
+/// is reported first: the presets and catalogs, loaded once, and the request (presets chosen,
+/// config, command-line values). The pipeline adds what the logs say.
+struct CostSetup {
+  cost::PresetCatalog catalog;
+  cost::ResolveRequest request;
+  bool measured = true;  ///< take power, utilization and incidents from the features (false: --no-measured)
+};
+
+/// The cost model on a setup and what the logs say: the GPUs the timeline names (they pick the
+/// local preset; their power limits) and the inputs measured from the features (either may be
+/// null). Throws std::invalid_argument for unknown presets, impossible or missing inputs.
+std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const Timeline* timeline,
+                                                 const FeatureSet* features);
+
 /// Options of a whole run.
 struct PipelineOptions {
   IngestOptions ingest;
   AlignOptions align;
   FeatureOptions features;
+  std::shared_ptr<const CostSetup> cost;  ///< null: no cost stage (findings then price nothing)
+  findings::FindingOptions findings;
 };
 
 /// Results of a run, owned by the caller, filled stage by stage.
@@ -39,12 +60,19 @@ struct PipelineResult {
   Timeline timeline;
   Diagnostics diagnostics;
   FeatureSet features;
+  std::shared_ptr<const cost::CostResult> cost;  ///< null without a cost stage
+  std::vector<findings::Finding> findings;       ///< sorted as findings::find() sorts them
   std::vector<StageTiming> timings;
 };
 
-/// Runs ingest and align (and features when `with_features`) on `input`.
-/// Throws std::invalid_argument / std::runtime_error only for setup errors (bad options).
+/// The last stage a run goes to.
+enum class PipelineStage { kAlign, kFeatures, kFindings };
+
+/// Runs the stages on `input` up to `last`. Cost and findings run only on usable input (a file
+/// with records in a known format): without it there is nothing to price.
+/// Throws std::invalid_argument / std::runtime_error only for setup errors (bad options, inputs
+/// the cost model cannot use).
 void run_pipeline(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out,
-                  bool with_features = true);
+                  PipelineStage last = PipelineStage::kFindings);
 
 }  // namespace gpucost

@@ -2,13 +2,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
-#include "gpucost/cost/report.hpp"
 #include "gpucost/findings/findings.hpp"
 #include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
@@ -27,13 +25,22 @@ struct AnalyzeOptions {
   JobRowIdentity job;  // --job-id, --user, --host, --gpu: the rows of --format ndjson
 };
 
+ReportFormat report_format(std::string_view name) {
+  return name == "json"   ? ReportFormat::kJson
+         : name == "csv"  ? ReportFormat::kCsv
+         : name == "html" ? ReportFormat::kHtml
+         : name == "prom" ? ReportFormat::kProm
+                          : ReportFormat::kTable;
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   if (int rc = check_input(o.input)) return rc;
   PipelineOptions popts;
   try {
     popts = make_pipeline_options(o.input, o.features);
-    check_cost_options(o.cost);  // unknown presets, bad config: say so before reading any log
+    popts.cost = make_cost_setup(o.cost);  // unknown presets, bad config: say so before reading any log
+    popts.findings = o.findings;
   } catch (const CLI::ValidationError& e) {
     print_error(e.what());
     return kExitUsage;
@@ -60,56 +67,10 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitNoInput;
   }
 
-  // The cost model, with power, effective utilization and incident rate measured from the logs.
-  std::shared_ptr<const cost::CostResult> cost_result;
-  try {
-    const auto c0 = std::chrono::steady_clock::now();
-    // The GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest) pick the local preset.
-    std::vector<std::string> gpus;
-    for (const auto& dev : result->timeline.devices)
-      if (!dev.name.empty() && std::find(gpus.begin(), gpus.end(), dev.name) == gpus.end()) gpus.push_back(dev.name);
-    if (result->timeline.manifest)
-      for (const auto& n : result->timeline.manifest->gpu_names)
-        if (!n.empty() && std::find(gpus.begin(), gpus.end(), n) == gpus.end()) gpus.push_back(n);
-    std::vector<std::pair<std::string, double>> limits;
-    for (const auto& dev : result->timeline.devices)
-      if (!dev.name.empty() && dev.power_limit_w) limits.emplace_back(dev.name, *dev.power_limit_w);
-    cost_result = compute_cost(o.cost, &result->features, gpus, limits);
-    result->timings.push_back(
-        {"cost", std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(), 0, 0, peak_rss_bytes()});
-    spdlog::info("cost: {:.3f} s", result->timings.back().seconds);
-  } catch (const std::invalid_argument& e) {
-    print_error(e.what());
-    return kExitUsage;
-  }
-
-  Report rep;
-  rep.input = o.input.input;
-  {
-    // What the logs say to do, after features and cost (docs/findings.md).
-    const auto f0 = std::chrono::steady_clock::now();
-    rep.findings = findings::find(result->timeline, result->features, cost_result.get(), o.findings);
-    result->timings.push_back({"findings", std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count(), 0,
-                               rep.findings.size(), peak_rss_bytes()});
-  }
-  if (cost_result) {
-    rep.verdict = cost_result->summary;
-    const auto& u = cost_result->inputs[cost::InputId::hours_per_month];
-    rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(cost_result->break_even.hours_per_month),
-                            u.origin);
-  }
-  rep.sections.push_back(cost::cost_section(cost_result));
-  rep.result = result.get();
-  rep.max_error_rate = o.input.max_error_rate;
-  rep.error_rate_exceeded = d.error_rate() > o.input.max_error_rate;
-  const ReportFormat fmt = o.format == "json"   ? ReportFormat::kJson
-                          : o.format == "csv"  ? ReportFormat::kCsv
-                          : o.format == "html" ? ReportFormat::kHtml
-                          : o.format == "prom" ? ReportFormat::kProm
-                                               : ReportFormat::kTable;
+  const Report rep = make_report(*result, o.input.input, o.input.max_error_rate);
   auto t0 = std::chrono::steady_clock::now();
   if (o.no_timings) result->timings.clear();
-  std::string text = o.format == "ndjson" ? render_job_rows(rep, o.job) : render_report(rep, fmt);
+  std::string text = o.format == "ndjson" ? render_job_rows(rep, o.job) : render_report(rep, report_format(o.format));
   if (!o.no_timings) {
     const auto now = std::chrono::steady_clock::now();
     const double secs = std::chrono::duration<double>(now - t0).count();

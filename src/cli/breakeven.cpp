@@ -4,9 +4,9 @@
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
 #include "gpucost/cost/presets.hpp"
-#include "gpucost/cost/report.hpp"
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/report/cost_section.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost::cli {
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 
 #include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/presets.hpp"
@@ -34,31 +33,6 @@ cost::ResolveRequest make_request(const CostCliOptions& o) {
   if (o.local_throughput_option && o.local_throughput_option->count() > 0) rq.cli.local_throughput = o.local_throughput;
   if (o.cloud_throughput_option && o.cloud_throughput_option->count() > 0) rq.cli.cloud_throughput = o.cloud_throughput;
   return rq;
-}
-// Prices move: say so when the one used was observed long ago. Only the table (for people) shows
-// it: the JSON and CSV carry the dates, not an age that would change with the day of the run.
-std::vector<std::string> stale_prices(const cost::CostInputs& in) {
-  std::vector<std::string> out;
-  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{today};
-  const std::string now = fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
-                                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
-  auto check = [&](std::string_view what, const std::string& name, const std::string& observed, cost::InputId id) {
-    if (name.empty() || !in[id].value || in[id].origin != "preset:" + name) return;
-    if (observed.empty()) {
-      out.push_back(fmt::format("the {} of {} has no date: check it, or give a dated one with --catalog FILE", what,
-                                name));
-      return;
-    }
-    const auto days = cost::days_between(observed, now);
-    if (days && *days > cost::kStalePriceDays)
-      out.push_back(fmt::format("the {} of {} was observed on {}, {} days ago (more than {}): prices move; refresh "
-                                "it with --catalog FILE or give it as an option",
-                                what, name, observed, *days, cost::kStalePriceDays));
-  };
-  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::purchase_price);
-  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::hourly_rate);
-  return out;
 }
 }  // namespace
 
@@ -153,45 +127,24 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
   }
 }
 
-void check_cost_options(const CostCliOptions& o) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
+std::shared_ptr<CostSetup> make_cost_setup(const CostCliOptions& o) {
+  auto setup = std::make_shared<CostSetup>();
+  setup->catalog = cost::load_presets(o.preset_files, o.catalog_files);
+  setup->request = make_request(o);
+  setup->request.incident_prior_hours = o.incident_prior_hours;
+  setup->measured = !o.no_measured;
   cost::CostQuery q;
-  (void)cost::resolve_inputs(catalog, make_request(o), &q);
+  (void)cost::resolve_inputs(setup->catalog, setup->request, &q);  // unknown presets, bad config: say so now
+  return setup;
 }
 
 std::shared_ptr<const cost::CostResult> compute_cost(
     const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus,
     const std::vector<std::pair<std::string, double>>& detected_power_limits_w) {
-  const cost::PresetCatalog catalog = cost::load_presets(o.preset_files, o.catalog_files);
-  cost::ResolveRequest rq = make_request(o);
-  rq.detected_gpus = detected_gpus;
-  rq.detected_power_limits_w = detected_power_limits_w;
-  rq.incident_prior_hours = o.incident_prior_hours;
-  if (features && !o.no_measured) {
-    const FeatureSet& fs = *features;
-    rq.measured = cost::measured_inputs([&fs](std::string_view name) -> std::optional<cost::FeatureReading> {
-      const auto i = feature_index(name);
-      if (i == kNoFeature) return std::nullopt;
-      cost::FeatureReading r;
-      r.id = std::string(feature_catalog()[i].id);
-      if (i < fs.host.size()) {
-        r.value = fs.host[i].value;
-        r.reason = fs.host[i].reason;
-      } else {
-        r.reason = "not computed in this run";
-      }
-      return r;
-    });
-  } else if (features) {
-    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour,
-                    cost::InputId::hours_per_month, cost::InputId::job_stall_fraction})
-      rq.measured.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
-  }
-  cost::CostQuery q;
-  const cost::CostInputs in = cost::resolve_inputs(catalog, rq, &q);
-  auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));
-  result->price_warnings = stale_prices(in);
-  return result;
+  const auto setup = make_cost_setup(o);
+  setup->request.detected_gpus = detected_gpus;
+  setup->request.detected_power_limits_w = detected_power_limits_w;
+  return run_cost(*setup, nullptr, features);
 }
 
 }  // namespace gpucost::cli

@@ -10,6 +10,7 @@
 
 #include "gpucost/cost/model.hpp"
 #include "gpucost/features/features.hpp"
+#include "gpucost/pipeline.hpp"
 
 namespace gpucost::cli {
 
@@ -46,12 +47,13 @@ struct CostCliOptions {
 /// Adds the cost options (group "Cost model") to a subcommand; `measured` adds --no-measured.
 void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured);
 
-/// Loads the presets and the config file and resolves the preset names, so that mistakes are
-/// reported before any log is read; throws std::invalid_argument.
-void check_cost_options(const CostCliOptions& o);
+/// The cost stage's setup from the options: loads the presets, catalogs, config and exchange rates
+/// once and resolves the preset names, so that mistakes are reported before any log is read;
+/// throws std::invalid_argument.
+std::shared_ptr<CostSetup> make_cost_setup(const CostCliOptions& o);
 
-/// Resolves the inputs (with values measured from `features` unless null or --no-measured)
-/// and runs the model; throws std::invalid_argument for impossible or missing inputs.
+/// The cost model on the options alone (breakeven) or with features and detected GPUs (tests):
+/// make_cost_setup() then run_cost(); throws std::invalid_argument.
 std::shared_ptr<const cost::CostResult> compute_cost(
     const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus = {},
     const std::vector<std::pair<std::string, double>>& detected_power_limits_w = {});

@@ -21,7 +21,7 @@ int run_timeline(const TimelineOptions& o) {
   auto result = std::make_unique<PipelineResult>();
   try {
     popts = make_pipeline_options(o.input, FeatureOptions{});
-    run_pipeline(o.input.input, popts, *result, false);
+    run_pipeline(o.input.input, popts, *result, PipelineStage::kAlign);
   } catch (const CLI::ValidationError& e) {
     print_error(e.what());
     return kExitUsage;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "gpucost/cost/presets.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost::cost {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::cost {
 

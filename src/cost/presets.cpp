@@ -6,8 +6,8 @@
 
 #include "cost/json_read.hpp"
 #include "gpucost/cost/catalog.hpp"
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/small_file.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::cost {
 

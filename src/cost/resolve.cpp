@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "cost/json_read.hpp"
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/small_file.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::cost {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "gpucost/cost/model.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::cost {
 

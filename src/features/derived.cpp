@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "features/compute.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::features {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "gpucost/features/features.hpp"
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "gpucost/findings/findings.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::findings {
 

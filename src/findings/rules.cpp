@@ -8,7 +8,7 @@
 
 #include "gpucost/features/xid_catalog.hpp"
 #include "gpucost/findings/findings.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::findings {
 

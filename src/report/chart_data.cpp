@@ -5,8 +5,8 @@
 #include <map>
 #include <vector>
 
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/text.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost {
 

@@ -1,11 +1,11 @@
-// The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/cost/report.hpp).
+// The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/report/cost_section.hpp).
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "gpucost/cost/report.hpp"
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/report/cost_section.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost::cost {
 
@@ -70,12 +70,9 @@ void write_speed_case(JsonWriter& w, std::string_view key, const std::optional<S
   w.end_object();
 }
 
-}  // namespace
-
-void write_cost_json(JsonWriter& w, const CostResult& r) {
+// The presets chosen and every input with its origin, in the form `breakeven --config` reads back.
+void write_inputs_json(JsonWriter& w, const CostResult& r) {
   const CostInputs& in = r.inputs;
-  const std::string per_h = in.currency + "/h";
-  w.begin_object();
   w.kv("currency", in.currency);
   text_or_null(w, "scenario", in.scenario);
   text_or_null(w, "selection_note", in.selection_note);
@@ -121,7 +118,12 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.end_object();
   w.kv("seed", r.query.seed).kv("draws", r.query.draws);
   w.end_object();
+}
 
+// Cost per hour of each side, and what it is made of.
+void write_sides_json(JsonWriter& w, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const std::string per_h = in.currency + "/h";
   const LocalCost& l = r.local;
   w.key("local").begin_object();
   w.kv("unit", per_h);
@@ -149,7 +151,9 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.kv("pricing", in.pricing);
   text_or_null(w, "price_observed_on", in.cloud_price_observed_on);
   w.end_object();
+}
 
+void write_break_even_json(JsonWriter& w, const CostResult& r) {
   const BreakEven& b = r.break_even;
   w.key("break_even").begin_object();
   w.kv("verdict", verdict_name(b.verdict));
@@ -183,7 +187,12 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.end_object();
   number_or_null(w, "max_purchase_price", b.max_purchase_price);
   w.end_object();
+}
 
+// Usage (measured and used) and the relative speed of the two GPUs, with both bounds.
+void write_usage_and_speed_json(JsonWriter& w, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const BreakEven& b = r.break_even;
   w.key("usage").begin_object();
   w.kv("unit", "h/month");
   number_or_null(w, "measured_hours_per_month", in.measured_hours_per_month);
@@ -206,7 +215,9 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   write_speed_case(w, "at_compute_bound", r.at_compute_bound);
   write_speed_case(w, "at_bandwidth_bound", r.at_bandwidth_bound);
   w.end_object();
+}
 
+void write_uncertainty_json(JsonWriter& w, const CostResult& r) {
   const Uncertainty& u = r.uncertainty;
   w.key("uncertainty").begin_object();
   w.kv("seed", u.seed).kv("draws", u.draws);
@@ -222,7 +233,11 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "share_with_crossover", u.draws ? std::optional<double>(u.share_with_crossover) : std::nullopt);
   w.end_object();
   w.end_object();
+}
 
+void write_verdict_json(JsonWriter& w, const CostResult& r) {
+  const CostInputs& in = r.inputs;
+  const BreakEven& b = r.break_even;
   w.key("verdict").begin_object();
   w.kv("summary", r.summary);
   w.kv("buy_pays", b.buy_pays);
@@ -230,7 +245,10 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   w.kv("price_unknown", in.price_unknown);
   w.kv("local_gpu_from_logs", in.local_gpu_from_logs);
   w.end_object();
+}
 
+void write_sensitivity_json(JsonWriter& w, const CostResult& r) {
+  const CostInputs& in = r.inputs;
   const Sensitivity& s = r.sensitivity;
   w.key("sensitivity").begin_object();
   w.kv("metric", s.metric).kv("unit", s.unit).kv("step", s.step);
@@ -256,7 +274,10 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   }
   w.end_array();
   w.end_object();
+}
 
+// The computation, step by step (formula and numbers), and the verdict in words.
+void write_steps_json(JsonWriter& w, const CostResult& r) {
   w.key("steps").begin_array();
   for (const auto& st : r.steps) {
     w.begin_object().kv("name", st.name).kv("formula", st.formula).kv("numbers", st.numbers);
@@ -265,6 +286,20 @@ void write_cost_json(JsonWriter& w, const CostResult& r) {
   }
   w.end_array();
   w.kv("verdict_text", r.verdict_text);
+}
+
+}  // namespace
+
+void write_cost_json(JsonWriter& w, const CostResult& r) {
+  w.begin_object();
+  write_inputs_json(w, r);
+  write_sides_json(w, r);
+  write_break_even_json(w, r);
+  write_usage_and_speed_json(w, r);
+  write_uncertainty_json(w, r);
+  write_verdict_json(w, r);
+  write_sensitivity_json(w, r);
+  write_steps_json(w, r);
   w.end_object();
 }
 

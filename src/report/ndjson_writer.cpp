@@ -1,4 +1,4 @@
-// The per-job rows (docs/fleet.md): rendered from the JSON report, like the Prometheus textfile,
+// The per-job rows (docs/fleet.md): rendered from the report document, like the Prometheus textfile,
 // so a feature is found by its catalog name and the cost through the report's `cost` section;
 // what the JSON does not carry (times as nanoseconds, GPU UUIDs) comes from the timeline.
 #include "gpucost/report/ndjson_writer.hpp"
@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "gpucost/records.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/json.hpp"
 #include "gpucost/time.hpp"
-#include "report/report_doc.hpp"
 
 namespace gpucost {
 
@@ -256,8 +255,7 @@ bool selected(const GpuIdentity& g, const std::vector<std::string>& selectors) {
 }  // namespace
 
 std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
-  const std::string json = render_report(rep, ReportFormat::kJson);
-  const rd::Document doc(json);
+  const rd::Document doc = report_document(rep);
   const rd::Element root = doc.root();
   const Timeline& tl = rep.result->timeline;
 

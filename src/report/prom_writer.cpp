@@ -1,4 +1,4 @@
-// The Prometheus textfile: families of gauges rendered from the JSON report (see
+// The Prometheus textfile: families of gauges rendered from the report document (see
 // docs/reports.md for the names and why there are no counters).
 #include "gpucost/report/prom_writer.hpp"
 
@@ -8,10 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/text.hpp"
+#include "gpucost/text/number.hpp"
 #include "gpucost/time.hpp"
-#include "report/report_doc.hpp"
 
 namespace gpucost {
 
@@ -305,8 +304,7 @@ void append_prom_label_value(std::string& out, std::string_view v) {
   }
 }
 
-std::string render_prom(std::string_view report_json) {
-  const rd::Document doc(report_json);
+std::string render_prom(const reportdoc::Document& doc) {
   const rd::Element root = doc.root();
   std::string host(rd::string(rd::path(root, "host", "name")));
   if (host.empty()) host = "unknown";

@@ -6,11 +6,12 @@
 #include <chrono>
 #include <map>
 
-#include "gpucost/report/csv_writer.hpp"
+#include "gpucost/report/cost_section.hpp"
 #include "gpucost/report/html_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/report/prom_writer.hpp"
 #include "gpucost/text.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 #include "report/chart_data.hpp"
 
 namespace gpucost {
@@ -95,14 +96,9 @@ void write_finding(JsonWriter& w, const findings::Finding& f) {
   w.end_object();
 }
 
-std::string render_json(const Report& rep) {
-  const auto started = std::chrono::steady_clock::now();
+void write_input_and_window(JsonWriter& w, const Report& rep) {
   const PipelineResult& r = *rep.result;
   const Timeline& tl = r.timeline;
-  const Diagnostics& dg = r.diagnostics;
-  std::string out;
-  JsonWriter w(out);
-  w.begin_object();
   w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
   w.kv("input", rep.input);
   const HostName host = host_name(tl);
@@ -119,7 +115,10 @@ std::string render_json(const Report& rep) {
   w.kv("idle_threshold_pct", r.features.options.idle_threshold_pct);
   w.kv("temp_threshold_c", r.features.options.temp_threshold_c);
   w.end_object();
+}
 
+void write_diagnostics(JsonWriter& w, const Report& rep) {
+  const Diagnostics& dg = rep.result->diagnostics;
   w.key("diagnostics").begin_object();
   w.kv("files", static_cast<std::uint64_t>(dg.files.size()));
   w.kv("usable_files", static_cast<std::uint64_t>(dg.usable_files()));
@@ -138,7 +137,9 @@ std::string render_json(const Report& rep) {
   w.key("files").begin_array();
   for (const auto& f : dg.files) write_file(w, f);
   w.end_array();
+}
 
+void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
   w.key("timeline").begin_object();
   w.kv("samples", static_cast<std::uint64_t>(tl.samples.rows()));
   w.kv("events", static_cast<std::uint64_t>(tl.events.rows()));
@@ -158,14 +159,17 @@ std::string render_json(const Report& rep) {
   }
   w.end_array();
   w.end_object();
+}
 
+// Per GPU (its name and bus from the devices the logs describe, and its features), then the host's.
+void write_features(JsonWriter& w, const PipelineResult& r) {
   const auto catalog = feature_catalog();
   w.key("gpus").begin_array();
   for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
     const int idx = r.features.gpus[k];
     w.begin_object().kv("index", idx);
     const GpuDevice* dev = nullptr;
-    for (const auto& d : tl.devices)
+    for (const auto& d : r.timeline.devices)
       if (d.index && *d.index == idx) dev = &d;
     w.key("name");
     if (dev && !dev->name.empty()) w.value(dev->name); else w.null();
@@ -183,41 +187,59 @@ std::string render_json(const Report& rep) {
   for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i)
     write_feature(w, catalog[i], r.features.host[i]);
   w.end_array();
+}
 
+void write_stage_timing(JsonWriter& w, const StageTiming& t) {
+  w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
+  w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
+  w.kv("rows_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
+  if (t.stage == "ingest") w.kv("lines_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
+  if (t.peak_rss_bytes) w.kv("peak_rss_bytes", t.peak_rss_bytes);
+  w.end_object();
+}
+
+// The stages' timings, and the report's own: everything written since `started` (the timings are
+// the last key).
+void write_timings(JsonWriter& w, const std::vector<StageTiming>& timings, std::chrono::steady_clock::time_point started) {
+  if (timings.empty()) return;
+  const StageTiming report_stage{
+      "report", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 0, 0, peak_rss_bytes()};
+  w.key("timings").begin_array();
+  for (const auto& t : timings) write_stage_timing(w, t);
+  if (std::none_of(timings.begin(), timings.end(), [](const StageTiming& t) { return t.stage == "report"; }))
+    write_stage_timing(w, report_stage);
+  w.end_array();
+}
+
+// The report, as JSON text or as the document the other writers read: the same calls.
+void write_report(JsonWriter& w, const Report& rep) {
+  const auto started = std::chrono::steady_clock::now();
+  const PipelineResult& r = *rep.result;
+  w.begin_object();
+  write_input_and_window(w, rep);
+  write_diagnostics(w, rep);
+  write_timeline_counts(w, r.timeline);
+  write_features(w, r);
   w.key("findings").begin_array();
   for (const auto& f : rep.findings) write_finding(w, f);
   w.end_array();
-
   for (const auto& s : rep.sections) {
     w.key(s.name);
     s.json(w);
   }
-
   // What the charts of the HTML report draw (docs/reports.md).
   w.key("series");
-  write_series_json(w, tl, rep.max_series_points);
+  write_series_json(w, r.timeline, rep.max_series_points);
   w.key("marks");
-  write_marks_json(w, tl, rep.max_marks);
-
-  if (!r.timings.empty()) {
-    // The report's own stage: everything rendered so far (the timings are the last key).
-    StageTiming report_stage{"report", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                             0, 0, peak_rss_bytes()};
-    w.key("timings").begin_array();
-    auto stage = [&](const StageTiming& t) {
-      w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
-      w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
-      w.kv("rows_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
-      if (t.stage == "ingest") w.kv("lines_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
-      if (t.peak_rss_bytes) w.kv("peak_rss_bytes", t.peak_rss_bytes);
-      w.end_object();
-    };
-    for (const auto& t : r.timings) stage(t);
-    if (std::none_of(r.timings.begin(), r.timings.end(), [](const StageTiming& t) { return t.stage == "report"; }))
-      stage(report_stage);
-    w.end_array();
-  }
+  write_marks_json(w, r.timeline, rep.max_marks);
+  write_timings(w, r.timings, started);
   w.end_object();
+}
+
+std::string render_json(const Report& rep) {
+  std::string out;
+  JsonWriter w(out);
+  write_report(w, rep);
   out += '\n';
   return out;
 }
@@ -342,14 +364,38 @@ std::string render_table(const Report& rep) {
 
 }  // namespace
 
+Report make_report(const PipelineResult& result, std::string input, double max_error_rate) {
+  Report rep;
+  rep.input = std::move(input);
+  rep.result = &result;
+  rep.findings = result.findings;
+  if (const auto& c = result.cost) {
+    rep.verdict = c->summary;
+    const auto& u = c->inputs[cost::InputId::hours_per_month];
+    rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(c->break_even.hours_per_month),
+                            u.origin);
+  }
+  rep.sections.push_back(cost::cost_section(result.cost));
+  rep.max_error_rate = max_error_rate;
+  rep.error_rate_exceeded = result.diagnostics.error_rate() > max_error_rate;
+  return rep;
+}
+
+reportdoc::Document report_document(const Report& report) {
+  reportdoc::Document doc;
+  reportdoc::DocumentBuilder builder(doc);
+  write_report(builder, report);
+  return doc;
+}
+
 std::string render_report(const Report& report, ReportFormat format) {
   switch (format) {
     case ReportFormat::kJson: return render_json(report);
     case ReportFormat::kCsv: return render_csv(report);
     // File names and log text in it must not drive the terminal that shows it (ESC, BEL).
     case ReportFormat::kTable: return text::printable_lines(render_table(report));
-    case ReportFormat::kHtml: return render_html(render_json(report));
-    case ReportFormat::kProm: return render_prom(render_json(report));
+    case ReportFormat::kHtml: return render_html(report_document(report));
+    case ReportFormat::kProm: return render_prom(report_document(report));
   }
   return {};
 }

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost {
 

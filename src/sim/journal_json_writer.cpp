@@ -6,7 +6,7 @@
 // machine. __MONOTONIC_TIMESTAMP stops during suspends like the kernel's clock.
 #include <algorithm>
 
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/json.hpp"
 #include "sim/emit.hpp"
 #include "sim/writers.hpp"
 

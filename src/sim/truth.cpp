@@ -4,7 +4,7 @@
 #include <map>
 
 #include "gpucost/features/xid_catalog.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/json.hpp"
 #include "sim/emit.hpp"
 
 namespace gpucost::sim {

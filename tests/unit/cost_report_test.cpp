@@ -1,5 +1,5 @@
 // The cost block in its three renderings carries the same figures.
-#include "gpucost/cost/report.hpp"
+#include "gpucost/report/cost_section.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "gpucost/cost/resolve.hpp"
-#include "gpucost/report/csv_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost::cost {
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpucost/report/prom_writer.hpp"
+#include "json_reading.hpp"
 #include "run_binary.hpp"
 
 namespace gpucost {
@@ -292,7 +293,7 @@ TEST(PromReport, ExampleValuesComeFromTheReport) {
 }
 
 TEST(PromReport, NullsAndAbsentFeaturesAreCommentsNotSamples) {
-  const std::string text = render_prom(R"({
+  const std::string text = render_prom(testing::document_from_json(R"({
     "host": {"name": "lab \"7\"\\gpu"},
     "gpus": [{"index": 0, "features": [
       {"id": "F001", "name": "gpu_util_mean_pct", "value": 50, "unit": "%"},
@@ -303,7 +304,7 @@ TEST(PromReport, NullsAndAbsentFeaturesAreCommentsNotSamples) {
     "features": [{"id": "F009", "name": "gpu_energy_kwh", "value": 2, "unit": "kWh"},
                  {"id": "F004", "name": "xid_events", "value": null, "reason": "no kernel log"}],
     "cost": {"currency": "EUR", "local": {"cost_per_effective_hour": 1.5}, "cloud": {"cost_per_effective_hour": null},
-             "break_even": {"verdict": "local_always_cheaper", "job_hours": null}}})");
+             "break_even": {"verdict": "local_always_cheaper", "job_hours": null}}})"));
   const auto x = parse_exposition(text);
   ASSERT_EQ(x.error, "") << text;
   const std::string host = "lab \"7\"\\gpu";

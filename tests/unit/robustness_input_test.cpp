@@ -268,7 +268,7 @@ TEST(RobustInput, InvalidUtf8IsKeptAndEscapedInJson) {
     ASSERT_NE(nl, std::string::npos);
     simdjson::dom::parser p;
     simdjson::dom::element e;
-    EXPECT_EQ(p.parse(simdjson::padded_string(reportdoc::replace_lone_surrogates(t.out.substr(pos, nl - pos)))).get(e),
+    EXPECT_EQ(p.parse(simdjson::padded_string(testing::replace_lone_surrogates(t.out.substr(pos, nl - pos)))).get(e),
               simdjson::SUCCESS);
     pos = nl + 1;
   }

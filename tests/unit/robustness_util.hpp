@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/report_doc.hpp"
+#include "json_reading.hpp"
 #include "run_binary.hpp"
 
 namespace gpucost::robust {
@@ -199,7 +199,7 @@ inline std::unique_ptr<Analysis> analyze(const fs::path& dir, std::vector<std::s
   args.insert(args.end(), extra.begin(), extra.end());
   a->child = run(args, o);
   // Bytes that were not UTF-8 are lone low surrogates in our JSON: read as the HTML writer reads it.
-  a->json = simdjson::padded_string(reportdoc::replace_lone_surrogates(a->child.out));
+  a->json = simdjson::padded_string(testing::replace_lone_surrogates(a->child.out));
   a->parsed = a->parser.parse(a->json).get(a->doc) == simdjson::SUCCESS;
   return a;
 }

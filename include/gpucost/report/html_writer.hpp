@@ -1,16 +1,17 @@
 #pragma once
 /// \file html_writer.hpp
 /// `gpucost analyze --format html`: one self-contained page (inline CSS and SVG, no script, no
-/// external reference) rendered from the JSON report. The page is also well-formed XML.
+/// external reference) rendered from the report document. The page is also well-formed XML.
 
 #include <string>
 #include <string_view>
 
+#include "gpucost/report/document.hpp"
+
 namespace gpucost {
 
-/// Renders the HTML report from the JSON report (render_report(..., ReportFormat::kJson)).
-/// Throws std::invalid_argument when report_json is not JSON.
-std::string render_html(std::string_view report_json);
+/// Renders the HTML report from the report document (report_document()).
+std::string render_html(const reportdoc::Document& report);
 
 /// Appends text escaped for HTML/XML text and attribute values: `& < > " '` become entities,
 /// control characters that XML forbids and bytes that are not valid UTF-8 (surrogates included)

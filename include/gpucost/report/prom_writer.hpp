@@ -2,11 +2,14 @@
 /// \file prom_writer.hpp
 /// `gpucost analyze --format prom`: the contract features, the cost per effective hour and the
 /// break-even in the Prometheus text exposition format (version 0.0.4), for node_exporter's
-/// textfile collector. Rendered from the JSON report; names and conventions in docs/reports.md.
+/// textfile collector. Rendered from the report document; names and conventions in
+/// docs/reports.md.
 
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "gpucost/report/document.hpp"
 
 namespace gpucost {
 
@@ -21,9 +24,8 @@ struct PromFeatureMetric {
 /// The contract features and their metric names, in output order.
 std::span<const PromFeatureMetric> prom_feature_metrics();
 
-/// Renders the exposition text from the JSON report. Throws std::invalid_argument when
-/// report_json is not JSON.
-std::string render_prom(std::string_view report_json);
+/// Renders the exposition text from the report document (report_document()).
+std::string render_prom(const reportdoc::Document& report);
 
 /// Appends a label value escaped as the exposition format wants (`\\`, `\"`, `\n`).
 void append_prom_label_value(std::string& out, std::string_view v);

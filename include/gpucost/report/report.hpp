@@ -1,9 +1,9 @@
 #pragma once
 /// \file report.hpp
 /// The report of `gpucost analyze`: one model (this struct) and several writers (table, CSV,
-/// JSON, HTML, Prometheus). The HTML and Prometheus writers render from the JSON document, so
-/// whatever the JSON has, they show. Every figure carries the feature id and the evidence it came
-/// from.
+/// JSON, HTML, Prometheus, NDJSON). The JSON writer and the report document (document.hpp) are
+/// made by the same calls; the HTML, Prometheus and NDJSON writers read the document, so whatever
+/// the JSON has, they show. Every figure carries the feature id and the evidence it came from.
 
 #include <functional>
 #include <string>
@@ -11,6 +11,7 @@
 
 #include "gpucost/findings/findings.hpp"
 #include "gpucost/pipeline.hpp"
+#include "gpucost/report/document.hpp"
 
 namespace gpucost {
 
@@ -42,6 +43,13 @@ struct Report {
   std::size_t max_series_points = 1000;  ///< points per GPU in `series` (time buckets beyond)
   std::size_t max_marks = 500;           ///< events in `marks` (errors kept first beyond)
 };
+
+/// The report of a run: the pipeline's result (which must outlive it), its findings, the cost
+/// section and the summary the table opens with. `input` is the directory as given.
+Report make_report(const PipelineResult& result, std::string input, double max_error_rate);
+
+/// The report as a document, for the writers that read it (HTML, Prometheus, NDJSON).
+reportdoc::Document report_document(const Report& report);
 
 /// Writes the report in a format.
 std::string render_report(const Report& report, ReportFormat format);

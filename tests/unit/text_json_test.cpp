@@ -1,4 +1,4 @@
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/json.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gpucost/report/csv_writer.hpp"
+#include "gpucost/text/csv.hpp"
 
 namespace gpucost {
 namespace {

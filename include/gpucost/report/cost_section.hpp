@@ -1,9 +1,9 @@
 #pragma once
-/// \file report.hpp
+/// \file cost_section.hpp
 /// The cost block of the reports. `gpucost breakeven` prints it alone; `gpucost analyze` puts
 /// the same block in its report as the section `cost`. Three renderings of one CostResult:
 /// JSON (an object), rows of the analyze CSV layout (`id,name,value,unit,layer,reason,scope`
-/// with layer `cost`) and a table for people.
+/// with layer `cost`) and a table for people. The cost model (cost/) computes; this renders.
 
 #include <memory>
 #include <string>

@@ -1,9 +1,9 @@
-#include "gpucost/report/csv_writer.hpp"
+#include "gpucost/text/csv.hpp"
 
 #include <cmath>
 
-#include "gpucost/report/json_writer.hpp"
 #include "gpucost/text.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost {
 

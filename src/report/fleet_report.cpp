@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "gpucost/fleet/fleet.hpp"
-#include "gpucost/report/csv_writer.hpp"
 #include "gpucost/report/html_writer.hpp"
-#include "gpucost/report/json_writer.hpp"
+#include "gpucost/text/csv.hpp"
+#include "gpucost/text/json.hpp"
 
 namespace gpucost::fleet {
 

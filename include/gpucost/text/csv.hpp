@@ -1,5 +1,5 @@
 #pragma once
-/// \file csv_writer.hpp
+/// \file csv.hpp
 /// RFC 4180 CSV: fields with a comma, quote, CR or LF are quoted, quotes doubled; rows end in \n.
 /// Cells are safe to open and to print: a cell that a spreadsheet would run as a formula (it
 /// begins with `=`, `+`, `-`, `@`, tab or CR and is not a plain number) is quoted with a `'`

@@ -1,0 +1,14 @@
+#pragma once
+/// \file number.hpp
+/// How a number is written in every machine-readable output (JSON, CSV, Prometheus, the HTML
+/// tooltips): one rule, so the same value reads the same everywhere.
+
+#include <string>
+
+namespace gpucost {
+
+/// Formats a double for reports: shortest round-trip form of the value rounded to 10
+/// significant digits; `null` for NaN and infinities.
+std::string format_number(double v);
+
+}  // namespace gpucost

@@ -1,0 +1,27 @@
+#pragma once
+// The sections of the HTML page, in page order (report/html_writer.cpp puts them together).
+
+#include "report/html_page.hpp"
+
+namespace gpucost::html {
+
+/// Title, input, host, zone, window and the section links.
+void write_header(Page& p, Element root);
+/// What the logs say to do, costliest first, with evidence linked to the timeline.
+void write_findings(Page& p, Element root);
+/// The verdict in one sentence and the key figures.
+void write_verdict(Page& p, OptElement cost);
+/// Cost per effective hour, local and cloud, and the inputs behind them.
+void write_cost(Page& p, OptElement cost);
+/// The break-even and its chart.
+void write_break_even(Page& p, OptElement cost);
+/// Which inputs move the answer most.
+void write_sensitivity(Page& p, OptElement cost);
+/// The timeline chart (samples and marks).
+void write_timeline(Page& p, Element root);
+/// Every feature by layer, null ones with their reason.
+void write_features(Page& p, Element root);
+/// Files, formats, problems and stage timings.
+void write_diagnostics(Page& p, Element root);
+
+}  // namespace gpucost::html

@@ -1,0 +1,82 @@
+// The layering of docs/architecture.md, checked on the sources: the text floor (text.hpp,
+// text/) uses nothing above it, and only the report writers and the CLI include a report header.
+// Each test lists every offending include, so a regression names its file and line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kRoot = GPUCOST_SOURCE_DIR;
+
+struct Include {
+  std::string file;  // relative to the source root
+  int line;
+  std::string header;
+};
+
+// The `#include "..."` lines of a C++ file, or of the C++ files under a directory.
+std::vector<Include> project_includes(const fs::path& dir) {
+  std::vector<Include> out;
+  std::vector<fs::path> files;
+  if (fs::is_regular_file(kRoot / dir)) files.push_back(kRoot / dir);
+  else
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / dir)) {
+      const auto ext = e.path().extension();
+      if (e.is_regular_file() && (ext == ".cpp" || ext == ".hpp" || ext == ".in")) files.push_back(e.path());
+    }
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      const std::string prefix = "#include \"";
+      if (line.rfind(prefix, 0) != 0) continue;
+      const auto end = line.find('"', prefix.size());
+      out.push_back({fs::relative(path, kRoot).string(), n, line.substr(prefix.size(), end - prefix.size())});
+    }
+  }
+  return out;
+}
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+std::string describe(const std::vector<Include>& v) {
+  std::string s;
+  for (const auto& i : v) s += i.file + ":" + std::to_string(i.line) + ": " + i.header + "\n";
+  return s;
+}
+
+TEST(Architecture, OnlyReportAndCliIncludeReportHeaders) {
+  std::vector<Include> upward;
+  for (const char* dir : {"src", "include"})
+    for (const auto& i : project_includes(dir)) {
+      const bool report_header = starts_with(i.header, "gpucost/report/") || starts_with(i.header, "report/");
+      const bool allowed = starts_with(i.file, "src/report/") || starts_with(i.file, "src/cli/") ||
+                           starts_with(i.file, "include/gpucost/report/") || starts_with(i.file, "include/gpucost/cli/");
+      if (report_header && !allowed) upward.push_back(i);
+    }
+  EXPECT_TRUE(upward.empty()) << "files below the report include a report header:\n" << describe(upward);
+}
+
+TEST(Architecture, TextFloorIncludesOnlyItself) {
+  std::vector<Include> upward;
+  for (const char* dir : {"src/text", "include/gpucost/text", "src/text.cpp", "include/gpucost/text.hpp"})
+    for (const auto& i : project_includes(dir))
+      if (!starts_with(i.header, "gpucost/text/") && i.header != "gpucost/text.hpp") upward.push_back(i);
+  EXPECT_TRUE(upward.empty()) << "the text floor includes a module above it:\n" << describe(upward);
+}
+
+TEST(Architecture, IncludeScannerSeesTheWriters) {
+  // The checks above mean something only if the scanner finds includes at all.
+  bool found = false;
+  for (const auto& i : project_includes("src/report"))
+    found = found || i.header == "gpucost/text/json.hpp";
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(project_includes("src/text.cpp").empty());
+}
+
+}  // namespace
