@@ -22,11 +22,12 @@ namespace gpucost {
 
 namespace {
 
-// Splits `kern.log.2.gz` into stem `kern.log` and rotation 2 (0 when not rotated, -1 for the
-// live file so that it sorts last).
+// Splits `kern.log.2.gz` (or `.zst`, `.xz`) into stem `kern.log` and rotation 2 (0 when not
+// rotated, -1 for the live file so that it sorts last).
 void rotation_parts(std::string_view name, std::string_view& stem, long& rotation) {
   std::string_view s = name;
-  if (s.size() > 3 && s.substr(s.size() - 3) == ".gz") s.remove_suffix(3);
+  for (std::string_view ext : {".gz", ".zst", ".xz"})
+    if (s.size() > ext.size() && s.ends_with(ext)) s.remove_suffix(ext.size());
   const auto dot = s.rfind('.');
   if (dot != std::string_view::npos && dot + 1 < s.size()) {
     const auto num = text::to_int<long>(s.substr(dot + 1));
