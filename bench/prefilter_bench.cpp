@@ -23,7 +23,7 @@ using namespace gpucost;
 
 namespace {
 
-// The kernel table's prefilter keys (kKernel in src/ingest/recognizer.cpp, 42 patterns, when
+// The kernel table's prefilter keys (kKernel in src/ingest/recognizer.cpp, 40 patterns, when
 // this was measured): the table the kernel logs' messages go through.
 constexpr std::string_view kKernelKeys[] = {
     "Xid ", "Cras", "GSP ", "GSP ", "mark", "fall", "rm_i", "nvAs", "A UN", "ERRO", "ERRO", "prob", "API ", "HANG",

@@ -149,24 +149,27 @@ text_bytes_of() {
   echo "$n"
 }
 
-# run LABEL CMD...: REPETITIONS runs; prints "median_seconds max_rss_kib"
+# run LABEL CMD...: REPETITIONS runs; prints "median_seconds max_rss_kib median_cpu_seconds"
+# (CPU: user + system, which a loaded machine inflates less than wall time).
 run() {
   local label=$1
   shift
-  local times=() rss=0 i
+  local times=() cpus=() rss=0 i
   for ((i = 0; i < reps; i++)); do
     # Wall time to the nanosecond around GNU time, whose own %e has only 10 ms resolution.
-    local t0 t1 kib
+    local t0 t1 kib user sys
     t0=$(date +%s%N)
-    kib=$("$gnutime" -f '%M' "$@" 2>&1 >/dev/null | tail -n1)
+    read -r kib user sys < <("$gnutime" -f '%M %U %S' "$@" 2>&1 >/dev/null | tail -n1)
     t1=$(date +%s%N)
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')")
+    cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
     [ "$kib" -gt "$rss" ] && rss=$kib
   done
-  local median
+  local median cpu
   median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-  echo "bench: $label: ${times[*]} s (median $median, peak RSS $((rss / 1024)) MiB)" >&2
-  echo "$median $rss"
+  cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
+  echo "bench: $label: ${times[*]} s (median $median, CPU ${cpus[*]} s, peak RSS $((rss / 1024)) MiB)" >&2
+  echo "$median $rss $cpu"
 }
 
 # The article's preprocessing step. awk reads the plain files itself (as the article's
@@ -196,15 +199,15 @@ echo "bench: load before: $load_before" >&2
 # Read every corpus once, so that all of them start from the page cache.
 for c in "$dir"/*/; do cat "$c"* >/dev/null 2>&1 || true; done
 
-rows=()  # "label|MB|seconds|wc seconds|peak KiB|small peak KiB|target GB/s|target x wc|notes"
+rows=()  # "label|MB|seconds|wc seconds|peak KiB|small peak KiB|target GB/s|target x wc|CPU seconds"
 bench_corpus() {  # LABEL DIR TARGET_GBPS TARGET_WC [SMALL_DIR]
-  local label=$1 d=$2 gbps=$3 xwc=$4 small=${5:-} files=() f mb t rss t_wc srss=0
+  local label=$1 d=$2 gbps=$3 xwc=$4 small=${5:-} files=() f mb t rss cpu t_wc srss=0
   while IFS= read -r f; do files+=("$f"); done < <(files_of "$d")
   mb=$(text_bytes_of "${files[@]}")
-  read -r t rss < <(run "gpucost analyze ($label)" "${analyze[@]}" "$d")
+  read -r t rss cpu < <(run "gpucost analyze ($label)" "${analyze[@]}" "$d")
   read -r t_wc _ < <(run "wc -l ($label)" bash -c 'over_text count_lines "$@"' _ "${files[@]}")
   [ -n "$small" ] && read -r _ srss < <(run "gpucost analyze ($label, small)" "${analyze[@]}" "$small")
-  rows+=("$label|$mb|$t|$t_wc|$rss|$srss|$gbps|$xwc|${#files[@]} files")
+  rows+=("$label|$mb|$t|$t_wc|$rss|$srss|$gbps|$xwc|$cpu")
 }
 
 want noise && bench_corpus "noise ($size)" "$dir/$noise" 1 3 "$dir/$noise_small"
@@ -254,7 +257,7 @@ printf '%s\n' "${rows[@]}" | awk -F'|' '
   function verdict(ok) { return ok ? "met" : "NOT met" }
   {
     mb = $2 / 1e6; gbps = mb / $3 / 1000; xwc = $3 / $4; rss = $5 / 1024
-    printf "%-40s %8.1f MB %7.3f s %6.2f GB/s  %5.2fx wc -l  %5.0f MiB", $1, mb, $3, gbps, xwc, rss
+    printf "%-40s %8.1f MB %7.3f s (CPU %6.2f s) %6.2f GB/s  %5.2fx wc -l  %5.0f MiB", $1, mb, $3, $9, gbps, xwc, rss
     if ($6 > 0) printf " (%.2fx the tenth)", $5 / $6
     printf "\n"
     t = "    targets:"
