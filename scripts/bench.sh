@@ -42,7 +42,7 @@ corpora=${GPUCOST_BENCH_CORPORA:-noise event-dense large-file dense rotated}
 # decompressor benchmark's archives; libbenchmark-dev builds build/bench (the parser and
 # decompressor benchmarks), and libhyperscan-dev (where Debian has it: amd64) the prefilter's.
 extra=()
-apt-cache show libhyperscan-dev >/dev/null 2>&1 && extra+=(libhyperscan-dev)
+[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && extra+=(libhyperscan-dev)
 extra+=(libdeflate-dev)  # compared with ISA-L and zlib by build/bench/gpucost_inflate_bench
 scripts/setup.sh time gawk mawk zstd xz-utils libbenchmark-dev "${extra[@]}" >/dev/null
 bin=build/gpucost
