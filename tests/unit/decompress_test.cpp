@@ -39,6 +39,32 @@ std::string gzip_member(std::string_view data) {
   return out;
 }
 
+// A gzip member whose header carries every optional field (gzip without -n writes the name;
+// other tools add a comment, an extra field, a header CRC): the readers must skip them all.
+std::string gzip_member_with_header_fields(std::string_view data) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  gz_header h{};
+  char name[] = "kern.log.1", comment[] = "rotated by logrotate";
+  unsigned char extra[] = {'A', 'B', 4, 0, 1, 2, 3, 4};
+  h.name = reinterpret_cast<Bytef*>(name);
+  h.comment = reinterpret_cast<Bytef*>(comment);
+  h.extra = extra;
+  h.extra_len = sizeof extra;
+  h.hcrc = 1;
+  h.os = 3;
+  EXPECT_EQ(deflateSetHeader(&zs, &h), Z_OK);
+  std::string out(deflateBound(&zs, data.size()) + 256, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
 std::string zstd_frame(std::string_view data) {
   std::string out(ZSTD_compressBound(data.size()), '\0');
   const std::size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
@@ -189,6 +215,16 @@ TEST(Decompress, IsalAndZlibInflateTheSameBytes) {
   const std::string text = log_text(2'500'000);
   const std::string_view t = text;
   const TempFile f("engines.gz", compress(kCodecs[0], {t.substr(0, 1'000'001), t.substr(1'000'001)}));
+  EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::zlib), text);
+  EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::fastest), text);
+}
+
+TEST(Decompress, GzipHeadersWithNameCommentExtraAndCrcAreSkipped) {
+  const std::string text = log_text(300'000);
+  const std::string_view t = text;
+  const std::string member = gzip_member_with_header_fields(t.substr(0, 100'000));
+  ASSERT_EQ(static_cast<unsigned char>(member[3]), 0x1e);  // FHCRC | FEXTRA | FNAME | FCOMMENT
+  const TempFile f("named.gz", member + gzip_member_with_header_fields(t.substr(100'000)));
   EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::zlib), text);
   EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::fastest), text);
 }
