@@ -1,5 +1,6 @@
 #include "gpucost/ingest/decompress.hpp"
 
+#include <fcntl.h>
 #include <lzma.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -346,6 +347,40 @@ std::string_view compression_name(Compression c) noexcept {
     case Compression::none: break;
   }
   return "none";
+}
+
+std::uint64_t expected_text_bytes(const std::string& path, std::uint64_t size) noexcept {
+  const std::string_view name = path;
+  if (!name.ends_with(".gz") && !name.ends_with(".zst") && !name.ends_with(".xz")) return size;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return size;
+  unsigned char head[18] = {};  // a zstd frame header's most (ZSTD_FRAMEHEADERSIZE_MAX)
+  const ssize_t got = ::pread(fd, head, sizeof head, 0);
+  const std::size_t n = got > 0 ? static_cast<std::size_t>(got) : 0;
+  std::uint64_t text = size;
+  switch (detect_compression(std::string_view(reinterpret_cast<const char*>(head), n))) {
+    case Compression::gzip: {
+      unsigned char isize[4] = {};  // the last member's size mod 2^32, little-endian
+      text = size * kTypicalLogRatio;
+      if (size >= 18 && ::pread(fd, isize, 4, static_cast<off_t>(size - 4)) == 4) {
+        const std::uint64_t v = isize[0] | isize[1] << 8 | isize[2] << 16 | std::uint64_t{isize[3]} << 24;
+        if (v >= size) text = v;  // else several members, or 4 GiB and more: the typical ratio
+      }
+      break;
+    }
+    case Compression::zstd: {
+      const unsigned long long v = ZSTD_getFrameContentSize(head, n);
+      text = v != ZSTD_CONTENTSIZE_UNKNOWN && v != ZSTD_CONTENTSIZE_ERROR ? v : size * kTypicalLogRatio;
+      break;
+    }
+    case Compression::xz:
+      text = size * kTypicalLogRatio;
+      break;
+    case Compression::none:
+      break;
+  }
+  ::close(fd);
+  return text;
 }
 
 bool gzip_uses_isal() noexcept { return GPUCOST_HAVE_ISAL != 0; }

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "gpucost/ingest/decompress.hpp"
 #include "gpucost/text.hpp"
 
 namespace fs = std::filesystem;
@@ -276,11 +277,15 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   std::vector<Job> jobs(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) jobs[i].file = std::move(files[i]);
 
-  // Largest files first so that the last thread does not start a big file alone.
+  // Largest files first so that the last thread does not start a big file alone; a rotated
+  // archive counts by the text it holds, not its size on disk (decompress.hpp).
   std::vector<std::size_t> order(jobs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return jobs[a].file.size > jobs[b].file.size; });
+  std::vector<std::uint64_t> work(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+    work[i] = expected_text_bytes(jobs[i].file.abs_path, jobs[i].file.size);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
 
   // File indices continue those already in `out`, so run() can be called for several inputs.
   const auto base = static_cast<std::uint32_t>(out.files.size());

@@ -310,6 +310,27 @@ TEST(Decompress, ZstdAndXzRotationsSortAmongTheOthersByNumber) {
   EXPECT_EQ(names, want);
 }
 
+// Scheduling: a rotated archive weighs the text it holds, not its size on disk.
+TEST(Decompress, ExpectedTextBytesOfAnArchiveIsItsDecompressedSize) {
+  const std::string text = log_text(500'000);
+  const TempFile gz("sched.gz", gzip_member(text));
+  EXPECT_EQ(expected_text_bytes(gz.path(), fs::file_size(gz.path())), text.size());
+  const TempFile zst("sched.zst", zstd_frame(text));  // ZSTD_compress records the content size
+  EXPECT_EQ(expected_text_bytes(zst.path(), fs::file_size(zst.path())), text.size());
+  const TempFile xz("sched.xz", xz_stream(text));  // no size up front: the typical ratio
+  EXPECT_EQ(expected_text_bytes(xz.path(), fs::file_size(xz.path())), fs::file_size(xz.path()) * kTypicalLogRatio);
+  // Several gzip members: the last trailer holds only the last one's size; never less than the
+  // file's own size.
+  const TempFile two("two.gz", gzip_member(text) + gzip_member("x\n"));
+  EXPECT_EQ(expected_text_bytes(two.path(), fs::file_size(two.path())), fs::file_size(two.path()) * kTypicalLogRatio);
+  // Plain text, whatever its name; an archive not named like one is not opened (its size).
+  const TempFile plain("plain.gz", text);
+  EXPECT_EQ(expected_text_bytes(plain.path(), text.size()), text.size());
+  const TempFile unnamed("kern.log.1", gzip_member(text));
+  EXPECT_EQ(expected_text_bytes(unnamed.path(), fs::file_size(unnamed.path())), fs::file_size(unnamed.path()));
+  EXPECT_EQ(expected_text_bytes("/nonexistent/kern.log.2.gz", 1234), 1234u);
+}
+
 TEST(Decompress, ZeroPaddingAfterAGzipMemberEndsTheDataQuietly) {
   const std::string text = log_text(10'000);
   const TempFile f("padded.gz", gzip_member(text) + std::string(512, '\0'));

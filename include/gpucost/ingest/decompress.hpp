@@ -53,4 +53,14 @@ class Decompressor {
 std::unique_ptr<Decompressor> make_decompressor(Compression c, int fd, std::uint64_t size,
                                                 GzipEngine gzip = GzipEngine::fastest);
 
+/// How many bytes of text a file holds, for scheduling (ingest hands the largest work out
+/// first): its size, or for a file named like a rotated archive (.gz, .zst, .xz) whose content
+/// is one, its decompressed size as the archive records it (gzip: the last member's trailer;
+/// zstd: the first frame's header) or else kTypicalLogRatio times its size. Only a hint: a
+/// file is decompressed by what its content is, whatever this says.
+std::uint64_t expected_text_bytes(const std::string& path, std::uint64_t size) noexcept;
+
+/// How much a rotated log shrinks when compressed, about (real logs 8-15:1).
+inline constexpr std::uint64_t kTypicalLogRatio = 10;
+
 }  // namespace gpucost
