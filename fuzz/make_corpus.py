@@ -8,8 +8,11 @@ seed-*; reproducers of findings (regress-*) are kept. Run again after adding fix
 import glob
 import gzip
 import hashlib
+import lzma
 import os
+import shutil
 import struct
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "fuzz", "corpus")
@@ -108,6 +111,15 @@ def main():
     kern = pieces(read(os.path.join(ROOT, "tests/data/real/syslog/loghub-linux-2k-head.log")), 1500, 1)[0]
     write("detect", gzip.compress(kern, mtime=0), "kern.log.gz")
     write("detect", gzip.compress(kern, mtime=0)[:-20], "truncated.gz")
+    # Rotations in zstd and xz too (decompress.cpp), whole and cut short; zstd through its
+    # command-line tool (Debian's zstd), when installed.
+    xz = lzma.compress(kern, preset=1)
+    write("detect", xz, "kern.log.xz")
+    write("detect", xz[:-20], "truncated.xz")
+    if shutil.which("zstd"):
+        zst = subprocess.run(["zstd", "-q", "-3", "-c"], input=kern, capture_output=True, check=True).stdout
+        write("detect", zst, "kern.log.zst")
+        write("detect", zst[:-20], "truncated.zst")
 
     # Time: `zone\nlines`: the first lines of the stamped formats under a few zone specs.
     zones = [b"Asia/Shanghai", b"+08:00", b"-0530", b"Z", b"America/New_York", b"Europe/Berlin", b"jan.",

@@ -1,96 +1,175 @@
 #!/usr/bin/env bash
-# The throughput benchmark (docs/performance.md): generates a corpus with `gpucost simulate`,
-# then times, several times each (median reported):
-#   gpucost analyze on the corpus (the whole pipeline: ingest, align, features, cost, report);
-#   wc -l over the same files (the floor: reading the bytes and counting lines);
-#   the article's preprocessing step, awk '/nvidia|gpu|thermal|power/' over the kernel logs,
-#   against gpucost analyze and wc -l over the kernel logs alone;
-# and prints MB/s, the ratios, peak RSS (GNU time), the peak RSS for a corpus a tenth the size
-# (memory must not grow with the raw logs), and whether --threads 1 and 2 give identical bytes.
+# The throughput benchmark (docs/performance.md). Generates, once, a corpus of each shape of log
+# that real machines produce, and times, several times each (median reported), gpucost analyze
+# on each against `wc -l` over the same files, with its peak RSS (GNU time); then prints, in one
+# table, every target of issue 16 with met / NOT met:
+#   noise        a 48 h job in a gigabyte of background noise (`gpucost simulate --hours 48
+#                --size SIZE`): almost nothing is kept;
+#   event-dense  a day in which a few messages repeat about a million times: nvidia-modeset
+#                ERROR spam and AppArmor denials in kern.log (>= 400 MB), cron every few seconds
+#                in syslog (bench/make-event-dense.py over a simulated day); and the same day
+#                with a tenth of the repeats, whose peak RSS it must stay close to;
+#   one large file  one journal JSON of about SIZE (the journal of a bigger noise corpus);
+#   dense        the laptop job over as many hours as fill SIZE: almost every line is kept;
+#   rotated      the noise corpus's kern.log and syslog cut into five rotations each, four of
+#                them gzipped (`gzip -n -6`, as logrotate does), set against the same text plain;
+# and the article's preprocessing step, awk '/nvidia|gpu|thermal|power/', with GNU awk and mawk
+# over the event-dense day's kernel logs (kern.log*, dmesg.txt), against gpucost over those
+# files alone; the decompressors (ISA-L, zlib, zstd, xz) over the rotated archives; and whether
+# --threads 1 and 2 give identical bytes.
 #
 # Usage: scripts/bench.sh [SIZE] [REPETITIONS]      e.g. scripts/bench.sh 1G 5
-#   SIZE: corpus size as `gpucost simulate --size` reads it (default 1G); REPETITIONS default 3.
-#   GPUCOST_BENCH_DIR: where corpora go (default ./bench-corpus, git-ignored); kept between runs.
+#   SIZE: size of the noise, dense and single-file corpora as `gpucost simulate --size` reads it
+#     (default 1G); REPETITIONS default 3.
+#   GPUCOST_BENCH_DIR: where corpora go (default ./bench-corpus, git-ignored); kept between runs
+#     (a corpus is made again only when the binary's version, its recipe or its size changes).
 #   GPUCOST_BENCH_THREADS: --threads for gpucost analyze (default: all cores).
-#   GPUCOST_BENCH_HOURS: hours of the training job in the corpus (default 48: dmon at 1 s, ps
-#     snapshots every minute, the job's kernel and journal messages); the rest of SIZE is the
-#     machine's background noise (cron, network, desktop, firewall, audit) in kern.log, syslog,
-#     dmesg and the journal, as in the article's 1.2 GB that filtered down to 8.7 MB. The smaller
-#     corpus has the same job and less noise. 0: no fixed job, the span grows with SIZE instead
-#     (a dense corpus: everything in it is kept, so memory grows with it).
-# Not part of ctest: timing belongs here, on a machine as quiet as you can get (see `uptime`).
+#   GPUCOST_BENCH_REPEATS: repeats of each event-dense message (default 1000000).
+#   GPUCOST_BENCH_CORPORA: which corpora to run (default "noise event-dense large-file dense
+#     rotated").
+# Not part of ctest: timing belongs here, on a machine as quiet as you can get (the load average
+# is printed before and after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-1G}
 reps=${2:-3}
 dir=${GPUCOST_BENCH_DIR:-bench-corpus}
 threads=${GPUCOST_BENCH_THREADS:-0}
-hours=${GPUCOST_BENCH_HOURS:-48}
+repeats=${GPUCOST_BENCH_REPEATS:-1000000}
+corpora=${GPUCOST_BENCH_CORPORA:-noise event-dense large-file dense rotated}
 
-scripts/setup.sh time libbenchmark-dev >/dev/null  # builds gpucost (and build/bench/gpucost_bench); GNU time gives the peak RSS
+# GNU time gives the peak RSS; gawk and mawk run the article's step; zstd and xz-utils write the
+# decompressor benchmark's archives; libbenchmark-dev builds build/bench (the parser and
+# decompressor benchmarks), and libhyperscan-dev (where Debian has it: amd64) the prefilter's.
+extra=()
+[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && extra+=(libhyperscan-dev)
+extra+=(libdeflate-dev)  # compared with ISA-L and zlib by build/bench/gpucost_inflate_bench
+scripts/setup.sh time gawk mawk zstd xz-utils libbenchmark-dev "${extra[@]}" >/dev/null
 bin=build/gpucost
 gnutime=/usr/bin/time
 [ -x "$gnutime" ] || { echo "bench: $gnutime missing (apt-get install time)" >&2; exit 1; }
+mkdir -p "$dir"
+version="$($bin --version 2>/dev/null | head -n1)"
 
-# A corpus per size and simulator version, made once.
-make_corpus() {  # SIZE -> prints the directory
-  local s=$1 d="$dir/laptop-${hours}h-$1"
-  local stamp span=()
-  stamp="$($bin --version 2>/dev/null | head -n1) size=$s hours=$hours"
-  [ "$hours" != 0 ] && span=(--hours "$hours")
-  if [ ! -f "$d/.bench-stamp" ] || [ "$(cat "$d/.bench-stamp")" != "$stamp" ]; then
-    rm -rf "$d"
-    mkdir -p "$d"
-    echo "bench: generating a $s corpus in $d ..." >&2
-    "$bin" simulate --scenario laptop "${span[@]}" --size "$s" --out "$d" >&2
-    echo "$stamp" >"$d/.bench-stamp"
+# fresh NAME RECIPE: true when $dir/NAME must be (re)made for RECIPE; then it is emptied.
+fresh() {
+  local d="$dir/$1" stamp="$version | $2"
+  if [ -f "$d/.bench-stamp" ] && [ "$(cat "$d/.bench-stamp")" = "$stamp" ]; then return 1; fi
+  rm -rf "$d"
+  mkdir -p "$d"
+  echo "bench: generating $d ..." >&2
+  return 0
+}
+stamp() { echo "$version | $2" >"$dir/$1/.bench-stamp"; }
+
+# simulate NAME ARGS...: a corpus written by gpucost simulate (seed 1: the same bytes every time).
+simulate() {
+  local name=$1
+  shift
+  if fresh "$name" "simulate $*"; then
+    "$bin" simulate --scenario laptop "$@" --out "$dir/$name" >&2
+    rm -f "$dir/$name/truth.json"
+    stamp "$name" "simulate $*"
   fi
-  echo "$d"
 }
 
-corpus=$(make_corpus "$size")
-# A tenth of the size, same mix: peak RSS must stay close (bounded by what is kept).
-small_size=$(awk -v s="$size" 'BEGIN {
+# A tenth of SIZE, for the peak RSS of the same mix with less noise.
+tenth=$(awk -v s="$size" 'BEGIN {
   u = toupper(substr(s, length(s))); n = s + 0;
   if (u == "G") { n = n * 1024; u = "M" } else if (u == "M") { n = n * 1024; u = "K" } else if (u == "K") { n = n * 1024; u = "" }
   printf "%d%s", n / 10, u }')
-small=$(make_corpus "$small_size")
+# One and a quarter SIZE: the journal of such a corpus is about SIZE.
+large=$(awk -v s="$size" 'BEGIN { u = toupper(substr(s, length(s))); n = s + 0;
+  if (u == "G") { n = n * 1024; u = "M" } printf "%d%s", n * 1.25, u }')
 
-files=()
-while IFS= read -r f; do files+=("$f"); done < <(find "$corpus" -maxdepth 1 -type f ! -name '.*' | sort)
-kernel_logs=()
-for f in "$corpus"/kern.log* "$corpus"/dmesg.txt; do [ -f "$f" ] && kernel_logs+=("$f"); done
+want() { case " $corpora " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
-bytes_of() { local n=0 f; for f in "$@"; do n=$((n + $(stat -c %s "$f"))); done; echo "$n"; }
+noise=laptop-48h-$size
+noise_small=laptop-48h-$tenth
+want noise || want rotated && simulate "$noise" --hours 48 --size "$size"
+want noise && simulate "$noise_small" --hours 48 --size "$tenth"
+want dense && simulate "dense-$size" --size "$size"
+
+# The event-dense day: a simulated day flooded by bench/make-event-dense.py.
+recipe_sum=$(md5sum bench/make-event-dense.py | cut -c1-12)
+event_dense() {  # NAME REPEATS
+  simulate day-24h --hours 24
+  if fresh "$1" "event-dense $2 $recipe_sum"; then
+    python3 bench/make-event-dense.py "$dir/day-24h" "$dir/$1" "$2"
+    stamp "$1" "event-dense $2 $recipe_sum"
+  fi
+}
+if want event-dense; then
+  event_dense "event-dense-$repeats" "$repeats"
+  event_dense "event-dense-$((repeats / 10))" "$((repeats / 10))"
+fi
+
+# One large file: the journal of a 48 h corpus of 1.25 SIZE, alone in its directory.
+if want large-file && fresh "large-file-$size" "journal of simulate --hours 48 --size $large"; then
+  tmp="$dir/large-file-$size.tmp"
+  rm -rf "$tmp"
+  "$bin" simulate --scenario laptop --hours 48 --size "$large" --out "$tmp" >&2
+  mv "$tmp/journal.json" "$dir/large-file-$size/journal.json"
+  rm -rf "$tmp"
+  stamp "large-file-$size" "journal of simulate --hours 48 --size $large"
+fi
+
+# Rotated archives: kern.log and syslog of the noise corpus in five pieces each (at line ends,
+# oldest first: NAME.4.gz .. NAME.1.gz, then NAME), the other small files as they are; its twin
+# (beside it: gpucost reads subdirectories) holds the same text plain. Side archives in zstd and
+# xz time those decompressors.
+rot="$dir/rotated-$size"
+if want rotated && fresh "rotated-$size" "rotations of $noise"; then
+  rm -rf "$rot-plain" "$rot-archives"
+  mkdir -p "$rot-plain" "$rot-archives"
+  for f in dmesg.txt dmon.log ps.txt nvidia-smi-q.txt; do
+    [ -f "$dir/$noise/$f" ] && cp "$dir/$noise/$f" "$rot/" && ln -s "../$(basename "$rot")/$f" "$rot-plain/$f"
+  done
+  for f in kern.log syslog; do
+    cp "$dir/$noise/$f" "$rot-plain/$f"
+    lines=$(wc -l <"$dir/$noise/$f")
+    split -d -a1 -l $(((lines + 4) / 5)) "$dir/$noise/$f" "$rot/$f.part"
+    for i in 0 1 2 3; do mv "$rot/$f.part$i" "$rot/$f.$((4 - i))"; done
+    mv "$rot/$f.part4" "$rot/$f"
+    printf '%s\n' "$rot/$f".[1-4] | xargs -P2 -n1 gzip -n -6
+    gzip -dc "$rot/$f.1.gz" | zstd -q -3 -o "$rot-archives/$f.1.zst"
+    gzip -dc "$rot/$f.1.gz" | xz -6 -T1 >"$rot-archives/$f.1.xz"
+  done
+  stamp "rotated-$size" "rotations of $noise"
+fi
+
+files_of() { find "$1" -maxdepth 1 \( -type f -o -type l \) ! -name '.*' | sort; }
+bytes_of() { local n=0 f; for f in "$@"; do n=$((n + $(stat -L -c %s "$f"))); done; echo "$n"; }
 # Decompressed bytes, as gpucost and awk see them.
 text_bytes_of() {
   local n=0 f
   for f in "$@"; do
-    case "$f" in *.gz) n=$((n + $(gzip -dc "$f" | wc -c))) ;; *) n=$((n + $(stat -c %s "$f"))) ;; esac
+    case "$f" in *.gz) n=$((n + $(gzip -dc "$f" | wc -c))) ;; *) n=$((n + $(stat -L -c %s "$f"))) ;; esac
   done
   echo "$n"
 }
-all_bytes=$(text_bytes_of "${files[@]}")
-kernel_bytes=$(text_bytes_of "${kernel_logs[@]}")
 
-# run LABEL CMD...: REPETITIONS runs; prints "median_seconds max_rss_kib"
+# run LABEL CMD...: REPETITIONS runs; prints "median_seconds max_rss_kib median_cpu_seconds"
+# (CPU: user + system, which a loaded machine inflates less than wall time).
 run() {
   local label=$1
   shift
-  local times=() rss=0 i
+  local times=() cpus=() rss=0 i
   for ((i = 0; i < reps; i++)); do
     # Wall time to the nanosecond around GNU time, whose own %e has only 10 ms resolution.
-    local t0 t1 kib
+    local t0 t1 kib user sys
     t0=$(date +%s%N)
-    kib=$("$gnutime" -f '%M' "$@" 2>&1 >/dev/null | tail -n1)
+    read -r kib user sys < <("$gnutime" -f '%M %U %S' "$@" 2>&1 >/dev/null | tail -n1)
     t1=$(date +%s%N)
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')")
+    cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
     [ "$kib" -gt "$rss" ] && rss=$kib
   done
-  local median
+  local median cpu
   median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-  echo "bench: $label: ${times[*]} s (median $median)" >&2
-  echo "$median $rss"
+  cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
+  echo "bench: $label: ${times[*]} s (median $median, CPU ${cpus[*]} s, peak RSS $((rss / 1024)) MiB)" >&2
+  echo "$median $rss $cpu"
 }
 
 # The article's preprocessing step. awk reads the plain files itself (as the article's
@@ -106,63 +185,117 @@ over_text() {
     "$cmd" "${plain[@]}"
   fi >/dev/null
 }
-article_awk() { awk '/nvidia|gpu|thermal|power/ { n++; print }' "$@"; }
+article_gawk() { gawk '/nvidia|gpu|thermal|power/ { n++; print }' "$@"; }
+article_mawk() { mawk '/nvidia|gpu|thermal|power/ { n++; print }' "$@"; }
 count_lines() { wc -l "$@"; }
-export -f over_text article_awk count_lines
+export -f over_text article_gawk article_mawk count_lines
 
-# gpucost over the kernel logs alone, to set against awk over the same files.
-kernel_dir="$dir/kernel-logs-$(basename "$corpus")"
-rm -rf "$kernel_dir"
-mkdir -p "$kernel_dir"
-for f in "${kernel_logs[@]}"; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$kernel_dir/"; done
+analyze=("$bin" analyze --threads "$threads" --format json -o /dev/null)
 
 echo "bench: machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(free -g | awk '/Mem:/ {print $2}') GiB RAM" >&2
-echo "bench: awk is $(readlink -f "$(command -v awk)")" >&2
-echo "bench: load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "bench: gawk $(gawk --version | head -n1 | cut -d, -f1 | awk '{print $3}'), mawk $(mawk -W version 2>&1 | head -n1 | awk '{print $2}')" >&2
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench: load before: $load_before" >&2
+# Read every corpus once, so that all of them start from the page cache.
+for c in "$dir"/*/; do cat "$c"* >/dev/null 2>&1 || true; done
 
-read -r t_gpucost rss_gpucost < <(run "gpucost analyze" "$bin" analyze "$corpus" --threads "$threads" --format json -o /dev/null)
-read -r t_wc _ < <(run "wc -l" wc -l "${files[@]}")
-read -r t_gpucost_kern _ < <(run "gpucost analyze (kernel logs)" "$bin" analyze "$kernel_dir" --threads "$threads" --format json -o /dev/null)
-read -r t_wc_kern _ < <(run "wc -l (kernel logs)" bash -c 'over_text count_lines "$@"' _ "${kernel_logs[@]}")
-read -r t_awk _ < <(run "awk (article)" bash -c 'over_text article_awk "$@"' _ "${kernel_logs[@]}")
-read -r t_awk_all _ < <(run "awk (article), all files" bash -c 'over_text article_awk "$@"' _ "${files[@]}")
-read -r _ rss_small < <(run "gpucost analyze (small corpus)" "$bin" analyze "$small" --threads "$threads" --format json -o /dev/null)
+rows=()  # "label|MB|seconds|wc seconds|peak KiB|small peak KiB|target GB/s|target x wc|CPU seconds"
+bench_corpus() {  # LABEL DIR TARGET_GBPS TARGET_WC [SMALL_DIR]
+  local label=$1 d=$2 gbps=$3 xwc=$4 small=${5:-} files=() f mb t rss cpu t_wc srss=0
+  while IFS= read -r f; do files+=("$f"); done < <(files_of "$d")
+  mb=$(text_bytes_of "${files[@]}")
+  read -r t rss cpu < <(run "gpucost analyze ($label)" "${analyze[@]}" "$d")
+  read -r t_wc _ < <(run "wc -l ($label)" bash -c 'over_text count_lines "$@"' _ "${files[@]}")
+  [ -n "$small" ] && read -r _ srss < <(run "gpucost analyze ($label, small)" "${analyze[@]}" "$small")
+  rows+=("$label|$mb|$t|$t_wc|$rss|$srss|$gbps|$xwc|$cpu")
+}
 
-# Identical bytes whatever the thread count.
-same=yes
-"$bin" analyze "$corpus" --threads 1 --format json --no-timings -o "$dir/report-t1.json" 2>/dev/null || true
-"$bin" analyze "$corpus" --threads 2 --format json --no-timings -o "$dir/report-t2.json" 2>/dev/null || true
-cmp -s "$dir/report-t1.json" "$dir/report-t2.json" || same=NO
-# Stage timings of one more run, from the JSON report.
-"$bin" analyze "$corpus" --threads "$threads" --format json -o "$dir/report.json" 2>/dev/null || true
-echo "bench: load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+want noise && bench_corpus "noise ($size)" "$dir/$noise" 1 3 "$dir/$noise_small"
+want event-dense && bench_corpus "event-dense ($repeats repeats)" "$dir/event-dense-$repeats" 1 4 "$dir/event-dense-$((repeats / 10))"
+want large-file && bench_corpus "one large file ($size journal)" "$dir/large-file-$size" 1 4
+want dense && bench_corpus "dense ($size)" "$dir/dense-$size" 0.8 -
+if want rotated; then
+  bench_corpus "rotated .gz ($size noise, no journal)" "$dir/rotated-$size" - -
+  bench_corpus "  the same text plain" "$rot-plain" - -
+fi
 
-awk -v all="$all_bytes" -v kern="$kernel_bytes" -v tg="$t_gpucost" -v tgk="$t_gpucost_kern" -v twk="$t_wc_kern" -v tw="$t_wc" -v ta="$t_awk" \
-    -v taa="$t_awk_all" -v rss="$rss_gpucost" -v rss_small="$rss_small" -v size="$size" -v small="$small_size" -v reps="$reps" \
-    -v same="$same" -v job="$([ "$hours" != 0 ] && echo "a ${hours} h job in noise" || echo "dense")" 'BEGIN {
-  mb = all / 1e6; kmb = kern / 1e6
-  g = mb / tg; w = mb / tw; a = kmb / ta; aa = mb / taa
-  printf "\ngpucost benchmark: %s corpus, %s (%.1f MB of text, %d files), median of %d runs\n\n", size, job, mb, 0, reps
-  printf "%-46s %10s %10s %10s %12s\n", "", "MB", "seconds", "MB/s", "peak RSS"
-  printf "%-46s %10.1f %10.3f %10.0f %9.0f MiB\n", "gpucost analyze (whole pipeline)", mb, tg, g, rss / 1024
-  printf "%-46s %10.1f %10.3f %10.0f %12s\n", "wc -l (same files)", mb, tw, w, ""
-  printf "%-46s %10.1f %10.3f %10.0f %12s\n", "gpucost analyze (the kernel logs alone)", kmb, tgk, kmb / tgk, ""
-  printf "%-46s %10.1f %10.3f %10.0f %12s\n", "wc -l (the kernel logs alone)", kmb, twk, kmb / twk, ""
-  printf "%-46s %10.1f %10.3f %10.0f %12s\n", "awk /nvidia|gpu|thermal|power/ (kernel logs)", kmb, ta, a, ""
-  printf "%-46s %10.1f %10.3f %10.0f %12s\n", "awk /nvidia|gpu|thermal|power/ (all files)", mb, taa, aa, ""
-  printf "%-46s %10s %10s %10s %9.0f MiB\n", "gpucost analyze, " small " corpus", "", "", "", rss_small / 1024
-  printf "\n"
-  printf "gpucost vs wc -l:         %.2fx the time (target <= 4x, stretch 2x)\n", tg / tw
-  printf "gpucost vs awk:           %.1fx the speed of awk over the same kernel logs (target >= 5x);\n", ta / tgk
-  printf "                          throughput %.1fx awk'"'"'s over the kernel logs, %.1fx over all files\n", g / a, g / aa
-  printf "gpucost throughput:       %.2f GB/s (target >= 1 GB/s)\n", g / 1000
-  printf "peak RSS:                 %.0f MiB (target < 256 MiB)\n", rss / 1024
-  printf "peak RSS vs %s corpus: %.2fx (target <= 1.5x)\n", small, rss / rss_small
-  printf "--threads 1 vs 2:         %s\n", same == "yes" ? "identical JSON" : "DIFFERENT JSON"
-}' | sed "s/, 0 files)/, ${#files[@]} files)/"
-if command -v jq >/dev/null && [ -s "$dir/report.json" ]; then
+# The article's step over the event-dense day's kernel logs, against gpucost over them alone.
+awk_rows=()
+if want event-dense; then
+  ed="$dir/event-dense-$repeats"
+  kernel_logs=()
+  for f in "$ed"/kern.log* "$ed"/dmesg.txt; do [ -f "$f" ] && kernel_logs+=("$f"); done
+  kernel_dir="$dir/kernel-logs-event-dense-$repeats"
+  rm -rf "$kernel_dir"
+  mkdir -p "$kernel_dir"
+  for f in "${kernel_logs[@]}"; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$kernel_dir/"; done
+  kmb=$(text_bytes_of "${kernel_logs[@]}")
+  read -r t_gk _ < <(run "gpucost analyze (kernel logs)" "${analyze[@]}" "$kernel_dir")
+  read -r t_wck _ < <(run "wc -l (kernel logs)" bash -c 'over_text count_lines "$@"' _ "${kernel_logs[@]}")
+  read -r t_gawk _ < <(run "gawk (article)" bash -c 'over_text article_gawk "$@"' _ "${kernel_logs[@]}")
+  read -r t_mawk _ < <(run "mawk (article)" bash -c 'over_text article_mawk "$@"' _ "${kernel_logs[@]}")
+  awk_rows=("$kmb" "$t_gk" "$t_wck" "$t_gawk" "$t_mawk")
+fi
+
+# Identical bytes whatever the thread count (on the event-dense day when it is run).
+same=-
+check=$dir/$noise
+want event-dense && check=$dir/event-dense-$repeats
+if [ -d "$check" ]; then
+  same=yes
+  "$bin" analyze "$check" --threads 1 --format json --no-timings -o "$dir/report-t1.json" 2>/dev/null || true
+  "$bin" analyze "$check" --threads 2 --format json --no-timings -o "$dir/report-t2.json" 2>/dev/null || true
+  cmp -s "$dir/report-t1.json" "$dir/report-t2.json" || same=NO
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench: load after: $load_after" >&2
+
+echo
+echo "gpucost benchmark, median of $reps runs, --threads $threads (0: all cores), load $load_before before, $load_after after"
+echo
+printf '%s\n' "${rows[@]}" | awk -F'|' '
+  function verdict(ok) { return ok ? "met" : "NOT met" }
+  {
+    mb = $2 / 1e6; gbps = mb / $3 / 1000; xwc = $3 / $4; rss = $5 / 1024
+    printf "%-40s %8.1f MB %7.3f s (CPU %6.2f s) %6.2f GB/s  %5.2fx wc -l  %5.0f MiB", $1, mb, $3, $9, gbps, xwc, rss
+    if ($6 > 0) printf " (%.2fx the tenth)", $5 / $6
+    printf "\n"
+    t = "    targets:"
+    if ($7 != "-") t = t sprintf(" >= %s GB/s %s;", $7, verdict(gbps >= $7))
+    if ($8 != "-") t = t sprintf(" <= %sx wc -l %s;", $8, verdict(xwc <= $8))
+    if ($7 != "-") t = t sprintf(" <= 256 MiB %s", verdict(rss <= 256))
+    if ($6 > 0) t = t sprintf("; <= 1.5x the tenth %s", verdict($5 / $6 <= 1.5))
+    if ($7 == "-" && $1 ~ /^rotated/) { rot = $3; t = "    (issue 16: as fast as the same text plain, next row)" }
+    if ($1 ~ /same text plain/) t = sprintf("    rotated .gz: %.2fx the time of the same text plain", rot / $3)
+    print t
+  }'
+if ((${#awk_rows[@]})); then
+  awk -v kb="${awk_rows[0]}" -v tg="${awk_rows[1]}" -v tw="${awk_rows[2]}" -v tga="${awk_rows[3]}" -v tma="${awk_rows[4]}" 'BEGIN {
+    mb = kb / 1e6
+    printf "\nthe article'"'"'s step, awk /nvidia|gpu|thermal|power/, over the event-dense day'"'"'s kernel logs (%.1f MB):\n", mb
+    printf "  gpucost analyze (kernel logs alone) %7.3f s %6.2f GB/s\n", tg, mb / tg / 1000
+    printf "  wc -l                               %7.3f s %6.2f GB/s\n", tw, mb / tw / 1000
+    printf "  gawk                                %7.3f s %6.2f GB/s   gpucost at %.2fx its speed (target >= 5x: %s)\n", tga, mb / tga / 1000, tga / tg, tga / tg >= 5 ? "met" : "NOT met"
+    printf "  mawk                                %7.3f s %6.2f GB/s   gpucost at %.2fx its speed (target >= 2x: %s)\n", tma, mb / tma / 1000, tma / tg, tma / tg >= 2 ? "met" : "NOT met"
+  }'
+fi
+echo
+echo "--threads 1 vs 2 on $(basename "$check"): $([ "$same" = yes ] && echo "identical JSON" || echo "$same")"
+
+if want rotated && [ -x build/bench/gpucost_inflate_bench ]; then
   echo
-  echo "stage timings of one more run (JSON report, .timings):"
+  echo "decompressors over the rotated archives (one core, decompressed bytes per second):"
+  build/bench/gpucost_inflate_bench -r "$reps" "$rot"/*.gz "$rot-archives"/*
+fi
+if want event-dense && [ -x build/bench/gpucost_prefilter_bench ]; then
+  echo
+  echo "the recognizer's key prefilter against Hyperscan, on the kernel messages of the event-dense day and the noise corpus:"
+  build/bench/gpucost_prefilter_bench -r "$reps" "$ed/kern.log" "$dir/$noise/kern.log" || echo "(the prefilters disagree)"
+fi
+if command -v jq >/dev/null && [ -d "${ed:-}" ]; then
+  "$bin" analyze "$ed" --threads "$threads" --format json -o "$dir/report.json" 2>/dev/null || true
+  echo
+  echo "stage timings of one more run on the event-dense day (JSON report, .timings):"
   jq -r '.timings[] | [.stage, (.seconds * 1000 | floor | tostring) + " ms",
           (if .mb_per_s > 0 then (.mb_per_s | floor | tostring) + " MB/s" else "" end),
           (if .peak_rss_bytes then (.peak_rss_bytes / 1048576 | floor | tostring) + " MiB peak" else "" end)] | @tsv' \

@@ -12,7 +12,7 @@
 namespace gpucost::cli {
 
 void add_input_options(CLI::App& app, InputOptions& o) {
-  app.add_option("DIR", o.input, "Directory of logs (searched recursively; .gz read transparently), or one file")
+  app.add_option("DIR", o.input, "Directory of logs (searched recursively; .gz, .zst and .xz read transparently), or one file")
       ->required();
   app.add_option("--tz", o.tz,
                  "Zone of local-time stamps (kern.log, dmon -o DT, journal short): IANA name or offset.\n"

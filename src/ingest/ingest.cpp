@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "gpucost/ingest/decompress.hpp"
 #include "gpucost/text.hpp"
 
 namespace fs = std::filesystem;
@@ -22,11 +23,12 @@ namespace gpucost {
 
 namespace {
 
-// Splits `kern.log.2.gz` into stem `kern.log` and rotation 2 (0 when not rotated, -1 for the
-// live file so that it sorts last).
+// Splits `kern.log.2.gz` (or `.zst`, `.xz`) into stem `kern.log` and rotation 2 (0 when not
+// rotated, -1 for the live file so that it sorts last).
 void rotation_parts(std::string_view name, std::string_view& stem, long& rotation) {
   std::string_view s = name;
-  if (s.size() > 3 && s.substr(s.size() - 3) == ".gz") s.remove_suffix(3);
+  for (std::string_view ext : {".gz", ".zst", ".xz"})
+    if (s.size() > ext.size() && s.ends_with(ext)) s.remove_suffix(ext.size());
   const auto dot = s.rfind('.');
   if (dot != std::string_view::npos && dot + 1 < s.size()) {
     const auto num = text::to_int<long>(s.substr(dot + 1));
@@ -247,7 +249,6 @@ void list_input_files(const fs::path& input, std::vector<InputFile>& files, std:
 
   std::sort(files.begin(), files.end(),
             [](const InputFile& a, const InputFile& b) { return rotation_order_less(a.path, b.path); });
-
 }
 
 // Runs read_job(k) for every k of `order` on `threads` threads and merges each job's sink into
@@ -366,11 +367,15 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   std::vector<Job> jobs(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) jobs[i].file = std::move(files[i]);
 
-  // Largest files first so that the last thread does not start a big file alone.
+  // Largest files first so that the last thread does not start a big file alone; a rotated
+  // archive counts by the text it holds, not its size on disk (decompress.hpp).
   std::vector<std::size_t> order(jobs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return jobs[a].file.size > jobs[b].file.size; });
+  std::vector<std::uint64_t> work(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+    work[i] = expected_text_bytes(jobs[i].file.abs_path, jobs[i].file.size);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
 
   // File indices continue those already in `out`, so run() can be called for several inputs.
   const auto base = static_cast<std::uint32_t>(out.files.size());

@@ -3,13 +3,13 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+#include "gpucost/ingest/decompress.hpp"
 #include "ingest/mapped_file.hpp"
 
 namespace gpucost {
@@ -329,94 +329,30 @@ class MappedLineSource final : public ChunkedLineSource {
   std::unique_ptr<MappedFile> map_;
 };
 
-class GzipLineSource final : public ChunkedLineSource {
+// A rotated archive (gzip, zstd, xz: decompress.hpp), decompressed block by block.
+class DecompressedLineSource final : public ChunkedLineSource {
  public:
-  GzipLineSource(int fd, std::size_t max_line, std::uint64_t size)
-      : ChunkedLineSource(max_line), fd_(fd), in_(kBlock), size_(size), left_(size) {
-    init();
-  }
-  ~GzipLineSource() override {
-    inflateEnd(&zs_);
+  DecompressedLineSource(int fd, std::size_t max_line, std::unique_ptr<Decompressor> dec)
+      : ChunkedLineSource(max_line), fd_(fd), dec_(std::move(dec)) {}
+  ~DecompressedLineSource() override {
+    dec_.reset();
     ::close(fd_);
   }
 
  protected:
   std::size_t fill(char* dst, std::size_t cap) override {
-    if (done_) return 0;
-    zs_.next_out = reinterpret_cast<Bytef*>(dst);
-    zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, kBlock * 4));
-    const uInt start_out = zs_.avail_out;
-    while (zs_.avail_out == start_out) {
-      if (zs_.avail_in == 0) {
-        ssize_t n = 0;  // compressed bytes, up to the size at open (see FdLineSource)
-        if (left_ > 0)
-          do n = ::read(fd_, in_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(in_.size(), left_)));
-          while (n < 0 && errno == EINTR);
-        if (n > 0) left_ -= static_cast<std::uint64_t>(n);
-        if (n < 0) {
-          error_ = std::string("read error: ") + std::strerror(errno);
-          done_ = true;
-          break;
-        }
-        if (n == 0) {
-          if (!stream_ended_) error_ = "truncated gzip stream (ends before its trailer)";
-          done_ = true;
-          break;
-        }
-        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-        zs_.avail_in = static_cast<uInt>(n);
-        if (stream_ended_) {  // another member of a multi-member gzip file
-          if (in_[0] != '\x1f') {  // trailing garbage after a complete stream: stop quietly
-            done_ = true;
-            break;
-          }
-          inflateReset(&zs_);
-          stream_ended_ = false;
-        }
-      }
-      const int rc = inflate(&zs_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        stream_ended_ = true;
-        if (zs_.avail_in > 0) {
-          if (*zs_.next_in != 0x1f) {
-            done_ = true;
-            break;
-          }
-          inflateReset(&zs_);
-          stream_ended_ = false;
-        }
-      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        error_ = std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "inflate failed");
-        done_ = true;
-        break;
-      } else if (rc == Z_BUF_ERROR && zs_.avail_in != 0) {
-        error_ = "corrupt gzip data";
-        done_ = true;
-        break;
-      }
-    }
-    return start_out - zs_.avail_out;
+    const std::size_t n = dec_->read(dst, std::min<std::size_t>(cap, kBlock * 4));
+    if (n == 0 && error_.empty()) error_ = dec_->error();
+    return n;
   }
   bool reset() override {
-    inflateEnd(&zs_);
-    if (::lseek(fd_, 0, SEEK_SET) != 0) return false;
-    left_ = size_;
     error_.clear();
-    init();
-    return true;
+    return dec_->rewind();
   }
 
  private:
-  void init() {
-    std::memset(&zs_, 0, sizeof zs_);
-    inflateInit2(&zs_, 15 + 32);  // 32: accept gzip or zlib headers
-    done_ = stream_ended_ = false;
-  }
   int fd_;
-  std::vector<char> in_;
-  z_stream zs_{};
-  std::uint64_t size_, left_;
-  bool done_ = false, stream_ended_ = false;
+  std::unique_ptr<Decompressor> dec_;
 };
 
 }  // namespace
@@ -448,10 +384,12 @@ std::unique_ptr<LineSource> open_line_source(const std::string& path, std::strin
     ::close(fd);
     return nullptr;
   }
-  unsigned char magic[2] = {0, 0};
-  const bool gz = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  char magic[kCompressionMagicBytes];
+  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (gz) return std::make_unique<GzipLineSource>(fd, max_line, size);
+  const Compression c = detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0));
+  if (c != Compression::none)
+    return std::make_unique<DecompressedLineSource>(fd, max_line, make_decompressor(c, fd, size));
   // Large files are mapped (no copy); small ones are not worth a mapping.
   if (size >= kMapAtLeast)
     if (auto map = MappedFile::map(fd, size)) return std::make_unique<MappedLineSource>(fd, max_line, std::move(map));

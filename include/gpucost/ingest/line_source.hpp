@@ -1,8 +1,8 @@
 #pragma once
 /// \file line_source.hpp
-/// Streams lines out of a file, a .gz stream or a memory buffer. Files of 1 MiB and more are
+/// Streams lines out of a file, a compressed stream (.gz, .zst, .xz) or a memory buffer. Files of 1 MiB and more are
 /// mapped and read in place (src/ingest/mapped_file.hpp: a file that shrinks under the mapping
-/// ends at its new end, with no SIGBUS), smaller ones and .gz streams are read in 1 MiB blocks;
+/// ends at its new end, with no SIGBUS), smaller ones and compressed streams are read in 1 MiB blocks;
 /// line ends are found with memchr; a line is a view that stays valid until the next call to
 /// next().
 
@@ -49,8 +49,8 @@ inline constexpr std::size_t kDefaultMaxLineLength = 64 * 1024;
 std::unique_ptr<LineSource> make_buffer_source(std::string_view data,
                                                std::size_t max_line = kDefaultMaxLineLength);
 
-/// Lines of a file, gunzipped on the fly when its first bytes are the gzip magic (content decides,
-/// not the name). Returns nullptr and sets error when the file cannot be opened.
+/// Lines of a file, decompressed on the fly when its first bytes are the magic of gzip, zstd or
+/// xz (content decides, not the name; decompress.hpp). Returns nullptr and sets error when the file cannot be opened.
 std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
                                              std::size_t max_line = kDefaultMaxLineLength);
 
