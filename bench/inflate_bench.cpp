@@ -96,11 +96,11 @@ int main(int argc, char** argv) {
       const ssize_t got = ::read(fd, head, sizeof head);
       ::close(fd);
       const Compression c = detect_compression(std::string_view(head, got > 0 ? static_cast<std::size_t>(got) : 0));
-      if (c == Compression::none) continue;
-      std::vector<std::pair<std::string, GzipEngine>> engines{{std::string(compression_name(c)), GzipEngine::fastest}};
-      if (c == Compression::gzip) {
+      if (c == Compression::kNone) continue;
+      std::vector<std::pair<std::string, GzipEngine>> engines{{std::string(compression_name(c)), GzipEngine::kFastest}};
+      if (c == Compression::kGzip) {
         engines[0].first = gzip_uses_isal() ? "gzip (ISA-L igzip)" : "gzip (zlib)";
-        if (gzip_uses_isal()) engines.emplace_back("gzip (zlib)", GzipEngine::zlib);
+        if (gzip_uses_isal()) engines.emplace_back("gzip (zlib)", GzipEngine::kZlib);
 #if GPUCOST_HAVE_LIBDEFLATE
         const auto t0 = std::chrono::steady_clock::now();
         const std::uint64_t out = libdeflate_pass(f);

@@ -26,7 +26,7 @@ const std::map<std::string, std::string>& corpus() {
   static const std::map<std::string, std::string> files = [] {
     const fs::path dir = fs::temp_directory_path() / ("gpucost-bench-" + std::to_string(::getpid()));
     sim::SimOptions o;
-    o.scenario = sim::ScenarioKind::laptop;
+    o.scenario = sim::ScenarioKind::kLaptop;
     o.seed = 1;
     o.hours = 12;
     o.out_dir = dir.string();

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::parse_and_check(data, size, FormatId::unknown);
   const Compression c = detect_compression(
       std::string_view(reinterpret_cast<const char*>(data), std::min(size, kCompressionMagicBytes)));
-  if (c != Compression::none) {
+  if (c != Compression::kNone) {
     const int fd = ::memfd_create("fuzz.log.z", MFD_CLOEXEC);
     FUZZ_CHECK(fd >= 0);
     FUZZ_CHECK(::write(fd, data, size) == static_cast<ssize_t>(size));
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ::close(fd);
     fuzz::check_ingest(out, diag);
     FUZZ_CHECK(diag.files.size() == 1);
-    FUZZ_CHECK(diag.files[0].gzip == (c == Compression::gzip));
+    FUZZ_CHECK(diag.files[0].gzip == (c == Compression::kGzip));
   }
   return 0;
 }

@@ -45,8 +45,8 @@ std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {
 std::vector<cost::MeasuredInput> measured(const FeatureSet& fs, bool take) {
   if (!take) {
     std::vector<cost::MeasuredInput> out;
-    for (auto id : {cost::InputId::power_w, cost::InputId::effective_utilization, cost::InputId::incidents_per_hour,
-                    cost::InputId::hours_per_month, cost::InputId::job_stall_fraction})
+    for (auto id : {cost::InputId::kPowerW, cost::InputId::kEffectiveUtilization, cost::InputId::kIncidentsPerHour,
+                    cost::InputId::kHoursPerMonth, cost::InputId::kJobStallFraction})
       out.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
     return out;
   }
@@ -86,8 +86,8 @@ std::vector<std::string> stale_prices(const cost::CostInputs& in) {
                                 "it with --catalog FILE or give it as an option",
                                 what, name, observed, *days, cost::kStalePriceDays));
   };
-  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::purchase_price);
-  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::hourly_rate);
+  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::kPurchasePrice);
+  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::kHourlyRate);
   return out;
 }
 

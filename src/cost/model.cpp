@@ -33,7 +33,7 @@ double v(const CostInputs& in, InputId id) { return in.get(id); }
 // (1 + interest_rate)^(amortization_months / 12): what a unit of money spent on the purchase is
 // worth at the end of the period (yearly compounding).
 double capital_growth(const CostInputs& in) {
-  return std::pow(1 + v(in, InputId::interest_rate), v(in, InputId::amortization_months) / 12);
+  return std::pow(1 + v(in, InputId::kInterestRate), v(in, InputId::kAmortizationMonths) / 12);
 }
 }  // namespace
 
@@ -56,48 +56,48 @@ std::string human_duration(double hours) {
 
 std::string_view verdict_name(Verdict v) noexcept {
   switch (v) {
-    case Verdict::crossover: return "crossover";
-    case Verdict::local_always_cheaper: return "local_always_cheaper";
-    case Verdict::cloud_always_cheaper: return "cloud_always_cheaper";
-    case Verdict::equal_cost: return "equal_cost";
+    case Verdict::kCrossover: return "crossover";
+    case Verdict::kLocalAlwaysCheaper: return "local_always_cheaper";
+    case Verdict::kCloudAlwaysCheaper: return "cloud_always_cheaper";
+    case Verdict::kEqualCost: return "equal_cost";
   }
   return "?";
 }
 
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
-  const double price = v(in, InputId::purchase_price);
-  c.capital_cost = price * capital_growth(in) - v(in, InputId::resale_fraction) * price;
-  c.amortization_per_hour = c.capital_cost / v(in, InputId::amortization_hours);
-  c.electricity_per_hour = v(in, InputId::power_w) / 1000 * v(in, InputId::electricity_price);
-  c.cooling_per_hour = v(in, InputId::cooling_w) / 1000 * v(in, InputId::electricity_price);
+  const double price = v(in, InputId::kPurchasePrice);
+  c.capital_cost = price * capital_growth(in) - v(in, InputId::kResaleFraction) * price;
+  c.amortization_per_hour = c.capital_cost / v(in, InputId::kAmortizationHours);
+  c.electricity_per_hour = v(in, InputId::kPowerW) / 1000 * v(in, InputId::kElectricityPrice);
+  c.cooling_per_hour = v(in, InputId::kCoolingW) / 1000 * v(in, InputId::kElectricityPrice);
   c.maintenance_per_hour =
-      v(in, InputId::incidents_per_hour) * v(in, InputId::hours_per_incident) * v(in, InputId::engineer_rate);
+      v(in, InputId::kIncidentsPerHour) * v(in, InputId::kHoursPerIncident) * v(in, InputId::kEngineerRate);
   c.running_per_wall_hour = c.electricity_per_hour + c.cooling_per_hour + c.maintenance_per_hour;
   c.cost_per_wall_hour = c.amortization_per_hour + c.running_per_wall_hour;
-  c.effective_utilization = v(in, InputId::effective_utilization);
+  c.effective_utilization = v(in, InputId::kEffectiveUtilization);
   // A GPU that does no useful work needs infinitely many wall hours per effective hour, whatever
   // an hour costs (0/0 included): the cost is +infinity, never NaN.
   const double u = c.effective_utilization;
   c.cost_per_effective_hour = u > 0 ? c.cost_per_wall_hour / u : kInf;
   c.running_per_effective_hour = u > 0 ? c.running_per_wall_hour / u : kInf;
-  c.fixed_per_job = v(in, InputId::fixed_cost_per_job);
+  c.fixed_per_job = v(in, InputId::kFixedCostPerJob);
   return c;
 }
 
 CloudCost cloud_cost(const CostInputs& in) {
   CloudCost c;
-  const double rate = v(in, InputId::hourly_rate);
+  const double rate = v(in, InputId::kHourlyRate);
   // The job's own stalls (input pipeline, launch queue) travel with it; the local-only losses
   // (idle, suspends, AC switches, incidents) do not.
-  const double work = v(in, InputId::utilization) * (1 - v(in, InputId::job_stall_fraction)) *
-                      (1 - v(in, InputId::interruption_loss)) * v(in, InputId::relative_speed);
+  const double work = v(in, InputId::kUtilization) * (1 - v(in, InputId::kJobStallFraction)) *
+                      (1 - v(in, InputId::kInterruptionLoss)) * v(in, InputId::kRelativeSpeed);
   c.cost_per_effective_hour = work > 0 ? rate / work : kInf;
-  c.cold_start_hours = v(in, InputId::cold_start_s) / 3600;
+  c.cold_start_hours = v(in, InputId::kColdStartS) / 3600;
   c.cold_start_cost = rate * c.cold_start_hours;
-  c.billing_rounding_cost = rate * v(in, InputId::billing_increment_s) / 2 / 3600;
-  c.storage_cost_per_job = v(in, InputId::storage_price_gb_month) * v(in, InputId::storage_gb_months);
-  c.egress_cost_per_job = v(in, InputId::egress_price_gb) * v(in, InputId::egress_gb);
+  c.billing_rounding_cost = rate * v(in, InputId::kBillingIncrementS) / 2 / 3600;
+  c.storage_cost_per_job = v(in, InputId::kStoragePriceGbMonth) * v(in, InputId::kStorageGbMonths);
+  c.egress_cost_per_job = v(in, InputId::kEgressPriceGb) * v(in, InputId::kEgressGb);
   c.data_cost_per_job = c.storage_cost_per_job + c.egress_cost_per_job;
   c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + c.data_cost_per_job;
   return c;
@@ -122,18 +122,18 @@ Lines lines_of(const LocalCost& local, const CloudCost& cloud, const std::string
 // Step 1: where the two lines cross, and which side is cheaper on either side of that.
 void solve_crossover(const Lines& l, BreakEven& b) {
   if (std::isinf(l.a)) {
-    b.verdict = Verdict::cloud_always_cheaper;
+    b.verdict = Verdict::kCloudAlwaysCheaper;
     b.explanation = "the local GPU does no useful work (effective utilization 0), so only the cloud can do a job";
   } else if (std::isinf(l.c)) {
-    b.verdict = Verdict::local_always_cheaper;
+    b.verdict = Verdict::kLocalAlwaysCheaper;
     b.explanation = "the cloud GPU does no useful work (utilization 0), so only the local GPU can do a job";
   } else if (nearly_equal(l.a, l.c)) {
     if (nearly_equal(l.fl, l.fc)) {
-      b.verdict = Verdict::equal_cost;
+      b.verdict = Verdict::kEqualCost;
       b.explanation =
           fmt::format("both sides cost the same per effective hour ({}) and per job ({})", l.slopes, l.fixed);
     } else {
-      b.verdict = l.fl < l.fc ? Verdict::local_always_cheaper : Verdict::cloud_always_cheaper;
+      b.verdict = l.fl < l.fc ? Verdict::kLocalAlwaysCheaper : Verdict::kCloudAlwaysCheaper;
       b.explanation = fmt::format(
           "both sides cost the same per effective hour ({}), so the lower fixed cost per job ({}, local vs cloud) "
           "decides for every job length",
@@ -141,15 +141,15 @@ void solve_crossover(const Lines& l, BreakEven& b) {
     }
   } else if (l.a < l.c) {
     if (l.fl <= l.fc || nearly_equal(l.fl, l.fc)) {
-      b.verdict = Verdict::local_always_cheaper;
+      b.verdict = Verdict::kLocalAlwaysCheaper;
       b.explanation = fmt::format(
           "the local GPU costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job "
           "({}), so it is cheaper for every job length",
           l.slopes, l.fixed);
     } else {
-      b.verdict = Verdict::crossover;
+      b.verdict = Verdict::kCrossover;
       b.job_hours = (l.fl - l.fc) / (l.c - l.a);
-      b.cheaper_below = Side::cloud;
+      b.cheaper_below = Side::kCloud;
       b.explanation = fmt::format(
           "the cloud has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective hour "
           "({}): jobs shorter than {} h are cheaper in the cloud, longer ones locally",
@@ -157,15 +157,15 @@ void solve_crossover(const Lines& l, BreakEven& b) {
     }
   } else {
     if (l.fc <= l.fl || nearly_equal(l.fl, l.fc)) {
-      b.verdict = Verdict::cloud_always_cheaper;
+      b.verdict = Verdict::kCloudAlwaysCheaper;
       b.explanation = fmt::format(
           "the cloud costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job ({}), "
           "so it is cheaper for every job length",
           l.slopes, l.fixed);
     } else {
-      b.verdict = Verdict::crossover;
+      b.verdict = Verdict::kCrossover;
       b.job_hours = (l.fc - l.fl) / (l.a - l.c);
-      b.cheaper_below = Side::local;
+      b.cheaper_below = Side::kLocal;
       b.explanation = fmt::format(
           "the local GPU has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective "
           "hour ({}): jobs shorter than {} h are cheaper locally, longer ones in the cloud",
@@ -180,12 +180,12 @@ void price_query_job(const CostInputs& in, const CloudCost& cloud, const Lines& 
   b.local_job_cost = l.fl + l.a * w;
   b.cloud_job_cost = l.fc + l.c * w;
   if (std::isfinite(l.c)) {
-    const double rate = v(in, InputId::hourly_rate);
+    const double rate = v(in, InputId::kHourlyRate);
     // Instance time: the cold start, then the job's work at the cloud's pace (c / rate is billed
     // hours per hour of local-equivalent work).
     const double run_h = cloud.cold_start_hours + (rate > 0 ? l.c / rate * w : 0);
     b.cloud_job_cost_billed =
-        rate * billed_hours(run_h, v(in, InputId::billing_increment_s), v(in, InputId::minimum_billing_s)) +
+        rate * billed_hours(run_h, v(in, InputId::kBillingIncrementS), v(in, InputId::kMinimumBillingS)) +
         cloud.data_cost_per_job;
   } else {
     b.cloud_job_cost_billed = kInf;
@@ -233,7 +233,7 @@ void solve_premium(const Lines& l, const CostQuery& q, BreakEven& b) {
 // Returns whether an hour of work costs less owned than rented (before the price).
 bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, BreakEven& b) {
   const std::string& cur = in.currency;
-  b.lifetime_effective_hours = v(in, InputId::amortization_hours) * local.effective_utilization;
+  b.lifetime_effective_hours = v(in, InputId::kAmortizationHours) * local.effective_utilization;
   if (std::isinf(c)) {
     b.buy_vs_rent_reason = "the cloud GPU does no useful work, so renting is no alternative to compare with";
     return false;
@@ -255,20 +255,20 @@ bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, B
     return true;
   }
   b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
-  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / v(in, InputId::amortization_months);
+  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / v(in, InputId::kAmortizationMonths);
   return true;
 }
 
 // Step 4: the same as usage: hours a month over the amortization months against the usage, and
 // the purchase price below which buying pays at that usage.
 void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool saves, BreakEven& b) {
-  b.hours_per_month = v(in, InputId::hours_per_month);
+  b.hours_per_month = v(in, InputId::kHoursPerMonth);
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
   b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
-  const double keep = capital_growth(in) - v(in, InputId::resale_fraction);
+  const double keep = capital_growth(in) - v(in, InputId::kResaleFraction);
   if (saves && keep > 0 && b.hours_per_month > 0)
     b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month *
-                           v(in, InputId::amortization_months) / keep;
+                           v(in, InputId::kAmortizationMonths) / keep;
 }
 
 }  // namespace
@@ -300,7 +300,7 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
   const LocalCost l0 = local_cost(in);
   const CloudCost c0 = cloud_cost(in);
   const BreakEven b0 = break_even(in, l0, c0, q);
-  if (b0.verdict == Verdict::crossover) {
+  if (b0.verdict == Verdict::kCrossover) {
     s.metric = "break_even.job_hours";
     s.unit = "h";
   } else if (b0.buy_vs_rent_hours) {
@@ -318,7 +318,7 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
     r.base = in.get(sp.id);
     r.low = r.base * (1 - step);
     r.high = r.base * (1 + step);
-    if (sp.domain == Domain::ratio && r.high > 1) {
+    if (sp.domain == Domain::kRatio && r.high > 1) {
       r.high = 1;
       r.note = fmt::format("+{:g} % is clamped to 1", 100 * step);
     }
@@ -374,21 +374,21 @@ void add_steps(CostResult& r) {
   const std::string per_h = cur + "/h";
   step("local.capital_cost",
        "purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price",
-       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::purchase_price), n(in.get(InputId::interest_rate)),
-                   n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)),
-                   n(in.get(InputId::purchase_price))),
+       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::kPurchasePrice), n(in.get(InputId::kInterestRate)),
+                   n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
+                   n(in.get(InputId::kPurchasePrice))),
        l.capital_cost, cur);
   step("local.amortization_per_hour", "capital_cost / amortization_hours",
-       fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::amortization_hours)), l.amortization_per_hour,
+       fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::kAmortizationHours)), l.amortization_per_hour,
        per_h);
   step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
-       fmt::format("{} / 1000 * {}", x(InputId::power_w), x(InputId::electricity_price)), l.electricity_per_hour,
+       fmt::format("{} / 1000 * {}", x(InputId::kPowerW), x(InputId::kElectricityPrice)), l.electricity_per_hour,
        per_h);
   step("local.cooling_per_hour", "cooling_w / 1000 * electricity_price",
-       fmt::format("{} / 1000 * {}", x(InputId::cooling_w), x(InputId::electricity_price)), l.cooling_per_hour, per_h);
+       fmt::format("{} / 1000 * {}", x(InputId::kCoolingW), x(InputId::kElectricityPrice)), l.cooling_per_hour, per_h);
   step("local.maintenance_per_hour", "incidents_per_hour * hours_per_incident * engineer_rate",
-       fmt::format("{} * {} * {}", x(InputId::incidents_per_hour), x(InputId::hours_per_incident),
-                   x(InputId::engineer_rate)),
+       fmt::format("{} * {} * {}", x(InputId::kIncidentsPerHour), x(InputId::kHoursPerIncident),
+                   x(InputId::kEngineerRate)),
        l.maintenance_per_hour, per_h);
   step("local.cost_per_wall_hour", "amortization + electricity + cooling + maintenance",
        fmt::format("{} + {} + {} + {}", n(l.amortization_per_hour), n(l.electricity_per_hour), n(l.cooling_per_hour),
@@ -402,22 +402,22 @@ void add_steps(CostResult& r) {
        finite_or_null(l.running_per_effective_hour), per_h);
   step("cloud.cost_per_effective_hour",
        "hourly_rate / (utilization * (1 - job_stall_fraction) * (1 - interruption_loss) * relative_speed)",
-       fmt::format("{} / ({} * (1 - {}) * (1 - {}) * {})", x(InputId::hourly_rate), n(in.get(InputId::utilization)),
-                   n(in.get(InputId::job_stall_fraction)), n(in.get(InputId::interruption_loss)),
-                   n(in.get(InputId::relative_speed))),
+       fmt::format("{} / ({} * (1 - {}) * (1 - {}) * {})", x(InputId::kHourlyRate), n(in.get(InputId::kUtilization)),
+                   n(in.get(InputId::kJobStallFraction)), n(in.get(InputId::kInterruptionLoss)),
+                   n(in.get(InputId::kRelativeSpeed))),
        finite_or_null(c.cost_per_effective_hour), per_h);
   step("cloud.cold_start_cost", "hourly_rate * cold_start_s / 3600",
-       fmt::format("{} * {} / 3600", x(InputId::hourly_rate), x(InputId::cold_start_s)), c.cold_start_cost, cur);
+       fmt::format("{} * {} / 3600", x(InputId::kHourlyRate), x(InputId::kColdStartS)), c.cold_start_cost, cur);
   step("cloud.storage_cost_per_job", "storage_price_gb_month * storage_gb_months",
-       fmt::format("{} * {}", x(InputId::storage_price_gb_month), x(InputId::storage_gb_months)),
+       fmt::format("{} * {}", x(InputId::kStoragePriceGbMonth), x(InputId::kStorageGbMonths)),
        c.storage_cost_per_job, cur);
   step("cloud.egress_cost_per_job", "egress_price_gb * egress_gb",
-       fmt::format("{} * {}", x(InputId::egress_price_gb), x(InputId::egress_gb)), c.egress_cost_per_job, cur);
+       fmt::format("{} * {}", x(InputId::kEgressPriceGb), x(InputId::kEgressGb)), c.egress_cost_per_job, cur);
   step("cloud.data_cost_per_job", "storage_cost_per_job + egress_cost_per_job",
        fmt::format("{} + {}", n(c.storage_cost_per_job), n(c.egress_cost_per_job)), c.data_cost_per_job, cur);
   step("cloud.fixed_per_job", "cold_start_cost + hourly_rate * billing_increment_s / 2 / 3600 + data_cost_per_job",
-       fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::hourly_rate),
-                   x(InputId::billing_increment_s), n(c.data_cost_per_job)),
+       fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::kHourlyRate),
+                   x(InputId::kBillingIncrementS), n(c.data_cost_per_job)),
        c.fixed_per_job, cur);
   if (b.job_hours)
     step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
@@ -435,9 +435,9 @@ void add_steps(CostResult& r) {
   step("break_even.cloud_job_cost_billed",
        "hourly_rate * billed_hours(cold_start_hours + job_hours * cloud_per_eff_h / hourly_rate, "
        "billing_increment_s, minimum_billing_s) + data_cost_per_job",
-       fmt::format("{} * billed_hours({} + {} * {} / {}, {}, {}) + {}", x(InputId::hourly_rate), n(c.cold_start_hours),
-                   n(b.query_job_hours), n(c.cost_per_effective_hour), n(in.get(InputId::hourly_rate)),
-                   x(InputId::billing_increment_s), x(InputId::minimum_billing_s), n(c.data_cost_per_job)),
+       fmt::format("{} * billed_hours({} + {} * {} / {}, {}, {}) + {}", x(InputId::kHourlyRate), n(c.cold_start_hours),
+                   n(b.query_job_hours), n(c.cost_per_effective_hour), n(in.get(InputId::kHourlyRate)),
+                   x(InputId::kBillingIncrementS), x(InputId::kMinimumBillingS), n(c.data_cost_per_job)),
        finite_or_null(b.cloud_job_cost_billed), cur);
   step("break_even.premium_at_job_hours", "local_job_cost / cloud_job_cost - 1",
        b.premium_at_job_hours ? fmt::format("{} / {} - 1", n(b.local_job_cost), n(b.cloud_job_cost))
@@ -457,17 +457,17 @@ void add_steps(CostResult& r) {
                            : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
   step("break_even.buy_vs_rent_hours_per_month", "buy_vs_rent_hours / amortization_months",
-       b.buy_vs_rent_hours ? fmt::format("{} / {}", n(*b.buy_vs_rent_hours), x(InputId::amortization_months))
+       b.buy_vs_rent_hours ? fmt::format("{} / {}", n(*b.buy_vs_rent_hours), x(InputId::kAmortizationMonths))
                            : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours_per_month, "h/month");
   step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
-       fmt::format("{} * {}", x(InputId::amortization_hours), n(l.effective_utilization)), b.lifetime_effective_hours,
+       fmt::format("{} * {}", x(InputId::kAmortizationHours), n(l.effective_utilization)), b.lifetime_effective_hours,
        "h");
   step("break_even.usage_threshold_hours_per_month",
        "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months)",
        b.usage_threshold_hours_per_month
            ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::amortization_months))
+                         n(l.running_per_effective_hour), x(InputId::kAmortizationMonths))
            : b.buy_vs_rent_reason,
        b.usage_threshold_hours_per_month, "h/month");
   step("break_even.max_purchase_price",
@@ -475,9 +475,9 @@ void add_steps(CostResult& r) {
        "((1 + interest_rate)^(amortization_months / 12) - resale_fraction)",
        b.max_purchase_price
            ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {})", n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::hours_per_month),
-                         n(in.get(InputId::amortization_months)), n(in.get(InputId::interest_rate)),
-                         n(in.get(InputId::amortization_months)), n(in.get(InputId::resale_fraction)))
+                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth),
+                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
+                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)))
            : "none: no purchase price pays at this usage",
        b.max_purchase_price, cur);
 }
@@ -498,14 +498,14 @@ std::string verdict_sentences(const CostResult& r) {
   const std::string cur = r.inputs.currency;
   std::string s;
   switch (b.verdict) {
-    case Verdict::local_always_cheaper: s = "Local is cheaper for every job length"; break;
-    case Verdict::cloud_always_cheaper: s = "Cloud is cheaper for every job length"; break;
-    case Verdict::equal_cost: s = "Local and cloud cost the same for every job length"; break;
-    case Verdict::crossover:
+    case Verdict::kLocalAlwaysCheaper: s = "Local is cheaper for every job length"; break;
+    case Verdict::kCloudAlwaysCheaper: s = "Cloud is cheaper for every job length"; break;
+    case Verdict::kEqualCost: s = "Local and cloud cost the same for every job length"; break;
+    case Verdict::kCrossover:
       s = fmt::format("Jobs shorter than {} ({} h) of local-equivalent work are cheaper {}, longer ones {}",
                       human_duration(*b.job_hours), n4(*b.job_hours),
-                      *b.cheaper_below == Side::cloud ? "in the cloud" : "locally",
-                      *b.cheaper_below == Side::cloud ? "locally" : "in the cloud");
+                      *b.cheaper_below == Side::kCloud ? "in the cloud" : "locally",
+                      *b.cheaper_below == Side::kCloud ? "locally" : "in the cloud");
       break;
   }
   s += fmt::format(" ({} {}/h per effective hour locally, {} {}/h in the cloud; {} {} vs {} {} fixed per job).",
@@ -525,7 +525,7 @@ std::string verdict_sentences(const CostResult& r) {
         " Buying pays for itself against renting after {} of local-equivalent work ({} a month over {} months); "
         "the GPU can do {} of such work in that period, so it {}.",
         human_duration(*b.buy_vs_rent_hours), human_duration(*b.buy_vs_rent_hours_per_month),
-        n4(r.inputs.get(InputId::amortization_months)), human_duration(b.lifetime_effective_hours),
+        n4(r.inputs.get(InputId::kAmortizationMonths)), human_duration(b.lifetime_effective_hours),
         *b.buy_vs_rent_hours <= b.lifetime_effective_hours ? "pays for itself if it is used that much"
                                                            : "cannot pay for itself within that period");
   else
@@ -537,7 +537,7 @@ std::string verdict_sentences(const CostResult& r) {
 
 SpeedCase speed_case(const CostInputs& in, const CostQuery& q, double relative_speed) {
   CostInputs var = in;
-  var[InputId::relative_speed].value = relative_speed;
+  var[InputId::kRelativeSpeed].value = relative_speed;
   const BreakEven b = break_even(var, local_cost(var), cloud_cost(var), q);
   return SpeedCase{relative_speed, b.verdict, b.job_hours, b.cheaper_below, b.usage_threshold_hours_per_month,
                    b.buy_pays};
@@ -547,9 +547,9 @@ std::string verdict_summary(const CostResult& r) {
   const BreakEven& b = r.break_even;
   const CostInputs& in = r.inputs;
   const std::string what = in.local_label.empty() ? std::string("the local GPU") : in.local_label;
-  const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::hours_per_month]),
+  const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::kHoursPerMonth]),
                                         human_duration(b.hours_per_month));
-  const double months = in.get(InputId::amortization_months);
+  const double months = in.get(InputId::kAmortizationMonths);
   if (in.price_unknown) {
     if (!b.max_purchase_price)
       return fmt::format("No purchase price is known for {} (give --local-purchase-price), and at {} buying it never "
@@ -560,12 +560,12 @@ std::string verdict_summary(const CostResult& r) {
                        "buying it instead of renting {} pays if it cost less than {} {} over {} months at the speed "
                        "ratio used ({}).",
                        what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-                       n4(*b.max_purchase_price), in.currency, n4(months), n4(in.get(InputId::relative_speed)));
+                       n4(*b.max_purchase_price), in.currency, n4(months), n4(in.get(InputId::kRelativeSpeed)));
   }
   if (!b.usage_threshold_hours_per_month)
     return fmt::format("Buying {} never pays against renting {} at the speed ratio used ({}): {}; {}.", what,
                        in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-                       n4(in.get(InputId::relative_speed)), b.buy_vs_rent_reason, usage);
+                       n4(in.get(InputId::kRelativeSpeed)), b.buy_vs_rent_reason, usage);
   std::string bracket;
   if (r.flips_within_speed_bracket) {
     auto end = [&](const SpeedCase& c) {
@@ -573,12 +573,12 @@ std::string verdict_summary(const CostResult& r) {
                          c.usage_threshold_hours_per_month
                              ? "buying pays above " + human_duration(*c.usage_threshold_hours_per_month) + " a month"
                              : std::string("buying never pays"),
-                         c.verdict == Verdict::crossover
+                         c.verdict == Verdict::kCrossover
                              ? fmt::format(", jobs {} {} are cheaper in the cloud",
-                                           *c.cheaper_below == Side::cloud ? "shorter than" : "longer than",
+                                           *c.cheaper_below == Side::kCloud ? "shorter than" : "longer than",
                                            human_duration(*c.job_hours))
-                             : c.verdict == Verdict::local_always_cheaper ? std::string(", local is cheaper for every job")
-                             : c.verdict == Verdict::cloud_always_cheaper ? std::string(", the cloud is cheaper for every job")
+                             : c.verdict == Verdict::kLocalAlwaysCheaper ? std::string(", local is cheaper for every job")
+                             : c.verdict == Verdict::kCloudAlwaysCheaper ? std::string(", the cloud is cheaper for every job")
                                                                           : std::string(", both cost the same"));
     };
     bracket = fmt::format(", but the verdict flips within the speed bracket: at the compute-bound speed ratio {} "
@@ -590,7 +590,7 @@ std::string verdict_summary(const CostResult& r) {
       "cheaper at the speed ratio used ({}){}.",
       what, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
       human_duration(*b.usage_threshold_hours_per_month), n4(months), usage, b.buy_pays ? "buying" : "renting",
-      n4(in.get(InputId::relative_speed)), bracket);
+      n4(in.get(InputId::kRelativeSpeed)), bracket);
 }
 
 CostResult evaluate(const CostInputs& in, const CostQuery& q) {

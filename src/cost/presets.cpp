@@ -140,8 +140,8 @@ Scenario parse_scenario(object o, std::string_view origin) {
     else if (k == "currency") s.currency = currency_code(json::as_string(field.value, origin, key));
     else if (k == "local_gpu") s.local_gpu = json::as_string(field.value, origin, key);
     else if (k == "cloud_offer") s.cloud_offer = json::as_string(field.value, origin, key);
-    else if (k == "local") parse_side_values(json::as_object(field.value, origin, key), Side::local, origin, key, s.values);
-    else if (k == "cloud") parse_side_values(json::as_object(field.value, origin, key), Side::cloud, origin, key, s.values);
+    else if (k == "local") parse_side_values(json::as_object(field.value, origin, key), Side::kLocal, origin, key, s.values);
+    else if (k == "cloud") parse_side_values(json::as_object(field.value, origin, key), Side::kCloud, origin, key, s.values);
     else if (k == "notes") {
       for (auto note : json::as_object(field.value, origin, key)) {
         const std::string nkey = key + "." + std::string(note.key);
@@ -149,8 +149,8 @@ Scenario parse_scenario(object o, std::string_view origin) {
         const auto dot = name.find('.');
         const std::optional<InputId> id =
             dot == std::string_view::npos ? std::nullopt
-            : name.substr(0, dot) == "local" ? find_input(Side::local, name.substr(dot + 1))
-            : name.substr(0, dot) == "cloud" ? find_input(Side::cloud, name.substr(dot + 1))
+            : name.substr(0, dot) == "local" ? find_input(Side::kLocal, name.substr(dot + 1))
+            : name.substr(0, dot) == "cloud" ? find_input(Side::kCloud, name.substr(dot + 1))
                                              : std::nullopt;
         if (!id) json::fail(origin, nkey, "expected a key like \"local.power_w\"");
         s.notes[*id] = json::as_string(note.value, origin, nkey);
@@ -175,7 +175,7 @@ CurrencyDefaults parse_currency_defaults(object o, std::string_view origin) {
     const std::string_view k = field.key;
     const std::string key = at + "." + std::string(k);
     if (k == "currency") continue;
-    const auto id = find_input(Side::local, k);
+    const auto id = find_input(Side::kLocal, k);
     if (!id || !spec(*id).money) {
       unknown_key(field.value, origin, key);
       continue;

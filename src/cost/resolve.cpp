@@ -23,7 +23,7 @@ void parse_side(json::object o, Side side, std::string_view origin, CostOverride
   for (auto field : o) {
     const std::string key = fmt::format("{}.{}", side_name(side), std::string_view(field.key));
     const auto id = find_input(side, field.key);
-    if (!id && side == Side::cloud && std::string_view(field.key) == "data_cost_per_job")
+    if (!id && side == Side::kCloud && std::string_view(field.key) == "data_cost_per_job")
       json::fail(origin, key,
                  "replaced by two separate costs: storage (storage_price_gb_month x storage_gb_months) and egress "
                  "(egress_price_gb x egress_gb); give those four instead");
@@ -78,8 +78,8 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
   for (auto field : root) {
     const std::string_view k = field.key;
     if (k == "currency") o.currency = string_or_value(field.value, origin, k);
-    else if (k == "local") parse_side(json::as_object(field.value, origin, k), Side::local, origin, o);
-    else if (k == "cloud") parse_side(json::as_object(field.value, origin, k), Side::cloud, origin, o);
+    else if (k == "local") parse_side(json::as_object(field.value, origin, k), Side::kLocal, origin, o);
+    else if (k == "cloud") parse_side(json::as_object(field.value, origin, k), Side::kCloud, origin, o);
     else if (k == "job_hours") o.job_hours = number_or_value(field.value, origin, k);
     else if (k == "target_premium") o.target_premium = number_or_value(field.value, origin, k);
     else if (k == "query") {
@@ -134,8 +134,8 @@ std::optional<InputId> find_named_input(std::string_view name) {
   const auto dot = name.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
   const std::string_view side = name.substr(0, dot);
-  if (side == "local") return find_input(Side::local, name.substr(dot + 1));
-  if (side == "cloud") return find_input(Side::cloud, name.substr(dot + 1));
+  if (side == "local") return find_input(Side::kLocal, name.substr(dot + 1));
+  if (side == "cloud") return find_input(Side::kCloud, name.substr(dot + 1));
   return std::nullopt;
 }
 
@@ -157,7 +157,7 @@ void parse_range(std::string_view text, std::string_view origin, CostOverrides& 
   const double lo = num(text.substr(eq + 1, colon - eq - 1)), hi = num(text.substr(colon + 1));
   if (lo > hi) bad("low is above high");
   const auto& sp = spec(*id);
-  if (lo < 0 || (sp.domain == Domain::positive && lo <= 0) || (sp.domain == Domain::ratio && hi > 1))
+  if (lo < 0 || (sp.domain == Domain::kPositive && lo <= 0) || (sp.domain == Domain::kRatio && hi > 1))
     bad(fmt::format("outside what {} admits", input_name(*id)));
   into.ranges[static_cast<std::size_t>(*id)] = std::pair{lo, hi};
 }
@@ -185,12 +185,12 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
     }
     out.push_back(std::move(m));
   };
-  direct(InputId::power_w, "gpu_power_mean_w", "mean GPU power");
+  direct(InputId::kPowerW, "gpu_power_mean_w", "mean GPU power");
 
   // Effective utilization: the catalog's own feature when it has one (its definition is the
   // contract); else the same formula from the parts that exist, saying which are missing.
   if (lookup("effective_utilization")) {
-    direct(InputId::effective_utilization, "effective_utilization", "effective utilization");
+    direct(InputId::kEffectiveUtilization, "effective_utilization", "effective utilization");
     auto& m = out.back();
     if (m.value && *m.value > 1) {
       m.value.reset();
@@ -198,7 +198,7 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
       m.note = "not measured: effective_utilization is above 1";
     }
   } else {
-    MeasuredInput m{InputId::effective_utilization, std::nullopt, {}, {}, {}, {}};
+    MeasuredInput m{InputId::kEffectiveUtilization, std::nullopt, {}, {}, {}, {}};
     const auto idle = lookup("gpu_idle_fraction");
     if (!idle) {
       m.note = "not measured: this build's feature catalog has neither effective_utilization nor gpu_idle_fraction";
@@ -227,9 +227,9 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
     }
     out.push_back(std::move(m));
   }
-  direct(InputId::job_stall_fraction, "launch_queue_fraction",
+  direct(InputId::kJobStallFraction, "launch_queue_fraction",
          "the job's own stalls, which move to the cloud with it: kernel-launch queueing");
-  direct(InputId::incidents_per_hour, "incidents_per_hour", "maintenance incidents per hour of GPU use");
+  direct(InputId::kIncidentsPerHour, "incidents_per_hour", "maintenance incidents per hour of GPU use");
   // The count and the hours behind the rate (F007's own basis: host gpu_sampled_s, else the
   // log uptime), so a rate from a short log can be weighed against the prior.
   if (auto& m = out.back(); m.value) {
@@ -247,7 +247,7 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
 
   // Usage: busy GPU-hours per calendar day of the logs, as a month.
   {
-    MeasuredInput m{InputId::hours_per_month, std::nullopt, {}, {}, {}, {}};
+    MeasuredInput m{InputId::kHoursPerMonth, std::nullopt, {}, {}, {}, {}};
     const auto busy = lookup("gpu_busy_s");
     const auto span = lookup("log_uptime_s");
     if (!busy || !span) {
@@ -447,15 +447,15 @@ void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
   const std::string o = preset_origin(gpu.name);
   in.local_price_observed_on = gpu.price_observed_on;
   if (gpu.purchase_price) {
-    in.set(InputId::purchase_price, *gpu.purchase_price, o,
+    in.set(InputId::kPurchasePrice, *gpu.purchase_price, o,
            fmt::format("{}; observed {}", gpu.price_source.empty() ? "no source given" : gpu.price_source,
                        gpu.price_observed_on.empty() ? "on an unknown date" : gpu.price_observed_on));
-    in[InputId::purchase_price].currency = gpu.currency;
+    in[InputId::kPurchasePrice].currency = gpu.currency;
   } else {
     // Never keep a price that belongs to another GPU.
-    in[InputId::purchase_price] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
+    in[InputId::kPurchasePrice] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
   }
-  if (gpu.power_w) in.set(InputId::power_w, *gpu.power_w, o, gpu.power_source);
+  if (gpu.power_w) in.set(InputId::kPowerW, *gpu.power_w, o, gpu.power_source);
 }
 
 // The spot model: lost work since the last checkpoint plus a restart, per interruption.
@@ -466,9 +466,9 @@ void apply_spot_loss(const ResolveRequest& rq, const std::string& origin, CostIn
   const double lambda = rq.cli.interruptions_per_hour      ? *rq.cli.interruptions_per_hour
                         : rq.config.interruptions_per_hour ? *rq.config.interruptions_per_hour
                                                            : kDefaultInterruptionsPerHour;
-  const double restart_s = in[InputId::cold_start_s].value.value_or(0);
+  const double restart_s = in[InputId::kColdStartS].value.value_or(0);
   const double loss = lambda * (ckpt / 2 / 60 + restart_s / 3600);
-  in.set(InputId::interruption_loss, loss, origin,
+  in.set(InputId::kInterruptionLoss, loss, origin,
          fmt::format("spot: {} interruptions per hour x (half of a {} min checkpoint interval + a {} s restart) = "
                      "{}{}",
                      format_number(lambda), format_number(ckpt), format_number(restart_s), format_number(loss),
@@ -481,31 +481,31 @@ void apply_spot_loss(const ResolveRequest& rq, const std::string& origin, CostIn
 void apply_cloud_offer(const CloudOffer& offer, const ResolveRequest& rq, const std::string& pricing, CostInputs& in) {
   const std::string o = preset_origin(offer.name);
   if (offer.cold_start_s) {
-    in.set(InputId::cold_start_s, *offer.cold_start_s, o, offer.cold_start_source);
-  } else if (in[InputId::cold_start_s].origin == "default") {
-    auto& cs = in[InputId::cold_start_s];
+    in.set(InputId::kColdStartS, *offer.cold_start_s, o, offer.cold_start_source);
+  } else if (in[InputId::kColdStartS].origin == "default") {
+    auto& cs = in[InputId::kColdStartS];
     cs.note = fmt::format("{} has no measured cold start in the catalog (ColdStartS is empty): {}", offer.name,
                           cs.note);
   }
-  if (offer.utilization) in.set(InputId::utilization, *offer.utilization, o);
+  if (offer.utilization) in.set(InputId::kUtilization, *offer.utilization, o);
   const std::optional<double>& rate = pricing == "spot"        ? offer.spot_rate
                                       : pricing == "committed" ? offer.committed_rate
                                                                : offer.hourly_rate;
   in.cloud_price_observed_on = offer.seen;
   if (rate) {
-    in.set(InputId::hourly_rate, *rate, o,
+    in.set(InputId::kHourlyRate, *rate, o,
            fmt::format("{} price; {}; observed {}", pricing, offer.source.empty() ? "no source given" : offer.source,
                        offer.seen.empty() ? "on an unknown date" : offer.seen));
-    in[InputId::hourly_rate].currency = offer.currency;
+    in[InputId::kHourlyRate].currency = offer.currency;
   } else {
-    in[InputId::hourly_rate] = InputValue{
+    in[InputId::kHourlyRate] = InputValue{
         std::nullopt, o,
         fmt::format("{} has no {} price in the catalog: pick another offer or --pricing", offer.name, pricing), {}};
   }
   if (offer.minimum_billing_s)
-    in.set(InputId::minimum_billing_s, *offer.minimum_billing_s, o, "the offer's minimum billed time");
+    in.set(InputId::kMinimumBillingS, *offer.minimum_billing_s, o, "the offer's minimum billed time");
   if (offer.billing_increment_s)
-    in.set(InputId::billing_increment_s, *offer.billing_increment_s, o,
+    in.set(InputId::kBillingIncrementS, *offer.billing_increment_s, o,
            fmt::format("billed per {} s{}", format_number(*offer.billing_increment_s),
                        offer.minimum_billing_s ? fmt::format(", at least {} s", format_number(*offer.minimum_billing_s))
                                                : std::string()));
@@ -525,7 +525,7 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs&
   const std::string cloud_name = c->gpu.empty() ? c->name : c->gpu;
   const std::string local_name = l->label.empty() ? l->name : l->label;
   if ((p.explicit_local || p.explicit_cloud || !p.scenario) && l->throughput && c->throughput && *l->throughput > 0)
-    in.set(InputId::relative_speed, *c->throughput / *l->throughput, preset_origin(c->name + "/" + l->name),
+    in.set(InputId::kRelativeSpeed, *c->throughput / *l->throughput, preset_origin(c->name + "/" + l->name),
            fmt::format("{} / {} {} ({} / {})", format_number(*c->throughput), format_number(*l->throughput),
                        catalog.throughput_unit, cloud_name, local_name));
   auto ratio = [&](const std::optional<double>& cv, const std::optional<double>& lv, std::string_view unit,
@@ -547,7 +547,7 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs&
 std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& in) {
   std::optional<InputRange> incident_posterior;
   for (const auto& m : rq.measured) {
-    if (m.input == InputId::hours_per_month) {
+    if (m.input == InputId::kHoursPerMonth) {
       in.measured_hours_per_month = m.value;
       in.measured_usage_note = m.note;
     }
@@ -557,7 +557,7 @@ std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& i
       // weighted as incident_prior_hours of observation (Gamma-Poisson posterior mean).
       const double h0 = rq.incident_prior_hours, r0 = *prior.value;
       const double v = (*m.events + r0 * h0) / (*m.exposure_h + h0);
-      incident_posterior = InputRange{InputRange::Kind::gamma, *m.events + r0 * h0, *m.exposure_h + h0, m.origin};
+      incident_posterior = InputRange{InputRange::Kind::kGamma, *m.events + r0 * h0, *m.exposure_h + h0, m.origin};
       in.set(m.input, v, m.origin,
              fmt::format("{}; {} incidents in {} h observed, weighed against the prior {} /h ({}) counted as {} h: "
                          "({} + {} x {}) / ({} + {}) = {}",
@@ -591,7 +591,7 @@ void apply_overrides(const ResolveRequest& rq, CostInputs& in) {
         throw std::invalid_argument(fmt::format(
             "{}: the throughputs of your job must be positive numbers (local {}, cloud {})", o, format_number(l),
             format_number(c)));
-      in.set(InputId::relative_speed, c / l, o,
+      in.set(InputId::kRelativeSpeed, c / l, o,
              fmt::format("your job's throughput, cloud / local: {} / {}", format_number(c), format_number(l)));
     }
     for (std::size_t i = 0; i < kInputCount; ++i)
@@ -628,21 +628,21 @@ void convert_currencies(const std::vector<FxRate>& fx, CostInputs& in) {
 // Gamma posterior when it is the measured one; then the user's ranges.
 void set_ranges(const PresetCatalog& catalog, const Picked& p, const std::optional<InputRange>& incident_posterior,
                 const ResolveRequest& rq, CostInputs& in) {
-  const auto& rs = in[InputId::relative_speed];
+  const auto& rs = in[InputId::kRelativeSpeed];
   // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
   // own figure (the seed article's 1) or a measured one stays a point value.
   const bool from_specs =
       rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
   if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
       *in.speed.compute_bound != *in.speed.bandwidth_bound)
-    in.ranges[static_cast<std::size_t>(InputId::relative_speed)] =
-        InputRange{InputRange::Kind::uniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
+    in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)] =
+        InputRange{InputRange::Kind::kUniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
                    std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
                    "speed bracket: bandwidth-bound to compute-bound ratio"};
   // Offers of the same GPU, the same number of GPUs and the same currency compare price for price;
   // where they disagree the rate ranges over them (the offer picked stays the value used).
   const CloudOffer* offer = p.offer;
-  if (offer && in[InputId::hourly_rate].origin == preset_origin(offer->name) && p.pricing == "on-demand") {
+  if (offer && in[InputId::kHourlyRate].origin == preset_origin(offer->name) && p.pricing == "on-demand") {
     if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
       double lo = 0, hi = 0;
       int n = 0;
@@ -654,50 +654,50 @@ void set_ranges(const PresetCatalog& catalog, const Picked& p, const std::option
           ++n;
         }
       if (n >= 2 && lo < hi)
-        in.ranges[static_cast<std::size_t>(InputId::hourly_rate)] = InputRange{
-            InputRange::Kind::uniform, lo, hi,
+        in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)] = InputRange{
+            InputRange::Kind::kUniform, lo, hi,
             fmt::format("the catalog's {} on-demand offers of the {}{} in {} disagree", n,
                         offer->accelerator_count == 1 ? std::string() : format_number(offer->accelerator_count) + "x ",
                         a->name, offer->currency)};
     }
   }
-  if (incident_posterior && in[InputId::incidents_per_hour].origin == incident_posterior->origin)
-    in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = *incident_posterior;
+  if (incident_posterior && in[InputId::kIncidentsPerHour].origin == incident_posterior->origin)
+    in.ranges[static_cast<std::size_t>(InputId::kIncidentsPerHour)] = *incident_posterior;
   for (const auto* layer : {&rq.config, &rq.cli})
     for (std::size_t i = 0; i < kInputCount; ++i)
       if (const auto& r = layer->ranges[i])
-        in.ranges[i] = InputRange{InputRange::Kind::uniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
+        in.ranges[i] = InputRange{InputRange::Kind::kUniform, r->first, r->second, layer == &rq.cli ? "cli" : "config"};
       else if (const auto& g = layer->gamma_ranges[i])
-        in.ranges[i] = InputRange{InputRange::Kind::gamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
+        in.ranges[i] = InputRange{InputRange::Kind::kGamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
 }
 
 // Step 13: what nobody gave, measured or priced, stated rather than borrowed: a GPU known only from
 // the logs without a power figure (electricity counted as 0), no purchase price (the verdict
 // becomes the price below which buying pays), no usage (the usage the amortization assumes).
 void fill_unknowns(CostInputs& in) {
-  if (in.local_gpu_from_logs && !in[InputId::power_w].value) {
-    const std::string why = in[InputId::power_w].note;
-    in.set(InputId::power_w, 0, "unknown",
+  if (in.local_gpu_from_logs && !in[InputId::kPowerW].value) {
+    const std::string why = in[InputId::kPowerW].note;
+    in.set(InputId::kPowerW, 0, "unknown",
            fmt::format("{}{}no power figure for {} in the logs or the presets: electricity is counted as 0; give "
                        "--local-power-w",
                        why, why.empty() ? "" : "; ", in.local_label));
   }
-  if (!in[InputId::purchase_price].value) {
-    const std::string why = in[InputId::purchase_price].note;
-    in.set(InputId::purchase_price, 0, "unknown",
+  if (!in[InputId::kPurchasePrice].value) {
+    const std::string why = in[InputId::kPurchasePrice].note;
+    in.set(InputId::kPurchasePrice, 0, "unknown",
            fmt::format("{}{}no purchase price is known for {}: the verdict is the price below which buying pays "
                        "(break_even.max_purchase_price); give --local-purchase-price",
                        why, why.empty() ? "" : "; ", in.local_label.empty() ? "the local GPU" : in.local_label));
     in.price_unknown = true;
   }
-  if (!in[InputId::hours_per_month].value) {
-    const auto& h = in[InputId::amortization_hours];
-    const auto& m = in[InputId::amortization_months];
-    const auto& u = in[InputId::effective_utilization];
+  if (!in[InputId::kHoursPerMonth].value) {
+    const auto& h = in[InputId::kAmortizationHours];
+    const auto& m = in[InputId::kAmortizationMonths];
+    const auto& u = in[InputId::kEffectiveUtilization];
     if (h.value && m.value && u.value && *m.value > 0) {
       const double v = *h.value / *m.value * *u.value;
-      std::string why = in[InputId::hours_per_month].note;
-      in.set(InputId::hours_per_month, v, "default",
+      std::string why = in[InputId::kHoursPerMonth].note;
+      in.set(InputId::kHoursPerMonth, v, "default",
              fmt::format("{}the usage the amortization assumes: amortization_hours / amortization_months x "
                          "effective_utilization = {} / {} x {} = {}; measure yours with analyze or give "
                          "--hours-per-month",

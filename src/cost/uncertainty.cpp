@@ -70,7 +70,7 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
   u.draws = q.draws;
   for (const auto& s : input_specs())
     if (const auto& r = in.ranges[static_cast<std::size_t>(s.id)])
-      u.varied.push_back(r->kind == InputRange::Kind::uniform
+      u.varied.push_back(r->kind == InputRange::Kind::kUniform
                              ? fmt::format("{} uniform {} .. {} {} ({})", input_name(s.id), format_number(r->a),
                                            format_number(r->b), input_unit(s.id, in.currency), r->origin)
                              : fmt::format("{} gamma shape {} rate {} (mean {} {}; {})", input_name(s.id),
@@ -88,7 +88,7 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
     for (const auto& s : input_specs()) {
       const auto& r = in.ranges[static_cast<std::size_t>(s.id)];
       if (!r) continue;
-      const double x = r->kind == InputRange::Kind::uniform ? r->a + (r->b - r->a) * rng.uniform01()
+      const double x = r->kind == InputRange::Kind::kUniform ? r->a + (r->b - r->a) * rng.uniform01()
                                                              : rng.gamma(r->a, r->b);
       var[s.id].value = x;
     }

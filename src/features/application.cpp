@@ -33,7 +33,7 @@ std::string evidence(const FeatureContext& c, const ProfileTotals& t) {
 }
 
 std::optional<FeatureValue> need_span(const FeatureContext& c, const ProfileTotals& t) {
-  if (auto n = need_source(c, LogSource::profiler)) return n;
+  if (auto n = need_source(c, LogSource::kProfiler)) return n;
   if (t.span <= 0) return null_because("the profiler traces span no time");
   return std::nullopt;
 }
@@ -56,7 +56,7 @@ FeatureValue profiler_kernel_busy_fraction(const FeatureContext& c, int) {
 
 FeatureValue profiler_launch_delay_mean_ms(const FeatureContext& c, int) {
   const auto t = totals(c);
-  if (auto n = need_source(c, LogSource::profiler)) return *n;
+  if (auto n = need_source(c, LogSource::kProfiler)) return *n;
   if (t.launches == 0) return null_because("the profiler traces hold no kernel launches");
   return value(t.delay_weighted / static_cast<double>(t.launches) / 1e6,
                evidence(c, t) + fmt::format("; {} launches", t.launches));

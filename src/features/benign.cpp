@@ -40,7 +40,7 @@ bool is_benign_event(const FeatureContext& c, std::uint32_t row) {
 }
 
 FeatureValue benign_driver_messages(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
@@ -51,7 +51,7 @@ FeatureValue benign_driver_messages(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue driver_error_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0, benign = 0;
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {

@@ -42,7 +42,7 @@ std::string rows_evidence(const FeatureContext& c, int gpu, std::size_t n, std::
                           std::string_view what = "rows");
 /// `N events; first path:line`, or `0 events in K kernel/system log files` (the files of `from`).
 std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_t first_row,
-                            std::string_view what = "events", LogSource from = LogSource::kernel);
+                            std::string_view what = "events", LogSource from = LogSource::kKernel);
 /// Null with the reason when a log family is missing.
 std::optional<FeatureValue> need_source(const FeatureContext& c, LogSource s);
 /// The log family an event kind is read from.
@@ -186,7 +186,7 @@ FeatureValue gsp_firmware_versions(const FeatureContext& c, int gpu);
 
 // ---- kernel incidents: Xid classes, AER, taint (incidents.cpp) ----
 /// Xid classes of NVIDIA's catalog.
-enum class XidClass : std::uint8_t { application, driver_firmware, memory_ecc, bus, recovery_action, other };
+enum class XidClass : std::uint8_t { kApplication, kDriverFirmware, kMemoryEcc, kBus, kRecoveryAction, kOther };
 XidClass xid_class(std::optional<std::int64_t> code) noexcept;
 std::string_view xid_class_name(XidClass c) noexcept;
 FeatureValue xid_events(const FeatureContext& c, int gpu);

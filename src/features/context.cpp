@@ -13,13 +13,13 @@ namespace gpucost::features {
 
 std::string_view missing_reason(LogSource s) noexcept {
   switch (s) {
-    case LogSource::kernel: return "no kernel or system log (dmesg, kern.log/syslog or journal)";
-    case LogSource::service: return "no syslog or journal (service, container and cron messages)";
-    case LogSource::ps: return "no ps snapshots";
-    case LogSource::pmon: return "no nvidia-smi pmon output";
-    case LogSource::smi_q: return "no nvidia-smi -q report";
-    case LogSource::devices: return "no nvidia-smi -q report or --query-gpu device fields";
-    case LogSource::profiler: return "no PyTorch profiler trace in the directory";
+    case LogSource::kKernel: return "no kernel or system log (dmesg, kern.log/syslog or journal)";
+    case LogSource::kService: return "no syslog or journal (service, container and cron messages)";
+    case LogSource::kPs: return "no ps snapshots";
+    case LogSource::kPmon: return "no nvidia-smi pmon output";
+    case LogSource::kSmiQ: return "no nvidia-smi -q report";
+    case LogSource::kDevices: return "no nvidia-smi -q report or --query-gpu device fields";
+    case LogSource::kProfiler: return "no PyTorch profiler trace in the directory";
   }
   return "source missing";
 }
@@ -333,13 +333,13 @@ void FeatureContext::group_processes() {
 
 bool FeatureContext::has(LogSource src) const noexcept {
   switch (src) {
-    case LogSource::kernel: return has_format_trait(kTraitKernelLog);
-    case LogSource::service: return has_format_trait(kTraitServiceLog);
-    case LogSource::ps: return has_format_trait(kTraitProcessSnapshots) || !ps_groups.empty();
-    case LogSource::pmon: return has_format_trait(kTraitGpuProcesses) || !pmon_groups.empty();
-    case LogSource::smi_q: return has_format_trait(kTraitDeviceReport);
-    case LogSource::devices: return !timeline.devices.empty();
-    case LogSource::profiler: return !timeline.profiles.empty();
+    case LogSource::kKernel: return has_format_trait(kTraitKernelLog);
+    case LogSource::kService: return has_format_trait(kTraitServiceLog);
+    case LogSource::kPs: return has_format_trait(kTraitProcessSnapshots) || !ps_groups.empty();
+    case LogSource::kPmon: return has_format_trait(kTraitGpuProcesses) || !pmon_groups.empty();
+    case LogSource::kSmiQ: return has_format_trait(kTraitDeviceReport);
+    case LogSource::kDevices: return !timeline.devices.empty();
+    case LogSource::kProfiler: return !timeline.profiles.empty();
   }
   return false;
 }

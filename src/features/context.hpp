@@ -31,13 +31,13 @@ struct MetricStats {
 
 /// Families of logs a feature can need; a feature whose family is absent is null.
 enum class LogSource : std::uint8_t {
-  kernel,   ///< dmesg, kern.log/syslog, journal (kernel messages, NVRM, ACPI, PM)
-  service,  ///< syslog or journal (daemons: dockerd, cron, systemd units)
-  ps,       ///< ps snapshots
-  pmon,     ///< nvidia-smi pmon
-  smi_q,    ///< nvidia-smi -q (devices: PCIe link, limits)
-  devices,  ///< nvidia-smi -q or --query-gpu (anything that fills Timeline::devices)
-  profiler, ///< PyTorch profiler traces
+  kKernel,   ///< dmesg, kern.log/syslog, journal (kernel messages, NVRM, ACPI, PM)
+  kService,  ///< syslog or journal (daemons: dockerd, cron, systemd units)
+  kPs,       ///< ps snapshots
+  kPmon,     ///< nvidia-smi pmon
+  kSmiQ,    ///< nvidia-smi -q (devices: PCIe link, limits)
+  kDevices,  ///< nvidia-smi -q or --query-gpu (anything that fills Timeline::devices)
+  kProfiler, ///< PyTorch profiler traces
 };
 
 /// The reason text used when a family of logs is absent.

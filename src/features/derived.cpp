@@ -28,7 +28,7 @@ struct Utilization {
 
 std::optional<FeatureValue> utilization_of(const FeatureContext& c, int gpu, Utilization& u) {
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return n;
-  const bool kernel = c.has(LogSource::kernel);
+  const bool kernel = c.has(LogSource::kKernel);
   const FeatureValue loss = power_event_loss_s(c, -1);
   for (auto k : scope_slots(c, gpu)) {
     const int g = c.gpus[k];
@@ -71,7 +71,7 @@ FeatureValue effective_gpu_hours(const FeatureContext& c, int gpu) {
   if (auto n = utilization_of(c, gpu, u)) return *n;
   return value(u.busy_s * (1.0 - u.queue) / 3600.0,
                fmt::format("busy {} s x (1 - queue {}) over {} GPUs", num(u.busy_s), num(u.queue), u.gpus) +
-                   (u.queue == 0 && !c.has(LogSource::profiler) ? "; launch queueing not measured (no profiler trace)" : ""));
+                   (u.queue == 0 && !c.has(LogSource::kProfiler) ? "; launch queueing not measured (no profiler trace)" : ""));
 }
 
 FeatureValue energy_per_busy_hour_kwh(const FeatureContext& c, int gpu) {

@@ -16,7 +16,7 @@ namespace gpucost::features {
 namespace {
 
 // A per-GPU device property; the host takes the minimum (the worst link) or the sum.
-enum class HostAgg { min, sum };
+enum class HostAgg { kMin, kSum };
 
 // A value and the report it was read from (null: the GPU's sample rows).
 struct Reading {
@@ -30,7 +30,7 @@ std::optional<Reading> as_reading(std::optional<double> v, const GpuDevice* d) {
 
 template <class Get>
 FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::string_view what, Get get) {
-  if (!c.has(LogSource::devices) && c.rows(-1).empty()) return null_because(std::string(missing_reason(LogSource::devices)));
+  if (!c.has(LogSource::kDevices) && c.rows(-1).empty()) return null_because(std::string(missing_reason(LogSource::kDevices)));
   std::optional<double> out;
   std::string from;
   std::size_t n = 0;
@@ -39,7 +39,7 @@ FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::st
     if (!out) {
       out = v;
       from = std::move(where);
-    } else if (agg == HostAgg::sum) {
+    } else if (agg == HostAgg::kSum) {
       *out += v;
     } else if (v < *out) {
       out = v;
@@ -61,7 +61,7 @@ FeatureValue device_value(const FeatureContext& c, int gpu, HostAgg agg, std::st
     }
   }
   if (!out) return null_because(fmt::format("no {} for {}", what, FeatureContext::scope_label(gpu)));
-  return value(*out, fmt::format("{} GPU(s); {} from {}", n, agg == HostAgg::sum ? "first" : "lowest", from));
+  return value(*out, fmt::format("{} GPU(s); {} from {}", n, agg == HostAgg::kSum ? "first" : "lowest", from));
 }
 
 std::optional<double> opt(const std::optional<int>& v) {
@@ -71,7 +71,7 @@ std::optional<double> opt(const std::optional<int>& v) {
 }  // namespace
 
 FeatureValue gpu_power_limit_w(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "power limit (query-gpu power.limit or nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kSum, "power limit (query-gpu power.limit or nvidia-smi -q)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
                         if (g >= 0) {
                           const auto& st = cx.stats(g, GpuMetric::power_limit_w);
@@ -82,7 +82,7 @@ FeatureValue gpu_power_limit_w(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue gpu_memory_total_mib(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "total memory (nvidia-smi -q or query-gpu memory.total)",
+  return device_value(c, gpu, HostAgg::kSum, "total memory (nvidia-smi -q or query-gpu memory.total)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
                         if (d && d->memory_total_mib) return d->memory_total_mib;
                         if (g >= 0) {
@@ -113,7 +113,7 @@ std::optional<double> busy_link(const FeatureContext& c, int gpu, GpuMetric m) {
 }  // namespace
 
 FeatureValue pcie_link_width(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "PCIe link width (query-gpu rows while busy, or nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kMin, "PCIe link width (query-gpu rows while busy, or nvidia-smi -q)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
                         if (auto busy = busy_link(cx, g, GpuMetric::pcie_width)) return busy;
                         return d ? opt(d->pcie_width_current) : std::nullopt;
@@ -121,12 +121,12 @@ FeatureValue pcie_link_width(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue pcie_link_width_max(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "maximum PCIe link width (nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kMin, "maximum PCIe link width (nvidia-smi -q)",
                       [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_width_max) : std::nullopt; });
 }
 
 FeatureValue pcie_link_width_ratio(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "current and maximum PCIe link width (nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kMin, "current and maximum PCIe link width (nvidia-smi -q)",
                       [](const FeatureContext&, int, const GpuDevice* d) -> std::optional<double> {
                         if (!d || !d->pcie_width_current || !d->pcie_width_max || *d->pcie_width_max <= 0)
                           return std::nullopt;
@@ -169,7 +169,7 @@ FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
   // nvidia-smi -q is a snapshot, usually of an idle GPU whose link has dropped to gen 1 to save
   // power; the kernel's probe line says what the link trains to for work. The higher one is what
   // the link runs at under load.
-  return device_value(c, gpu, HostAgg::min, "PCIe generation under load (query-gpu rows while busy, kernel 'limited by' line or nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kMin, "PCIe generation under load (query-gpu rows while busy, kernel 'limited by' line or nvidia-smi -q)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<double> {
                         // Measured while the GPU worked: that is the answer, whatever a probe said.
                         if (auto busy = busy_link(cx, g, GpuMetric::pcie_gen)) return busy;
@@ -181,7 +181,7 @@ FeatureValue pcie_link_gen(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue pcie_link_gen_max(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "maximum PCIe generation (nvidia-smi -q)",
+  return device_value(c, gpu, HostAgg::kMin, "maximum PCIe generation (nvidia-smi -q)",
                       [](const FeatureContext&, int, const GpuDevice* d) { return d ? opt(d->pcie_gen_max) : std::nullopt; });
 }
 
@@ -207,7 +207,7 @@ std::string_view driver_version_of(std::string_view text) {
 }  // namespace
 
 FeatureValue driver_versions(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   // In time order (placed loads first, as the table keeps them): each version once, the changes.
   std::vector<std::string_view> seen;
   std::string_view last;
@@ -237,7 +237,7 @@ namespace {
 // per report (each -q file, query-gpu's bus ids), not every one carries every field, and the
 // counters only grow while the driver stays loaded, so the largest is the latest. nullopt when no
 // report of the GPU gives the value.
-enum class Pick : std::uint8_t { most, least };
+enum class Pick : std::uint8_t { kMost, kLeast };
 template <typename Get>
 std::optional<Reading> over_reports(const FeatureContext& c, const GpuDevice* d, Pick pick, Get get) {
   if (!d) return std::nullopt;
@@ -246,7 +246,7 @@ std::optional<Reading> over_reports(const FeatureContext& c, const GpuDevice* d,
     const bool same = !d->pci_bus.empty() && !x.pci_bus.empty() ? x.pci_bus == d->pci_bus : x.index == d->index;
     if (!same) continue;
     const std::optional<double> v = get(x);
-    if (v && (!best || (pick == Pick::most ? *v > best->value : *v < best->value))) best = Reading{*v, &x};
+    if (v && (!best || (pick == Pick::kMost ? *v > best->value : *v < best->value))) best = Reading{*v, &x};
   }
   return best;
 }
@@ -255,7 +255,7 @@ using Counter = std::optional<double> GpuDevice::*;
 
 // -q clock-event counters in microseconds as seconds (several summed), the largest report.
 std::optional<Reading> counter_s(const FeatureContext& c, const GpuDevice* d, std::initializer_list<Counter> counters) {
-  return over_reports(c, d, Pick::most, [&](const GpuDevice& x) {
+  return over_reports(c, d, Pick::kMost, [&](const GpuDevice& x) {
     std::optional<double> s;
     for (const Counter m : counters)
       if (x.*m) s = s.value_or(0) + *(x.*m) / 1e6;
@@ -289,7 +289,7 @@ constexpr std::string_view kReasonSources =
 }  // namespace
 
 FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+  return device_value(c, gpu, HostAgg::kSum, kReasonSources,
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_power_cap})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_sw_power_cap_us});
@@ -297,7 +297,7 @@ FeatureValue clock_event_sw_power_cap_s(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+  return device_value(c, gpu, HostAgg::kSum, kReasonSources,
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_slowdown, GpuMetric::reason_hw_thermal,
                                                               GpuMetric::reason_hw_power_brake}))
@@ -307,7 +307,7 @@ FeatureValue clock_event_hw_slowdown_s(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+  return device_value(c, gpu, HostAgg::kSum, kReasonSources,
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_sw_thermal})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_sw_thermal_us});
@@ -315,7 +315,7 @@ FeatureValue clock_event_sw_thermal_s(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue clock_event_hw_thermal_s(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+  return device_value(c, gpu, HostAgg::kSum, kReasonSources,
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_thermal})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_hw_thermal_us});
@@ -323,7 +323,7 @@ FeatureValue clock_event_hw_thermal_s(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue clock_event_hw_power_brake_s(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, kReasonSources,
+  return device_value(c, gpu, HostAgg::kSum, kReasonSources,
                       [](const FeatureContext& cx, int g, const GpuDevice* d) -> std::optional<Reading> {
                         if (auto rows = reason_rows_s(cx, g, {GpuMetric::reason_hw_power_brake})) return Reading{*rows, nullptr};
                         return counter_s(cx, d, {&GpuDevice::clock_event_hw_power_brake_us});
@@ -331,23 +331,23 @@ FeatureValue clock_event_hw_power_brake_s(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue gpu_ecc_volatile_uncorrected(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "volatile ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
+  return device_value(c, gpu, HostAgg::kSum, "volatile ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
                       [](const FeatureContext& cx, int, const GpuDevice* d) {
-                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) { return x.ecc_volatile_uncorrected; });
+                        return over_reports(cx, d, Pick::kMost, [](const GpuDevice& x) { return x.ecc_volatile_uncorrected; });
                       });
 }
 
 FeatureValue gpu_ecc_aggregate_uncorrected(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "aggregate ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
+  return device_value(c, gpu, HostAgg::kSum, "aggregate ECC counts (nvidia-smi -q `ECC Errors`, ECC enabled)",
                       [](const FeatureContext& cx, int, const GpuDevice* d) {
-                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) { return x.ecc_aggregate_uncorrected; });
+                        return over_reports(cx, d, Pick::kMost, [](const GpuDevice& x) { return x.ecc_aggregate_uncorrected; });
                       });
 }
 
 FeatureValue retired_pages(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "retired page counts (nvidia-smi -q `Retired Pages`; N/A on GPUs that remap rows)",
+  return device_value(c, gpu, HostAgg::kSum, "retired page counts (nvidia-smi -q `Retired Pages`; N/A on GPUs that remap rows)",
                       [](const FeatureContext& cx, int, const GpuDevice* d) {
-                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) -> std::optional<double> {
+                        return over_reports(cx, d, Pick::kMost, [](const GpuDevice& x) -> std::optional<double> {
                           if (!x.retired_pages_sbe && !x.retired_pages_dbe) return std::nullopt;
                           return x.retired_pages_sbe.value_or(0) + x.retired_pages_dbe.value_or(0);
                         });
@@ -355,10 +355,10 @@ FeatureValue retired_pages(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue row_remap_attention(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::sum, "row remapping state (nvidia-smi -q `Remapped Rows`, Ampere and newer)",
+  return device_value(c, gpu, HostAgg::kSum, "row remapping state (nvidia-smi -q `Remapped Rows`, Ampere and newer)",
                       [](const FeatureContext& cx, int, const GpuDevice* d) {
                         // Any report with a remap pending or failed.
-                        return over_reports(cx, d, Pick::most, [](const GpuDevice& x) -> std::optional<double> {
+                        return over_reports(cx, d, Pick::kMost, [](const GpuDevice& x) -> std::optional<double> {
                           if (!x.row_remap_pending && !x.row_remap_failed) return std::nullopt;
                           return x.row_remap_pending.value_or(false) || x.row_remap_failed.value_or(false) ? 1.0 : 0.0;
                         });
@@ -366,11 +366,11 @@ FeatureValue row_remap_attention(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue gpu_thermal_margin_c(const FeatureContext& c, int gpu) {
-  return device_value(c, gpu, HostAgg::min, "slowdown temperature (nvidia-smi -q `GPU Slowdown Temp` or T.Limit offsets)",
+  return device_value(c, gpu, HostAgg::kMin, "slowdown temperature (nvidia-smi -q `GPU Slowdown Temp` or T.Limit offsets)",
                       [](const FeatureContext& cx, int g, const GpuDevice* d) {
                         // The hottest sample, else the hottest report, against the slowdown point.
                         const auto* st = g >= 0 ? &cx.stats(g, GpuMetric::gpu_temp_c) : nullptr;
-                        return over_reports(cx, d, Pick::least, [&](const GpuDevice& x) -> std::optional<double> {
+                        return over_reports(cx, d, Pick::kLeast, [&](const GpuDevice& x) -> std::optional<double> {
                           if (!x.temp_slowdown_c) return std::nullopt;
                           if (st && st->n) return *x.temp_slowdown_c - st->max;
                           if (x.temp_current_c) return *x.temp_slowdown_c - *x.temp_current_c;
@@ -386,7 +386,7 @@ namespace {
 // most any GPU had; the evidence lists them per GPU.
 FeatureValue versions_across_reports(const FeatureContext& c, int gpu,
                                      std::vector<std::string> GpuDevice::*versions_of, std::string_view line) {
-  if (!c.has(LogSource::devices)) return null_because(std::string(missing_reason(LogSource::devices)));
+  if (!c.has(LogSource::kDevices)) return null_because(std::string(missing_reason(LogSource::kDevices)));
   std::vector<std::pair<std::string, std::vector<std::string_view>>> per_gpu;
   std::string first_where;
   for (const auto& d : c.timeline.devices) {

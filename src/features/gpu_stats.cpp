@@ -42,9 +42,9 @@ std::string events_evidence(const FeatureContext& c, std::size_t n, std::uint32_
                             LogSource from) {
   if (n == 0) {
     std::size_t logs = 0;
-    const FormatTrait family = from == LogSource::kernel ? kTraitKernelLog : kTraitServiceLog;
+    const FormatTrait family = from == LogSource::kKernel ? kTraitKernelLog : kTraitServiceLog;
     for (const auto& f : c.timeline.files) logs += format_has(f.format, family);
-    return fmt::format("0 {} in {} {} files", what, logs, from == LogSource::kernel ? "kernel/system log" : "syslog/journal");
+    return fmt::format("0 {} in {} {} files", what, logs, from == LogSource::kKernel ? "kernel/system log" : "syslog/journal");
   }
   return fmt::format("{} {}; first {}", n, what, c.event_where(first_row));
 }
@@ -61,8 +61,8 @@ LogSource source_of(EventKind k) noexcept {
     case EventKind::container_stop:
     case EventKind::service_failed:
     case EventKind::service_restart:
-    case EventKind::cron: return LogSource::service;
-    default: return LogSource::kernel;
+    case EventKind::cron: return LogSource::kService;
+    default: return LogSource::kKernel;
   }
 }
 

@@ -14,24 +14,24 @@ namespace gpucost::features {
 
 XidClass xid_class(std::optional<std::int64_t> code) noexcept {
   const XidInfo* x = code ? xid_info(*code) : nullptr;
-  if (!x) return XidClass::other;
+  if (!x) return XidClass::kOther;
   const std::string_view k = x->xid_class;
-  if (k == "application") return XidClass::application;
-  if (k == "driver_firmware") return XidClass::driver_firmware;
-  if (k == "memory_ecc") return XidClass::memory_ecc;
-  if (k == "bus") return XidClass::bus;
-  if (k == "recovery_action") return XidClass::recovery_action;
-  return XidClass::other;
+  if (k == "application") return XidClass::kApplication;
+  if (k == "driver_firmware") return XidClass::kDriverFirmware;
+  if (k == "memory_ecc") return XidClass::kMemoryEcc;
+  if (k == "bus") return XidClass::kBus;
+  if (k == "recovery_action") return XidClass::kRecoveryAction;
+  return XidClass::kOther;
 }
 
 std::string_view xid_class_name(XidClass c) noexcept {
   switch (c) {
-    case XidClass::application: return "application";
-    case XidClass::driver_firmware: return "driver/firmware";
-    case XidClass::memory_ecc: return "memory/ECC";
-    case XidClass::bus: return "bus/interconnect";
-    case XidClass::recovery_action: return "recovery action (154)";
-    case XidClass::other: return "other";
+    case XidClass::kApplication: return "application";
+    case XidClass::kDriverFirmware: return "driver/firmware";
+    case XidClass::kMemoryEcc: return "memory/ECC";
+    case XidClass::kBus: return "bus/interconnect";
+    case XidClass::kRecoveryAction: return "recovery action (154)";
+    case XidClass::kOther: return "other";
   }
   return "?";
 }
@@ -68,11 +68,11 @@ Maintenance maintenance_of(const FeatureContext& c, std::uint32_t r) {
       const XidInfo* x = code ? xid_info(*code) : nullptr;
       if (!x) return {};
       switch (x->needs) {
-        case XidNeeds::none: return {};
-        case XidNeeds::reset:
-        case XidNeeds::rma: return {true, false};
-        case XidNeeds::reboot: return {true, true};
-        case XidNeeds::per_line: {
+        case XidNeeds::kNone: return {};
+        case XidNeeds::kReset:
+        case XidNeeds::kRma: return {true, false};
+        case XidNeeds::kReboot: return {true, true};
+        case XidNeeds::kPerLine: {
           const int a = xid154_action(c.event_text(r));
           return {a != 0, a == 2};
         }
@@ -158,14 +158,14 @@ std::optional<FeatureValue> need_attribution(const FeatureContext& c, int gpu) {
 }  // namespace
 
 FeatureValue xid_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
   return event_count(c, gpu, EventKind::xid);
 }
 
 template <XidClass K>
 FeatureValue xid_class_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
@@ -175,15 +175,15 @@ FeatureValue xid_class_events(const FeatureContext& c, int gpu) {
   }
   return value(static_cast<double>(n), events_evidence(c, n, first, fmt::format("{} Xid events", xid_class_name(K))));
 }
-template FeatureValue xid_class_events<XidClass::application>(const FeatureContext&, int);
-template FeatureValue xid_class_events<XidClass::driver_firmware>(const FeatureContext&, int);
-template FeatureValue xid_class_events<XidClass::memory_ecc>(const FeatureContext&, int);
-template FeatureValue xid_class_events<XidClass::bus>(const FeatureContext&, int);
-template FeatureValue xid_class_events<XidClass::recovery_action>(const FeatureContext&, int);
-template FeatureValue xid_class_events<XidClass::other>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kApplication>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kDriverFirmware>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kMemoryEcc>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kBus>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kRecoveryAction>(const FeatureContext&, int);
+template FeatureValue xid_class_events<XidClass::kOther>(const FeatureContext&, int);
 
 FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
   std::set<std::int64_t> codes;
   std::size_t n = 0;
@@ -199,7 +199,7 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
   std::vector<std::pair<std::int64_t, std::size_t>> per_code;  // code, events; few distinct codes
   std::size_t total = 0;
@@ -229,7 +229,7 @@ FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue time_between_failures_h(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const Incidents in = maintenance_incidents_of(c);
   if (in.starts.size() < 2)
     return null_because(fmt::format("{} placed maintenance incident(s): a time between failures needs two", in.starts.size()));
@@ -247,7 +247,7 @@ FeatureValue time_between_failures_h(const FeatureContext& c, int) {
 
 namespace {
 FeatureValue aer_by_severity(const FeatureContext& c, int gpu, bool corrected) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::pcie_aer)) {
@@ -266,7 +266,7 @@ FeatureValue pcie_aer_corrected_events(const FeatureContext& c, int gpu) { retur
 FeatureValue pcie_aer_uncorrected_events(const FeatureContext& c, int gpu) { return aer_by_severity(c, gpu, false); }
 
 FeatureValue gpu_reset_events(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::gpu_reset))
@@ -275,7 +275,7 @@ FeatureValue gpu_reset_events(const FeatureContext& c, int) {
 }
 
 FeatureValue incidents_per_hour(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::string basis;
   const double h = rate_hours(c, &basis);
   if (h <= 0) return null_because("no time span: no placed samples or events");
@@ -285,32 +285,32 @@ FeatureValue incidents_per_hour(const FeatureContext& c, int) {
 }
 
 FeatureValue maintenance_incidents(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const Incidents in = maintenance_incidents_of(c);
   return value(static_cast<double>(in.incidents), incidents_evidence(c, in));
 }
 
 FeatureValue reboot_incidents(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const Incidents in = maintenance_incidents_of(c);
   return value(static_cast<double>(in.reboot), fmt::format("{} of {} incidents; ", in.reboot, in.incidents) +
                                                    incidents_evidence(c, in));
 }
 
 FeatureValue gpu_reset_incidents(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const Incidents in = maintenance_incidents_of(c);
   return value(static_cast<double>(in.incidents - in.reboot),
                fmt::format("{} of {} incidents; ", in.incidents - in.reboot, in.incidents) + incidents_evidence(c, in));
 }
 
 FeatureValue application_xid_incidents(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0, events = 0, unplaced = 0;
   std::uint32_t first = 0;
   TimeNs prev = kNoTime;
   for (auto r : kind_rows(c, EventKind::xid)) {  // placed rows are in time order
-    if (xid_class(c.event_code(r)) != XidClass::application) continue;
+    if (xid_class(c.event_code(r)) != XidClass::kApplication) continue;
     if (events++ == 0) first = r;
     if (!c.event_placed(r)) {
       ++unplaced;
@@ -330,7 +330,7 @@ FeatureValue application_xid_incidents(const FeatureContext& c, int) {
 namespace gpucost::features {
 
 FeatureValue gsp_error_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   // The GSP's own reports, and the Xids NVIDIA's catalog words as GSP failures (119 RPC timeout,
   // 120 GSP error): the driver prints either, or both.
   std::size_t reports = 0, xids = 0;
@@ -353,7 +353,7 @@ FeatureValue gsp_error_events(const FeatureContext& c, int gpu) {
 FeatureValue pcie_aer_events(const FeatureContext& c, int gpu) { return event_count(c, gpu, EventKind::pcie_aer); }
 
 FeatureValue xid_processes(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
   // Newer drivers name the process an Xid hit (`pid=1234, name=python3`): one workload behind
   // most Xids points at the application, many at the GPU.

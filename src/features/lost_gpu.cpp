@@ -86,7 +86,7 @@ LostTime lost_time(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue gpu_lost_s(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const LostTime lt = lost_time(c, gpu);
   std::string ev = lt.events ? fmt::format("{} loss events (Xid 79, fallen off the bus, RmInitAdapter failed); first {}",
                                            lt.events, c.event_where(lt.first))

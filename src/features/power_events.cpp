@@ -122,7 +122,7 @@ std::vector<AcReport> ac_reports(const FeatureContext& c) {
 }
 
 FeatureValue ac_switches(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const auto reps = ac_reports(c);
   std::size_t n = 0;
   for (const auto& r : reps) n += r.counted;
@@ -133,7 +133,7 @@ FeatureValue ac_switches(const FeatureContext& c, int) {
 }
 
 FeatureValue ac_switches_per_hour(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (c.host_sampled_s() <= 0) return null_because("no GPU samples (nvidia-smi dmon or --query-gpu)");
   // Only the switches inside the sampled span that the hours measure.
   std::size_t in = 0, all = 0;
@@ -145,7 +145,7 @@ FeatureValue ac_switches_per_hour(const FeatureContext& c, int) {
 }
 
 FeatureValue battery_s(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const auto reps = ac_reports(c);
   TimeNs sum = 0;
   for (std::size_t k = 0; k < reps.size(); ++k) {
@@ -171,7 +171,7 @@ namespace {
 // one (as battery_s); before the first report the machine counts as on AC only when that first
 // report is an unplug.
 FeatureValue battery_ratio(const FeatureContext& c, int gpu, GpuMetric m) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_metric(c, gpu, m)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
   const auto reps = ac_reports(c);
@@ -212,7 +212,7 @@ FeatureValue battery_busy_power_ratio(const FeatureContext& c, int gpu) { return
 FeatureValue battery_busy_clock_ratio(const FeatureContext& c, int gpu) { return battery_ratio(c, gpu, GpuMetric::pclk_mhz); }
 
 FeatureValue lid_closes(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   TimeNs prev = kNoTime;
   const auto& rows = kind_rows(c, EventKind::lid_close);
@@ -229,7 +229,7 @@ FeatureValue lid_closes(const FeatureContext& c, int) {
 }
 
 FeatureValue laptop_signals(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   for (auto k : {EventKind::ac_online, EventKind::ac_offline, EventKind::lid_close, EventKind::lid_open})
     if (!kind_rows(c, k).empty())
       return value(1, fmt::format("{} event at {}", event_kind_name(k), c.event_where(kind_rows(c, k).front())));
@@ -237,7 +237,7 @@ FeatureValue laptop_signals(const FeatureContext& c, int) {
 }
 
 FeatureValue suspends(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const auto& rows = kind_rows(c, EventKind::suspend);
   return value(static_cast<double>(c.timeline.suspends.size()),
                fmt::format("{} cycles from ", c.timeline.suspends.size()) +
@@ -245,7 +245,7 @@ FeatureValue suspends(const FeatureContext& c, int) {
 }
 
 FeatureValue suspended_s(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   TimeNs sum = 0;
   std::size_t closed = 0;
   for (const auto& iv : c.timeline.suspends)
@@ -259,7 +259,7 @@ FeatureValue suspended_s(const FeatureContext& c, int) {
 }
 
 FeatureValue resume_recovery_s_mean(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_sm(c)) return *n;
   double sum = 0;
   std::size_t n = 0;
@@ -273,7 +273,7 @@ FeatureValue resume_recovery_s_mean(const FeatureContext& c, int) {
 }
 
 FeatureValue ac_switch_recovery_s_mean(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_sm(c)) return *n;
   double sum = 0;
   std::size_t n = 0, switches = 0;
@@ -331,14 +331,14 @@ std::string loss_evidence(const FeatureContext& c, const PowerLoss& pl) {
 }  // namespace
 
 FeatureValue power_event_loss_s(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_samples(c, -1)) return *n;
   const PowerLoss pl = power_loss(c);
   return value(seconds(pl.suspended + pl.gaps), loss_evidence(c, pl));
 }
 
 FeatureValue power_event_loss_fraction(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_samples(c, -1)) return *n;
   const PowerLoss pl = power_loss(c);
   const double lost = seconds(pl.suspended + pl.gaps);
@@ -398,7 +398,7 @@ double log_uptime_s(const FeatureContext& c, std::string* evidence) {
 }
 
 FeatureValue boots(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t unplaced = 0;
   const auto b = boot_clusters(c, &unplaced);
   return value(static_cast<double>(b.size()),
@@ -421,7 +421,7 @@ bool user_space_logged(const FeatureContext& c, TimeNs from, TimeNs to) {
     if (e.ts().is_valid(mid) && e.ts().get_int(mid) < from) lo = mid + 1; else hi = mid;
   }
   for (std::size_t r = lo; r < e.rows() && e.ts().is_valid(r) && e.ts().get_int(r) < to; ++r) {
-    if (source_of(static_cast<EventKind>(kind.get_int(r))) == LogSource::service ||
+    if (source_of(static_cast<EventKind>(kind.get_int(r))) == LogSource::kService ||
         static_cast<EventKind>(kind.get_int(r)) == EventKind::shutdown)
       return true;
     if (ident.is_valid(r) && ident.get_string(r) != "kernel") return true;
@@ -450,7 +450,7 @@ std::string uncovered_reboots(const FeatureContext& c, const std::vector<BootRec
 }  // namespace
 
 FeatureValue unclean_reboots(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   const auto& shut = kind_rows(c, EventKind::shutdown);
   std::size_t reboots = 0, unclean = 0;
   std::uint32_t first = 0;
@@ -471,7 +471,7 @@ FeatureValue unclean_reboots(const FeatureContext& c, int) {
 }
 
 FeatureValue reboot_downtime_s(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   TimeNs sum = 0;
   std::size_t restarts = 0, off = 0;
   const auto boots = boot_clusters(c);

@@ -51,7 +51,7 @@ std::string ps_evidence(const FeatureContext& c) {
 }
 
 std::optional<FeatureValue> need_ps(const FeatureContext& c) {
-  if (c.ps_groups.empty()) return null_because(c.has(LogSource::ps) ? "no ps rows read" : std::string(missing_reason(LogSource::ps)));
+  if (c.ps_groups.empty()) return null_because(c.has(LogSource::kPs) ? "no ps rows read" : std::string(missing_reason(LogSource::kPs)));
   return std::nullopt;
 }
 
@@ -125,7 +125,7 @@ bool is_uninterruptible(std::string_view state) { return !state.empty() && state
 }  // namespace
 
 FeatureValue ps_snapshots(const FeatureContext& c, int) {
-  if (!c.has(LogSource::ps)) return null_because(std::string(missing_reason(LogSource::ps)));
+  if (!c.has(LogSource::kPs)) return null_because(std::string(missing_reason(LogSource::kPs)));
   return value(static_cast<double>(c.ps_groups.size()), ps_evidence(c));
 }
 FeatureValue cpu_load_pct_mean(const FeatureContext& c, int) { return snapshot_mean(c, cpu_sum); }
@@ -140,7 +140,7 @@ FeatureValue ps_uninterruptible_max(const FeatureContext& c, int) {
 }
 
 FeatureValue wsl2_host(const FeatureContext& c, int) {
-  const bool kernel = c.has(LogSource::kernel), ps = !c.ps_groups.empty();
+  const bool kernel = c.has(LogSource::kKernel), ps = !c.ps_groups.empty();
   if (!kernel && !ps) return null_because("no kernel log and no ps snapshots");
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::boot)]) {
     const auto t = c.event_text(r);
@@ -200,7 +200,7 @@ PmonFigures pmon_figures(const FeatureContext& c, int gpu) {
 }
 
 std::optional<FeatureValue> need_pmon(const FeatureContext& c, int gpu, const PmonFigures& f) {
-  if (!c.has(LogSource::pmon)) return null_because(std::string(missing_reason(LogSource::pmon)));
+  if (!c.has(LogSource::kPmon)) return null_because(std::string(missing_reason(LogSource::kPmon)));
   if (f.groups == 0) return null_because(fmt::format("no pmon rows for {}", FeatureContext::scope_label(gpu)));
   return std::nullopt;
 }

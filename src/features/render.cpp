@@ -22,8 +22,8 @@ std::string md_cell(std::string_view s) {
   return out;
 }
 
-constexpr std::array kLayers = {Layer::hardware, Layer::driver, Layer::runtime, Layer::application, Layer::system,
-                                Layer::derived};
+constexpr std::array kLayers = {Layer::kHardware, Layer::kDriver, Layer::kRuntime, Layer::kApplication, Layer::kSystem,
+                                Layer::kDerived};
 
 std::string render_md() {
   const auto cat = feature_catalog();

@@ -59,7 +59,7 @@ Latencies container_latencies(const FeatureContext& c) {
 }
 
 std::optional<FeatureValue> need_pairs(const FeatureContext& c, const Latencies& l) {
-  if (auto n = need_source(c, LogSource::service)) return n;
+  if (auto n = need_source(c, LogSource::kService)) return n;
   if (l.pairs == 0)
     return null_because(fmt::format("no container create/start pairs ({} creates, {} starts)", l.creates, l.starts));
   return std::nullopt;
@@ -72,13 +72,13 @@ std::string latency_evidence(const FeatureContext& c, const Latencies& l) {
 }  // namespace
 
 FeatureValue container_starts(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::service)) return *n;
+  if (auto n = need_source(c, LogSource::kService)) return *n;
   std::size_t unplaced = 0;
   const auto starts = container_start_clusters(c, &unplaced);
   const auto& rows = c.events_by_kind[static_cast<std::size_t>(EventKind::container_start)];
   return value(static_cast<double>(starts.size() + unplaced),
                events_evidence(c, rows.size(), rows.empty() ? 0 : rows.front(), "container_start events",
-                               LogSource::service) +
+                               LogSource::kService) +
                    fmt::format("; {} starts", starts.size() + unplaced));
 }
 
@@ -96,7 +96,7 @@ FeatureValue log_uptime_s(const FeatureContext& c, int) {
 }
 
 FeatureValue gpu_service_restarts(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::service)) return *n;
+  if (auto n = need_source(c, LogSource::kService)) return *n;
   // A GPU daemon that starts with the machine (nvidia-persistenced's `Started (pid)` seconds
   // after the boot) has not restarted: only starts later than kServiceBootStartNs after the
   // latest boot count.
@@ -115,7 +115,7 @@ FeatureValue gpu_service_restarts(const FeatureContext& c, int) {
     }
     if (n++ == 0) first = r;
   }
-  std::string ev = events_evidence(c, n, first, "GPU daemon restarts", LogSource::service);
+  std::string ev = events_evidence(c, n, first, "GPU daemon restarts", LogSource::kService);
   if (at_boot) ev += fmt::format("; {} starts within {} s of a boot not counted", at_boot, kServiceBootStartNs / kNsPerSec);
   if (unplaced) ev += fmt::format("; {} starts without a time not counted", unplaced);
   return value(static_cast<double>(n), ev);

@@ -170,7 +170,7 @@ bool is_hw_error(const FeatureContext& c, std::uint32_t row) {
   switch (kind) {
     case EventKind::xid: {
       const XidClass k = xid_class(c.event_code(row));
-      return k == XidClass::driver_firmware || k == XidClass::memory_ecc || k == XidClass::bus;
+      return k == XidClass::kDriverFirmware || k == XidClass::kMemoryEcc || k == XidClass::kBus;
     }
     case EventKind::fallen_off_bus:
     case EventKind::rm_init_failed:
@@ -191,7 +191,7 @@ constexpr EventKind kHwKinds[] = {EventKind::xid,       EventKind::fallen_off_bu
 }
 
 FeatureValue hw_error_events(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   bool have_first = false;
@@ -206,7 +206,7 @@ FeatureValue hw_error_events(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue gpu_util_drop_after_error_pct(const FeatureContext& c, int gpu) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_metric(c, gpu, GpuMetric::sm_pct)) return *n;
   const ColumnReader sm(c.metric(GpuMetric::sm_pct));
   const auto& rows = c.rows(gpu);
@@ -247,7 +247,7 @@ FeatureValue gpu_util_drop_after_error_pct(const FeatureContext& c, int gpu) {
 }
 
 FeatureValue thermal_events(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
@@ -256,7 +256,7 @@ FeatureValue thermal_events(const FeatureContext& c, int) {
 }
 
 FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
-  if (auto n = need_source(c, LogSource::kernel)) return *n;
+  if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_metric(c, -1, GpuMetric::gpu_temp_c)) return *n;
   const ColumnReader t(c.metric(GpuMetric::gpu_temp_c));
   std::size_t n = 0, total = 0;

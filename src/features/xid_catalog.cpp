@@ -14,11 +14,11 @@ namespace gpucost {
 namespace {
 
 XidNeeds needs_of(std::string_view s, std::size_t line) {
-  if (s == "none") return XidNeeds::none;
-  if (s == "reset") return XidNeeds::reset;
-  if (s == "reboot") return XidNeeds::reboot;
-  if (s == "rma") return XidNeeds::rma;
-  if (s == "per-line") return XidNeeds::per_line;
+  if (s == "none") return XidNeeds::kNone;
+  if (s == "reset") return XidNeeds::kReset;
+  if (s == "reboot") return XidNeeds::kReboot;
+  if (s == "rma") return XidNeeds::kRma;
+  if (s == "per-line") return XidNeeds::kPerLine;
   throw std::invalid_argument(fmt::format("Xid catalog line {}: needs_person '{}' is not none, reset, reboot, rma or per-line", line, s));
 }
 
@@ -35,11 +35,11 @@ constexpr std::array<std::string_view, 5> kClasses = {"application", "driver_fir
 
 std::string_view xid_needs_name(XidNeeds n) noexcept {
   switch (n) {
-    case XidNeeds::none: return "none";
-    case XidNeeds::reset: return "reset";
-    case XidNeeds::reboot: return "reboot";
-    case XidNeeds::rma: return "rma";
-    case XidNeeds::per_line: return "per-line";
+    case XidNeeds::kNone: return "none";
+    case XidNeeds::kReset: return "reset";
+    case XidNeeds::kReboot: return "reboot";
+    case XidNeeds::kRma: return "rma";
+    case XidNeeds::kPerLine: return "per-line";
   }
   return "?";
 }

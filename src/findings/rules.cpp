@@ -128,7 +128,7 @@ void input_pipeline_bound(const Context& c, std::vector<Finding>& out) {
   const auto competing = c.f("F102");
   const double idle_s = c.f_or("F018", 0);
   if (competing && *competing < c.o.cpu_competing_pct) return;  // idle, but the CPU had room: not this rule
-  Finding f = make("R01", "input_pipeline_bound", Severity::warning,
+  Finding f = make("R01", "input_pipeline_bound", Severity::kWarning,
                    competing ? fmt::format("GPU idle {} of the sampled time while other processes used {:.0f} % CPU: "
                                            "the input pipeline or competing work starves it",
                                            pct(*idle), *competing)
@@ -153,7 +153,7 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
   const auto drop = c.f("F043");
   const double busy_s = c.f_or("F017", 0);
   const bool laptop = c.f_or("F120", 0) > 0;
-  Finding f = make("R02", "thermal_or_power_throttling", Severity::warning,
+  Finding f = make("R02", "thermal_or_power_throttling", Severity::kWarning,
                    throttled ? fmt::format("Throttled by power or heat in {} of the samples{}", pct(*throttled),
                                            drop ? fmt::format("; hot clocks {:.0f} % below cool ones", *drop) : "")
                              : fmt::format("{:.0f} thermal events in the kernel log", hot_events));
@@ -183,7 +183,7 @@ void pcie_link_degraded(const Context& c, std::vector<Finding>& out) {
   const auto ratio = c.f("F072");
   const double msgs = c.f_or("F075", 0);
   if ((!ratio || *ratio >= 1) && msgs == 0) return;
-  Finding f = make("R03", "pcie_link_degraded", Severity::warning,
+  Finding f = make("R03", "pcie_link_degraded", Severity::kWarning,
                    ratio && *ratio < 1
                        ? fmt::format("PCIe link at {:.0f} of {:.0f} lanes", c.f_or("F070", 0), c.f_or("F071", 0))
                        : fmt::format("The kernel reports the GPU's PCIe link below its capability ({:.0f} messages)", msgs));
@@ -202,7 +202,7 @@ void laptop_power_interruptions(const Context& c, std::vector<Finding>& out) {
   const double suspends = c.f_or("F121", 0);
   if (battery < c.o.battery_s && suspends == 0) return;
   const auto loss = c.f("F134");
-  Finding f = make("R04", "laptop_power_interruptions", Severity::warning,
+  Finding f = make("R04", "laptop_power_interruptions", Severity::kWarning,
                    fmt::format("Training through {:.0f} suspend(s) and {} on battery{}", suspends,
                                cost::human_duration(battery / 3600.0),
                                loss ? fmt::format(": {} of GPU time lost", cost::human_duration(*loss / 3600.0)) : ""));
@@ -246,7 +246,7 @@ void gpu_fell_off_bus(const Context& c, std::vector<Finding>& out) {
   const double bus = c.f_or("F083", 0), fallen = c.f_or("F088", 0);
   if (bus == 0 && fallen == 0) return;
   const auto lost = c.f("F093");
-  Finding f = make("R05", "gpu_fell_off_bus", Severity::critical,
+  Finding f = make("R05", "gpu_fell_off_bus", Severity::kCritical,
                    fmt::format("The GPU fell off the bus ({:.0f} bus Xid, {:.0f} fallen-off-the-bus messages){}", bus,
                                fallen, lost ? fmt::format("; lost for {}", cost::human_duration(*lost / 3600.0)) : ""));
   f.features = {c.ev("F083"), c.ev("F088"), c.ev("F093"), c.ev("F034"), c.ev("F024")};
@@ -267,7 +267,7 @@ void gpu_fell_off_bus(const Context& c, std::vector<Finding>& out) {
 void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
   const double mem = c.f_or("F082", 0);
   if (mem == 0) return;
-  Finding f = make("R06", "gpu_memory_errors", Severity::critical,
+  Finding f = make("R06", "gpu_memory_errors", Severity::kCritical,
                    fmt::format("{:.0f} GPU memory error Xid(s) (ECC, row remapping)", mem));
   // With -q: rows pending or failed remapping (F049), uncorrected ECC totals (F050, F052), retired
   // pages (F059) say whether a reset is enough.
@@ -287,7 +287,7 @@ void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
 void driver_firmware_errors(const Context& c, std::vector<Finding>& out) {
   const double drv = c.f_or("F081", 0);
   if (drv == 0) return;
-  Finding f = make("R07", "driver_firmware_errors", Severity::warning,
+  Finding f = make("R07", "driver_firmware_errors", Severity::kWarning,
                    fmt::format("{:.0f} driver or firmware Xid(s) across {:.0f} driver version(s)", drv, c.f_or("F015", 0)));
   // The GSP firmware that ran (F036) says which driver fixes apply.
   f.features = {c.ev("F081"), c.ev("F090"), c.ev("F015"), c.ev("F036"), c.ev("F096")};
@@ -305,7 +305,7 @@ void driver_firmware_errors(const Context& c, std::vector<Finding>& out) {
 void application_errors(const Context& c, std::vector<Finding>& out) {
   const double app = c.f_or("F080", 0);
   if (app == 0) return;
-  Finding f = make("R08", "application_gpu_faults", Severity::info,
+  Finding f = make("R08", "application_gpu_faults", Severity::kInfo,
                    fmt::format("{:.0f} application Xid(s): the program faulted on the GPU, not the hardware", app));
   f.features = {c.ev("F080"), c.ev("F025"), c.ev("F097")};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
@@ -321,7 +321,7 @@ void application_errors(const Context& c, std::vector<Finding>& out) {
 void rma_candidate(const Context& c, std::vector<Finding>& out) {
   const double hw = c.f_or("F082", 0) + c.f_or("F083", 0);
   if (hw < c.o.rma_hardware_xids) return;
-  Finding f = make("R09", "rma_candidate", Severity::critical,
+  Finding f = make("R09", "rma_candidate", Severity::kCritical,
                    fmt::format("{:.0f} hardware Xids (memory, bus): a candidate for RMA", hw));
   f.features = {c.ev("F082"), c.ev("F083"), c.ev("F061"), c.ev("F007")};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
@@ -339,7 +339,7 @@ void competing_gpu_processes(const Context& c, std::vector<Finding>& out) {
   const double desktop = c.f_or("F105", 0);
   if ((!competing || *competing <= 0) && desktop == 0) return;
   const auto share = c.f("F111");
-  Finding f = make("R10", "competing_gpu_processes", Severity::info,
+  Finding f = make("R10", "competing_gpu_processes", Severity::kInfo,
                    competing && *competing > 0
                        ? fmt::format("{:.1f} other processes share the GPU on average{}", *competing,
                                      share ? fmt::format("; the main one does {} of the GPU work", pct(*share)) : "")
@@ -360,7 +360,7 @@ void competing_gpu_processes(const Context& c, std::vector<Finding>& out) {
 void benign_driver_spam(const Context& c, std::vector<Finding>& out) {
   const double n = c.f_or("F066", 0);
   if (n == 0) return;
-  Finding f = make("R11", "benign_driver_messages", Severity::info,
+  Finding f = make("R11", "benign_driver_messages", Severity::kInfo,
                    fmt::format("{:.0f} known-harmless NVIDIA driver lines: ignore them", n));
   f.features = {c.ev("F066")};
   f.money = c.no_money("costs nothing");
@@ -385,12 +385,12 @@ void buy_or_rent(const Context& c, std::vector<Finding>& out) {
   const auto p = r.uncertainty.probability_buy_cheaper;
   if (r.inputs.price_unknown) {
     // Without a price there is no buy-or-rent answer, only the price below which buying pays.
-    Finding f = make("R12", "buy_or_rent", Severity::info,
+    Finding f = make("R12", "buy_or_rent", Severity::kInfo,
                      b.max_purchase_price
                          ? fmt::format("No purchase price known: buying pays if the GPU costs less than {} over {} "
                                        "months at this usage",
                                        format_money(b.max_purchase_price, r.inputs.currency),
-                                       format_number(r.inputs.get(cost::InputId::amortization_months)))
+                                       format_number(r.inputs.get(cost::InputId::kAmortizationMonths)))
                          : std::string("No purchase price known, and buying never pays at this usage"));
     f.features = {c.ev("F006"), c.ev("F017"), c.ev("F024"), c.ev("F007")};
     f.money = c.no_money("not priced: no purchase price is known for the local GPU");
@@ -399,7 +399,7 @@ void buy_or_rent(const Context& c, std::vector<Finding>& out) {
     out.push_back(std::move(f));
     return;
   }
-  Finding f = make("R12", "buy_or_rent", Severity::info,
+  Finding f = make("R12", "buy_or_rent", Severity::kInfo,
                    fmt::format("{}{}", b.buy_pays ? "Buy: owning costs less than renting the same work"
                                                   : "Rent: renting costs less than owning for this usage",
                                p ? fmt::format(" (buying cheaper in {} of the uncertainty draws)", pct(*p)) : ""));
@@ -505,9 +505,9 @@ const RuleEntry kRules[] = {
 
 std::string_view severity_name(Severity s) noexcept {
   switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::critical: return "critical";
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
   }
   return "info";
 }

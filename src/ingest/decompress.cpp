@@ -94,11 +94,11 @@ class StreamDecompressor : public Decompressor {
       const std::size_t before_in = in_.avail();
       std::size_t out = 0;
       switch (step(reinterpret_cast<unsigned char*>(dst), cap, out)) {
-        case Step::more:
+        case Step::kMore:
           break;
-        case Step::end:
+        case Step::kEnd:
           return finish(out);
-        case Step::failed:
+        case Step::kFailed:
           return finish(out);
       }
       if (out > 0) return out;
@@ -118,7 +118,7 @@ class StreamDecompressor : public Decompressor {
   const std::string& error() const noexcept override { return error_; }
 
  protected:
-  enum class Step { more, end, failed };
+  enum class Step { kMore, kEnd, kFailed };
   /// Decodes from in_ into dst (cap bytes); out = bytes written. end: the data is complete;
   /// failed: error_ is set.
   virtual Step step(unsigned char* dst, std::size_t cap, std::size_t& out) = 0;
@@ -150,8 +150,8 @@ class ZlibGunzip final : public StreamDecompressor {
  protected:
   Step step(unsigned char* dst, std::size_t cap, std::size_t& out) override {
     if (member_ended_) {  // another member of a multi-member file, or the end
-      if (in_.avail() == 0) return in_.eof() ? Step::end : Step::more;
-      if (!starts_gzip_member(in_)) return Step::end;
+      if (in_.avail() == 0) return in_.eof() ? Step::kEnd : Step::kMore;
+      if (!starts_gzip_member(in_)) return Step::kEnd;
       inflateReset(&zs_);
       member_ended_ = false;
     }
@@ -164,13 +164,13 @@ class ZlibGunzip final : public StreamDecompressor {
     out = static_cast<std::size_t>(zs_.next_out - dst);
     if (rc == Z_STREAM_END) {
       member_ended_ = true;
-      return Step::more;
+      return Step::kMore;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       error_ = std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "inflate failed");
-      return Step::failed;
+      return Step::kFailed;
     }
-    return Step::more;
+    return Step::kMore;
   }
   bool restart() override {
     inflateEnd(&zs_);
@@ -194,8 +194,8 @@ class IsalGunzip final : public StreamDecompressor {
  protected:
   Step step(unsigned char* dst, std::size_t cap, std::size_t& out) override {
     if (state_.block_state == ISAL_BLOCK_FINISH) {
-      if (in_.avail() == 0) return in_.eof() ? Step::end : Step::more;
-      if (!starts_gzip_member(in_)) return Step::end;
+      if (in_.avail() == 0) return in_.eof() ? Step::kEnd : Step::kMore;
+      if (!starts_gzip_member(in_)) return Step::kEnd;
       isal_inflate_reset(&state_);
       state_.crc_flag = ISAL_GZIP;
     }
@@ -208,9 +208,9 @@ class IsalGunzip final : public StreamDecompressor {
     out = static_cast<std::size_t>(state_.next_out - dst);
     if (rc < 0) {
       error_ = std::string("corrupt gzip data: ") + reason(rc);
-      return Step::failed;
+      return Step::kFailed;
     }
-    return Step::more;
+    return Step::kMore;
   }
   bool restart() override {
     isal_inflate_init(&state_);
@@ -245,7 +245,7 @@ class ZstdDecompressor final : public StreamDecompressor {
 
  protected:
   Step step(unsigned char* dst, std::size_t cap, std::size_t& out) override {
-    if (in_.avail() == 0 && in_.eof() && frame_done_) return Step::end;
+    if (in_.avail() == 0 && in_.eof() && frame_done_) return Step::kEnd;
     ZSTD_inBuffer input{in_.data(), in_.avail(), 0};
     ZSTD_outBuffer output{dst, cap, 0};
     const std::size_t rc = ZSTD_decompressStream(ds_, &output, &input);
@@ -253,11 +253,11 @@ class ZstdDecompressor final : public StreamDecompressor {
     out = output.pos;
     if (ZSTD_isError(rc)) {
       error_ = std::string("corrupt zstd data: ") + ZSTD_getErrorName(rc);
-      return Step::failed;
+      return Step::kFailed;
     }
     // 0: a frame is complete and flushed; the data may end here or hold another frame.
     frame_done_ = rc == 0;
-    return Step::more;
+    return Step::kMore;
   }
   bool restart() override {
     frame_done_ = false;
@@ -278,7 +278,7 @@ class XzDecompressor final : public StreamDecompressor {
 
  protected:
   Step step(unsigned char* dst, std::size_t cap, std::size_t& out) override {
-    if (ended_) return Step::end;
+    if (ended_) return Step::kEnd;
     xs_.next_in = in_.data();
     xs_.avail_in = in_.avail();
     xs_.next_out = dst;
@@ -289,20 +289,20 @@ class XzDecompressor final : public StreamDecompressor {
     out = static_cast<std::size_t>(xs_.next_out - dst);
     switch (rc) {
       case LZMA_OK:
-        return Step::more;
+        return Step::kMore;
       case LZMA_STREAM_END:
         ended_ = true;
-        return out > 0 ? Step::more : Step::end;
+        return out > 0 ? Step::kMore : Step::kEnd;
       case LZMA_BUF_ERROR:  // no progress possible: at the end of the file, the data stops short
-        if (out > 0) return Step::more;
+        if (out > 0) return Step::kMore;
         error_ = truncated_message();
-        return Step::failed;
+        return Step::kFailed;
       case LZMA_MEMLIMIT_ERROR:
         error_ = "xz data needs more than 512 MiB to decompress: not read";
-        return Step::failed;
+        return Step::kFailed;
       default:
         error_ = std::string("corrupt xz data: ") + reason(rc);
-        return Step::failed;
+        return Step::kFailed;
     }
   }
   bool restart() override {
@@ -333,18 +333,18 @@ class XzDecompressor final : public StreamDecompressor {
 
 Compression detect_compression(std::string_view head) noexcept {
   const auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
-  if (starts("\x1f\x8b")) return Compression::gzip;
-  if (starts("\x28\xb5\x2f\xfd")) return Compression::zstd;
-  if (starts(std::string_view("\xfd" "7zXZ\0", 6))) return Compression::xz;
-  return Compression::none;
+  if (starts("\x1f\x8b")) return Compression::kGzip;
+  if (starts("\x28\xb5\x2f\xfd")) return Compression::kZstd;
+  if (starts(std::string_view("\xfd" "7zXZ\0", 6))) return Compression::kXz;
+  return Compression::kNone;
 }
 
 std::string_view compression_name(Compression c) noexcept {
   switch (c) {
-    case Compression::gzip: return "gzip";
-    case Compression::zstd: return "zstd";
-    case Compression::xz: return "xz";
-    case Compression::none: break;
+    case Compression::kGzip: return "gzip";
+    case Compression::kZstd: return "zstd";
+    case Compression::kXz: return "xz";
+    case Compression::kNone: break;
   }
   return "none";
 }
@@ -359,7 +359,7 @@ std::uint64_t expected_text_bytes(const std::string& path, std::uint64_t size) n
   const std::size_t n = got > 0 ? static_cast<std::size_t>(got) : 0;
   std::uint64_t text = size;
   switch (detect_compression(std::string_view(reinterpret_cast<const char*>(head), n))) {
-    case Compression::gzip: {
+    case Compression::kGzip: {
       unsigned char isize[4] = {};  // the last member's size mod 2^32, little-endian
       text = size * kTypicalLogRatio;
       if (size >= 18 && ::pread(fd, isize, 4, static_cast<off_t>(size - 4)) == 4) {
@@ -368,15 +368,15 @@ std::uint64_t expected_text_bytes(const std::string& path, std::uint64_t size) n
       }
       break;
     }
-    case Compression::zstd: {
+    case Compression::kZstd: {
       const unsigned long long v = ZSTD_getFrameContentSize(head, n);
       text = v != ZSTD_CONTENTSIZE_UNKNOWN && v != ZSTD_CONTENTSIZE_ERROR ? v : size * kTypicalLogRatio;
       break;
     }
-    case Compression::xz:
+    case Compression::kXz:
       text = size * kTypicalLogRatio;
       break;
-    case Compression::none:
+    case Compression::kNone:
       break;
   }
   ::close(fd);
@@ -387,17 +387,17 @@ bool gzip_uses_isal() noexcept { return GPUCOST_HAVE_ISAL != 0; }
 
 std::unique_ptr<Decompressor> make_decompressor(Compression c, int fd, std::uint64_t size, GzipEngine gzip) {
   switch (c) {
-    case Compression::gzip:
+    case Compression::kGzip:
 #if GPUCOST_HAVE_ISAL
-      if (gzip == GzipEngine::fastest) return std::make_unique<IsalGunzip>(fd, size);
+      if (gzip == GzipEngine::kFastest) return std::make_unique<IsalGunzip>(fd, size);
 #endif
       (void)gzip;
       return std::make_unique<ZlibGunzip>(fd, size);
-    case Compression::zstd:
+    case Compression::kZstd:
       return std::make_unique<ZstdDecompressor>(fd, size);
-    case Compression::xz:
+    case Compression::kXz:
       return std::make_unique<XzDecompressor>(fd, size);
-    case Compression::none:
+    case Compression::kNone:
       break;
   }
   return nullptr;

@@ -388,7 +388,7 @@ std::unique_ptr<LineSource> open_line_source(const std::string& path, std::strin
   const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const Compression c = detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0));
-  if (c != Compression::none)
+  if (c != Compression::kNone)
     return std::make_unique<DecompressedLineSource>(fd, max_line, make_decompressor(c, fd, size));
   // Large files are mapped (no copy); small ones are not worth a mapping.
   if (size >= kMapAtLeast)

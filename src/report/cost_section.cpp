@@ -88,7 +88,7 @@ void write_inputs_json(JsonWriter& w, const CostResult& r) {
 
   w.key("inputs").begin_object();
   w.key("currency").begin_object().kv("value", in.currency).kv("origin", in.currency_origin).end_object();
-  for (Side side : {Side::local, Side::cloud}) {
+  for (Side side : {Side::kLocal, Side::kCloud}) {
     w.key(side_name(side)).begin_object();
     for (const auto& s : input_specs())
       if (s.side == side) write_input(w, in, s.id);
@@ -109,7 +109,7 @@ void write_inputs_json(JsonWriter& w, const CostResult& r) {
     const auto& rg = in.ranges[static_cast<std::size_t>(sp.id)];
     if (!rg) continue;
     w.key(input_name(sp.id));
-    if (rg->kind == InputRange::Kind::uniform) {
+    if (rg->kind == InputRange::Kind::kUniform) {
       w.begin_array().value(rg->a).value(rg->b).end_array();
     } else {
       w.begin_object().key("gamma").begin_array().value(rg->a).value(rg->b).end_array().end_object();
@@ -142,7 +142,7 @@ void write_sides_json(JsonWriter& w, const CostResult& r) {
 
   w.key("cloud").begin_object();
   w.kv("unit", per_h);
-  number_or_null(w, "hourly_rate", in[InputId::hourly_rate].value);
+  number_or_null(w, "hourly_rate", in[InputId::kHourlyRate].value);
   number_or_null(w, "cost_per_effective_hour", r.cloud.cost_per_effective_hour);
   number_or_null(w, "cold_start_hours", r.cloud.cold_start_hours);
   number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
@@ -162,7 +162,7 @@ void write_break_even_json(JsonWriter& w, const CostResult& r) {
   w.key("cheaper_below");
   if (b.cheaper_below) w.value(side_name(*b.cheaper_below)); else w.null();
   w.key("cheaper_above");
-  if (b.cheaper_below) w.value(side_name(*b.cheaper_below == Side::cloud ? Side::local : Side::cloud)); else w.null();
+  if (b.cheaper_below) w.value(side_name(*b.cheaper_below == Side::kCloud ? Side::kLocal : Side::kCloud)); else w.null();
   number_or_null(w, "query_job_hours", b.query_job_hours);
   number_or_null(w, "local_job_cost", b.local_job_cost);
   number_or_null(w, "cloud_job_cost", b.cloud_job_cost);
@@ -198,7 +198,7 @@ void write_usage_and_speed_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "measured_hours_per_month", in.measured_hours_per_month);
   text_or_null(w, "measured_note", in.measured_usage_note);
   number_or_null(w, "hours_per_month", b.hours_per_month);
-  text_or_null(w, "origin", in[InputId::hours_per_month].origin);
+  text_or_null(w, "origin", in[InputId::kHoursPerMonth].origin);
   w.end_object();
 
   w.key("relative_speed").begin_object();
@@ -208,9 +208,9 @@ void write_usage_and_speed_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "bandwidth_bound", in.speed.bandwidth_bound);
   text_or_null(w, "bandwidth_bound_note", in.speed.bandwidth_note);
   w.key("used").begin_object();
-  number_or_null(w, "value", in[InputId::relative_speed].value);
-  text_or_null(w, "origin", in[InputId::relative_speed].origin);
-  text_or_null(w, "note", in[InputId::relative_speed].note);
+  number_or_null(w, "value", in[InputId::kRelativeSpeed].value);
+  text_or_null(w, "origin", in[InputId::kRelativeSpeed].origin);
+  text_or_null(w, "note", in[InputId::kRelativeSpeed].note);
   w.end_object();
   write_speed_case(w, "at_compute_bound", r.at_compute_bound);
   write_speed_case(w, "at_bandwidth_bound", r.at_bandwidth_bound);
@@ -359,12 +359,12 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C049", "break_even.usage_threshold_hours_per_month", b.usage_threshold_hours_per_month, "h/month",
       b.usage_threshold_hours_per_month ? r.summary : b.buy_vs_rent_reason);
   row("C050", "usage.hours_per_month", b.hours_per_month, "h/month",
-      "origin " + in[InputId::hours_per_month].origin);
+      "origin " + in[InputId::kHoursPerMonth].origin);
   row("C051", "usage.measured_hours_per_month", in.measured_hours_per_month, "h/month", in.measured_usage_note);
   row("C060", "relative_speed.compute_bound", in.speed.compute_bound, "ratio", in.speed.compute_note);
   row("C061", "relative_speed.bandwidth_bound", in.speed.bandwidth_bound, "ratio", in.speed.bandwidth_note);
-  row("C062", "relative_speed.used", in[InputId::relative_speed].value, "ratio",
-      "origin " + in[InputId::relative_speed].origin);
+  row("C062", "relative_speed.used", in[InputId::kRelativeSpeed].value, "ratio",
+      "origin " + in[InputId::kRelativeSpeed].origin);
   row("C063", "verdict.flips_within_speed_bracket", r.flips_within_speed_bracket ? 1.0 : 0.0, "bool", r.summary);
   const Uncertainty& u = r.uncertainty;
   const std::string mc = fmt::format("seed {}, {} draws", u.seed, u.draws);
@@ -450,7 +450,7 @@ void write_cost_table(std::string& out, const CostResult& r) {
          std::isinf(row.effect) ? std::string("verdict") : short_num(row.effect), note);
   }
   line("");
-  line("Usage: {} a month ({}){}", human_duration(b.hours_per_month), in[InputId::hours_per_month].origin,
+  line("Usage: {} a month ({}){}", human_duration(b.hours_per_month), in[InputId::kHoursPerMonth].origin,
        in.measured_hours_per_month
            ? fmt::format("; measured from the logs: {}", human_duration(*in.measured_hours_per_month))
            : fmt::format("; not measured: {}", in.measured_usage_note));
@@ -462,7 +462,7 @@ void write_cost_table(std::string& out, const CostResult& r) {
                                           short_num(b.max_purchase_price), in.currency)
                             : std::string());
   line("Relative speed used: {} ({}); compute-bound {} ({}), bandwidth-bound {} ({}){}",
-       short_num(in[InputId::relative_speed].value), in[InputId::relative_speed].origin,
+       short_num(in[InputId::kRelativeSpeed].value), in[InputId::kRelativeSpeed].origin,
        short_num(in.speed.compute_bound), in.speed.compute_note, short_num(in.speed.bandwidth_bound),
        in.speed.bandwidth_note, r.flips_within_speed_bracket ? "; THE VERDICT FLIPS WITHIN THIS BRACKET" : "");
   const Uncertainty& u = r.uncertainty;

@@ -177,7 +177,7 @@ void write_features(JsonWriter& w, const PipelineResult& r) {
     if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
     w.key("features").begin_array();
     for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::per_gpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
+      if (catalog[i].scope == FeatureScope::kPerGpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
     w.end_array();
     w.end_object();
   }
@@ -269,7 +269,7 @@ std::string render_csv(const Report& rep) {
   for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
     const std::string scope = fmt::format("gpu{}", r.features.gpus[k]);
     for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::per_gpu) row(catalog[i], r.features.per_gpu[k][i], scope);
+      if (catalog[i].scope == FeatureScope::kPerGpu) row(catalog[i], r.features.per_gpu[k][i], scope);
   }
   return out;
 }
@@ -371,7 +371,7 @@ Report make_report(const PipelineResult& result, std::string input, double max_e
   rep.findings = result.findings;
   if (const auto& c = result.cost) {
     rep.verdict = c->summary;
-    const auto& u = c->inputs[cost::InputId::hours_per_month];
+    const auto& u = c->inputs[cost::InputId::kHoursPerMonth];
     rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(c->break_even.hours_per_month),
                             u.origin);
   }

@@ -37,9 +37,9 @@ GpuSample GpuModel::sample(TimeNs t) {
   last_ = t;
   const GpuMode mode = w_.mode_at(gpu_, t, hint_);
   if (mode != prev_) {
-    if (mode == GpuMode::hot) decay_ = 1;
-    if (mode == GpuMode::train) next_dip_ = t + seconds(rng_.uniform(50, 120));
-    if (mode == GpuMode::load) load_sm_ = rng_.uniform(6, 14);
+    if (mode == GpuMode::kHot) decay_ = 1;
+    if (mode == GpuMode::kTrain) next_dip_ = t + seconds(rng_.uniform(50, 120));
+    if (mode == GpuMode::kLoad) load_sm_ = rng_.uniform(6, 14);
     prev_ = mode;
   }
   const bool battery = laptop && w_.on_battery(t);
@@ -51,13 +51,13 @@ GpuSample GpuModel::sample(TimeNs t) {
   int mclk = g_.idle_mclk;
   double hot_offset = 0;
   switch (mode) {
-    case GpuMode::idle: {
+    case GpuMode::kIdle: {
       const double u = rng_.uniform();
       sm = u < 0.8 ? 0 : u < 0.95 ? static_cast<double>(rng_.range(1, 3)) : static_cast<double>(rng_.range(4, 5));
       power = g_.idle_power_w + rng_.normal(0, 1.0);
       break;
     }
-    case GpuMode::load:
+    case GpuMode::kLoad:
       load_sm_ = std::min(45.0, load_sm_ + rng_.uniform(-1.5, 2.2));
       sm = std::max(6.0, load_sm_ + rng_.normal(0, 4));
       fb_target = g_.train_fb_mib * 0.8;
@@ -65,8 +65,8 @@ GpuSample GpuModel::sample(TimeNs t) {
       pclk = g_.busy_pclk * rng_.uniform(0.8, 1.0);
       mclk = g_.busy_mclk;
       break;
-    case GpuMode::train:
-    case GpuMode::hot: {
+    case GpuMode::kTrain:
+    case GpuMode::kHot: {
       if (t >= next_dip_) {  // the data loader falls behind now and then
         dip_left_ = static_cast<int>(rng_.range(2, 4));
         dip_sm_ = rng_.uniform(20, 55);
@@ -77,7 +77,7 @@ GpuSample GpuModel::sample(TimeNs t) {
         --dip_left_;
         sm = dip_sm_ + rng_.normal(0, 5);
       }
-      if (mode == GpuMode::hot) {
+      if (mode == GpuMode::kHot) {
         // Too hot: clocks throttle and the step rate sinks (the seed article: 92 % -> 54 %).
         decay_ *= 0.9955;
         sm = 54 + (sm - 54) * decay_;
@@ -92,7 +92,7 @@ GpuSample GpuModel::sample(TimeNs t) {
         sm *= 0.94;
         s.pviol = clampi(rng_.uniform(60, 100), 0, 100);
       }
-      if (mode == GpuMode::hot) pclk *= 0.6 + 0.4 * decay_;
+      if (mode == GpuMode::kHot) pclk *= 0.6 + 0.4 * decay_;
       mclk = g_.busy_mclk;
       s.rxpci = clampi(laptop ? rng_.uniform(250, 900) : rng_.uniform(800, 2500), 0, 100000);
       s.txpci = clampi(laptop ? rng_.uniform(20, 80) : rng_.uniform(100, 600), 0, 100000);
@@ -105,13 +105,13 @@ GpuSample GpuModel::sample(TimeNs t) {
   fb_ += (fb_target - fb_) / 6.0;
 
   s.sm = clampi(sm, 0, 100);
-  s.mem = mode == GpuMode::idle ? clampi(rng_.uniform(0, 1.4), 0, 100) : clampi(s.sm * 0.55 + rng_.normal(0, 4), 0, 100);
+  s.mem = mode == GpuMode::kIdle ? clampi(rng_.uniform(0, 1.4), 0, 100) : clampi(s.sm * 0.55 + rng_.normal(0, 4), 0, 100);
   s.pwr = clampi(power, 1, static_cast<int>(g_.power_max_w));
   s.gtemp = clampi(temp_, 20, 110);
   s.mtemp = g_.has_mtemp ? clampi(temp_ + 6 + rng_.normal(0, 0.4), 20, 110) : -1;
   s.mclk = mclk;
   s.pclk = clampi(pclk, 180, g_.max_pclk);
-  s.tviol = mode == GpuMode::hot && s.gtemp >= (laptop ? 80 : 84) ? 1 : 0;
+  s.tviol = mode == GpuMode::kHot && s.gtemp >= (laptop ? 80 : 84) ? 1 : 0;
   s.fb = clampi(fb_ + rng_.normal(0, 2), 0, g_.mem_total_mib);
   s.bar1 = laptop ? static_cast<int>(rng_.range(5, 9)) : static_cast<int>(rng_.range(4, 6));
   s.ccpm = 0;
@@ -119,10 +119,10 @@ GpuSample GpuModel::sample(TimeNs t) {
     s.sbecc = 0;
     s.dbecc = dbe_at_ != kNoTime && t >= dbe_at_ ? 1 : 0;
   }
-  if (mode == GpuMode::idle) {
+  if (mode == GpuMode::kIdle) {
     s.rxpci = static_cast<int>(rng_.range(0, 2));
     s.txpci = static_cast<int>(rng_.range(0, 1));
-  } else if (mode == GpuMode::load) {
+  } else if (mode == GpuMode::kLoad) {
     s.rxpci = static_cast<int>(rng_.range(300, 1500));
     s.txpci = static_cast<int>(rng_.range(5, 40));
   }

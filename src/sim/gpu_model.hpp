@@ -29,7 +29,7 @@ class GpuModel {
   Rng rng_;
   TimeNs last_ = kNoTime;
   std::size_t hint_ = 0;
-  GpuMode prev_ = GpuMode::idle;
+  GpuMode prev_ = GpuMode::kIdle;
   double temp_ = 38, fb_ = 0, decay_ = 1, load_sm_ = 10;
   TimeNs next_dip_ = 0;
   int dip_left_ = 0;

@@ -39,10 +39,10 @@ std::uint64_t name_hash(std::string_view name, std::uint64_t key) {
 
 std::string_view transport_name(Transport t) {
   switch (t) {
-    case Transport::kernel: return "kernel";
-    case Transport::syslog: return "syslog";
-    case Transport::journal: return "journal";
-    case Transport::stdout_stream: return "stdout";
+    case Transport::kKernel: return "kernel";
+    case Transport::kSyslog: return "syslog";
+    case Transport::kJournal: return "journal";
+    case Transport::kStdoutStream: return "stdout";
   }
   return "journal";
 }
@@ -112,10 +112,10 @@ void JournalJsonWriter::add(const LogRecord& r) {
       put("_SYSTEMD_OWNER_UID", "1000");
     }
     switch (d.transport) {
-      case Transport::journal:
+      case Transport::kJournal:
         put("_SOURCE_REALTIME_TIMESTAMP", dec(realtime_us - rng_.range(20, 400)));
         break;
-      case Transport::syslog: {
+      case Transport::kSyslog: {
         std::string stamp;
         const TimeNs local = r.ts + w_.offset_at(r.ts);
         append_syslog_stamp(stamp, local - ((local % kNsPerSec) + kNsPerSec) % kNsPerSec);
@@ -124,10 +124,10 @@ void JournalJsonWriter::add(const LogRecord& r) {
         put("SYSLOG_PID", dec(pid));
         break;
       }
-      case Transport::stdout_stream:
+      case Transport::kStdoutStream:
         put("_STREAM_ID", std::string(d.invocation.rbegin(), d.invocation.rend()));
         break;
-      case Transport::kernel: break;
+      case Transport::kKernel: break;
     }
   }
   std::sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.order < b.order; });

@@ -8,8 +8,8 @@
 namespace gpucost::sim {
 
 enum class Noise::Kind : std::uint8_t {
-  cron_minute, cron_sysstat, cron_hourly, docker_ps, docker_stats, anacron, dhcp, wpa_signal, rtkit,
-  gnome_shell, dbus_activation, snapd, resolved, ufw, audit, tx_power, ssh_session, multipath, martian, syn_flood,
+  kCronMinute, kCronSysstat, kCronHourly, kDockerPs, kDockerStats, kAnacron, kDhcp, kWpaSignal, kRtkit,
+  kGnomeShell, kDbusActivation, kSnapd, kResolved, kUfw, kAudit, kTxPower, kSshSession, kMultipath, kMartian, kSynFlood,
 };
 
 Noise::Noise(const World& w) : w_(w), rng_(w.options.seed, 40) {
@@ -20,30 +20,30 @@ Noise::Noise(const World& w) : w_(w), rng_(w.options.seed, 40) {
     const double mean = 3600.0 / (per_hour * w.options.noise);
     sources_.push_back({k, t0 + seconds(20 + mean * rng_.uniform(0.05, 1.0)), mean, false});
   };
-  periodic(Kind::cron_minute, minute0, 60);
-  periodic(Kind::cron_sysstat, (t0 / (10 * kNsPerMin) + 1) * 10 * kNsPerMin + 5 * kNsPerMin, 600);
-  periodic(Kind::cron_hourly, (t0 / kNsPerHour + 1) * kNsPerHour + 17 * kNsPerMin, 3600);
-  periodic(Kind::docker_ps, w.collect_begin + seconds(30), w.laptop ? 60 : 15);
+  periodic(Kind::kCronMinute, minute0, 60);
+  periodic(Kind::kCronSysstat, (t0 / (10 * kNsPerMin) + 1) * 10 * kNsPerMin + 5 * kNsPerMin, 600);
+  periodic(Kind::kCronHourly, (t0 / kNsPerHour + 1) * kNsPerHour + 17 * kNsPerMin, 3600);
+  periodic(Kind::kDockerPs, w.collect_begin + seconds(30), w.laptop ? 60 : 15);
   if (w.laptop) {
-    periodic(Kind::anacron, (t0 / kNsPerHour + 1) * kNsPerHour + 30 * kNsPerMin, 3600);
-    periodic(Kind::dhcp, t0 + minutes(30), 1800);
-    random(Kind::wpa_signal, 12);
-    random(Kind::rtkit, 10);
-    random(Kind::gnome_shell, 6);
-    random(Kind::dbus_activation, 2);
-    random(Kind::snapd, 0.4);
-    random(Kind::resolved, 1);
-    random(Kind::ufw, 15);
-    random(Kind::audit, 4);
-    random(Kind::tx_power, 1);
+    periodic(Kind::kAnacron, (t0 / kNsPerHour + 1) * kNsPerHour + 30 * kNsPerMin, 3600);
+    periodic(Kind::kDhcp, t0 + minutes(30), 1800);
+    random(Kind::kWpaSignal, 12);
+    random(Kind::kRtkit, 10);
+    random(Kind::kGnomeShell, 6);
+    random(Kind::kDbusActivation, 2);
+    random(Kind::kSnapd, 0.4);
+    random(Kind::kResolved, 1);
+    random(Kind::kUfw, 15);
+    random(Kind::kAudit, 4);
+    random(Kind::kTxPower, 1);
   } else {
-    periodic(Kind::docker_stats, w.collect_begin + seconds(45), 30);
-    random(Kind::ssh_session, 4);
-    random(Kind::multipath, 12);
-    random(Kind::martian, 4);
-    random(Kind::syn_flood, 0.5);
-    random(Kind::snapd, 0.4);
-    random(Kind::resolved, 0.5);
+    periodic(Kind::kDockerStats, w.collect_begin + seconds(45), 30);
+    random(Kind::kSshSession, 4);
+    random(Kind::kMultipath, 12);
+    random(Kind::kMartian, 4);
+    random(Kind::kSynFlood, 0.5);
+    random(Kind::kSnapd, 0.4);
+    random(Kind::kResolved, 0.5);
   }
 }
 
@@ -74,25 +74,25 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
     return logfmt_time(w_, at, rng_) + " level=debug msg=\"" + msg + "\"";
   };
   switch (k) {
-    case Kind::cron_minute:
+    case Kind::kCronMinute:
       cron(w_.laptop ? "(dev) CMD (/home/dev/bin/battery-log.sh >> /home/dev/.cache/battery.log 2>&1)"
                      : "(root) CMD (/usr/local/bin/gpu-textfile.sh > /var/lib/node_exporter/gpu.prom.tmp 2>/dev/null)",
            3);
       break;
-    case Kind::cron_sysstat: cron("(root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)", 4); break;
-    case Kind::cron_hourly: cron("(root) CMD (   cd / && run-parts --report /etc/cron.hourly)", 9); break;
-    case Kind::docker_ps:
+    case Kind::kCronSysstat: cron("(root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)", 4); break;
+    case Kind::kCronHourly: cron("(root) CMD (   cd / && run-parts --report /etc/cron.hourly)", 9); break;
+    case Kind::kDockerPs:
       e.user(t, w_.daemon("dockerd"), docker(t, "Calling HEAD /_ping"));
       e.user(t + seconds(0.0011), w_.daemon("dockerd"), docker(t + seconds(0.0011), "Calling GET /v1.47/containers/json"));
       break;
-    case Kind::docker_stats: {
+    case Kind::kDockerStats: {
       const ContainerRun* c = nullptr;
       for (const auto& r : w_.containers)
         if (t >= r.running && (r.exit == kNoTime || t < r.exit)) c = &r;
       if (c) e.user(t, w_.daemon("dockerd"), docker(t, "Calling GET /v1.47/containers/" + c->id.substr(0, 12) + "/stats?stream=0"));
       break;
     }
-    case Kind::anacron: {
+    case Kind::kAnacron: {
       const Daemon* an = w_.daemon("anacron");
       const std::int32_t pid = pid_at(w_, t, 8);
       e.user(t, sd, "Started Run anacron jobs.");
@@ -108,7 +108,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.user(t + seconds(0.009), sd, "anacron.service: Deactivated successfully.");
       break;
     }
-    case Kind::dhcp: {
+    case Kind::kDhcp: {
       const Daemon* nm = w_.daemon("NetworkManager");
       std::string m = "<info>  [";
       append_int(m, t / kNsPerSec);
@@ -117,7 +117,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.user(t, nm, m + "] dhcp4 (wlp0s20f3): state changed new lease, address=192.168.1.37");
       break;
     }
-    case Kind::wpa_signal: {
+    case Kind::kWpaSignal: {
       static constexpr int kTxRates[] = {286700, 573500, 866700, 1200900};
       std::string m = "wlp0s20f3: CTRL-EVENT-SIGNAL-CHANGE above=";
       const int signal = static_cast<int>(rng_.range(-71, -48));
@@ -126,7 +126,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.user(t, w_.daemon("wpa_supplicant"), m);
       break;
     }
-    case Kind::rtkit: {
+    case Kind::kRtkit: {
       // Random parts are drawn in sequence, from the right: operands of one expression are
       // unsequenced, and compilers order them differently.
       const auto processes = rng_.range(2, 5), threads = rng_.range(4, 9);
@@ -134,7 +134,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
              "Supervising " + std::to_string(threads) + " threads of " + std::to_string(processes) + " processes of 1 users.");
       break;
     }
-    case Kind::gnome_shell:
+    case Kind::kGnomeShell:
       if (rng_.chance(0.6))
         e.user(t, w_.daemon("gnome-shell"),
                "Can't update stage views actor <unnamed>[<MetaWindowActorX11>:0x55d1c" + random_hex(rng_, 7) +
@@ -144,7 +144,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
                "Window manager warning: Buggy client sent a _NET_ACTIVE_WINDOW message with a timestamp of 0 for 0x4a0000" +
                    std::to_string(rng_.range(1, 9)) + " (Code - train)", 4);
       break;
-    case Kind::dbus_activation: {
+    case Kind::kDbusActivation: {
       const Daemon* db = w_.daemon("dbus-daemon");
       e.user(t, db,
              "[system] Activating via systemd: service name='org.freedesktop.timedate1' "
@@ -156,13 +156,13 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       later.user(t + seconds(30.1), sd, "systemd-timedated.service: Deactivated successfully.");
       break;
     }
-    case Kind::snapd: e.user(t, w_.daemon("snapd"), "autorefresh.go:540: auto-refresh: all snaps are up-to-date"); break;
-    case Kind::resolved:
+    case Kind::kSnapd: e.user(t, w_.daemon("snapd"), "autorefresh.go:540: auto-refresh: all snaps are up-to-date"); break;
+    case Kind::kResolved:
       e.user(t, w_.daemon("systemd-resolved"),
              w_.laptop ? "Using degraded feature set UDP instead of UDP+EDNS0 for DNS server 192.168.1.1."
                        : "Using degraded feature set TCP instead of UDP for DNS server 10.20.0.2.");
       break;
-    case Kind::ufw: {
+    case Kind::kUfw: {
       std::string m = "[UFW BLOCK] IN=wlp0s20f3 OUT= MAC=";
       if (rng_.chance(0.7)) {
         m += "01:00:5e:00:00:01:9c:53:22:4f:a1:07:08:00 SRC=192.168.1.1 DST=224.0.0.1 LEN=36 TOS=0x00 PREC=0x00 TTL=1 ID=0 DF PROTO=2 ";
@@ -176,7 +176,7 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.kernel(t, std::move(m), 4);
       break;
     }
-    case Kind::audit: {
+    case Kind::kAudit: {
       std::string m = "audit: type=1400 audit(";
       append_int(m, t / kNsPerSec);
       m += '.';
@@ -189,8 +189,8 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       e.kernel(t, std::move(m), 5);
       break;
     }
-    case Kind::tx_power: e.kernel(t, "wlp0s20f3: Limiting TX power to 23 (23 - 0) dBm as advertised by 9c:53:22:4f:a1:07"); break;
-    case Kind::ssh_session: {
+    case Kind::kTxPower: e.kernel(t, "wlp0s20f3: Limiting TX power to 23 (23 - 0) dBm as advertised by 9c:53:22:4f:a1:07"); break;
+    case Kind::kSshSession: {
       const int n = session_++;
       const Daemon* logind = w_.daemon("systemd-logind");
       e.user(t, logind, "New session " + std::to_string(n) + " of user ubuntu.");
@@ -201,21 +201,21 @@ void Noise::emit(Kind k, TimeNs t0, std::vector<LogRecord>& out) {
       later.user(end + seconds(0.014), logind, "Removed session " + std::to_string(n) + ".");
       break;
     }
-    case Kind::multipath: {
+    case Kind::kMultipath: {
       const Daemon* mp = w_.daemon("multipathd");
       e.user(t, mp, "sda: failed to get udev uid: Invalid argument", 3);
       e.user(t + seconds(0.00004), mp, "sda: failed to get sysfs uid: Invalid argument", 3);
       e.user(t + seconds(0.00006), mp, "sda: failed to get sgio uid: No such file or directory", 3);
       break;
     }
-    case Kind::martian:
+    case Kind::kMartian:
       e.kernel(t, "IPv4: martian source 10.20.0.255 from 10.20.0." + std::to_string(rng_.range(10, 60)) + ", on dev enp65s0f0np0", 4);
       {
         const std::string b2 = random_hex(rng_, 2), b1 = random_hex(rng_, 2);
         e.kernel(t + seconds(0.000004), "ll header: 00000000: ff ff ff ff ff ff 0c 42 a1 " + b1 + " " + b2 + " 7e 08 00", 4);
       }
       break;
-    case Kind::syn_flood:
+    case Kind::kSynFlood:
       e.kernel(t, "TCP: request_sock_TCP: Possible SYN flooding on port 9100. Sending cookies.  Check SNMP counters.", 4);
       break;
   }

@@ -65,44 +65,44 @@ Daemon& add_daemon(World& w, std::string ident, std::string exe, std::string cmd
 
 void common_daemons(World& w, Rng& rng) {
   add_daemon(w, "systemd", "/usr/lib/systemd/systemd", w.laptop ? "/sbin/init splash" : "/sbin/init", "init.scope", 1,
-             Transport::journal, 3, 0, rng);
+             Transport::kJournal, 3, 0, rng);
   add_daemon(w, "systemd-logind", "/usr/lib/systemd/systemd-logind", "/lib/systemd/systemd-logind",
-             "systemd-logind.service", w.laptop ? 912 : 1204, Transport::journal, 4, 0, rng);
+             "systemd-logind.service", w.laptop ? 912 : 1204, Transport::kJournal, 4, 0, rng);
   add_daemon(w, "systemd-resolved", "/usr/lib/systemd/systemd-resolved", "/lib/systemd/systemd-resolved",
-             "systemd-resolved.service", w.laptop ? 781 : 1017, Transport::journal, 3, 101, rng);
+             "systemd-resolved.service", w.laptop ? 781 : 1017, Transport::kJournal, 3, 101, rng);
   add_daemon(w, "CRON", "/usr/sbin/cron", "/usr/sbin/cron -f -P", "cron.service", w.laptop ? 901 : 1211,
-             Transport::syslog, 9, 0, rng)
+             Transport::kSyslog, 9, 0, rng)
       .comm = "cron";
   add_daemon(w, "containerd", "/usr/bin/containerd", "/usr/bin/containerd", "containerd.service",
-             w.laptop ? 1050 : 1388, Transport::stdout_stream, 3, 0, rng);
+             w.laptop ? 1050 : 1388, Transport::kStdoutStream, 3, 0, rng);
   add_daemon(w, "dockerd", "/usr/bin/dockerd", "/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock",
-             "docker.service", w.laptop ? 1188 : 1520, Transport::stdout_stream, 3, 0, rng);
+             "docker.service", w.laptop ? 1188 : 1520, Transport::kStdoutStream, 3, 0, rng);
   add_daemon(w, "nvidia-persistenced", "/usr/bin/nvidia-persistenced", "/usr/bin/nvidia-persistenced --user nvidia-persistenced --no-persistence-mode --verbose",
-             "nvidia-persistenced.service", w.laptop ? 1001 : 1302, Transport::syslog, 3, 123, rng);
+             "nvidia-persistenced.service", w.laptop ? 1001 : 1302, Transport::kSyslog, 3, 123, rng);
   add_daemon(w, "snapd", "/usr/lib/snapd/snapd", "/usr/lib/snapd/snapd", "snapd.service", w.laptop ? 930 : 1230,
-             Transport::stdout_stream, 3, 0, rng);
+             Transport::kStdoutStream, 3, 0, rng);
   add_daemon(w, "systemd-sleep", "/usr/lib/systemd/systemd-sleep", "/lib/systemd/systemd-sleep suspend",
-             "systemd-suspend.service", 0, Transport::journal, 3, 0, rng);
-  add_daemon(w, "anacron", "/usr/sbin/anacron", "/usr/sbin/anacron -d -q -s", "anacron.service", 0, Transport::syslog,
+             "systemd-suspend.service", 0, Transport::kJournal, 3, 0, rng);
+  add_daemon(w, "anacron", "/usr/sbin/anacron", "/usr/sbin/anacron -d -q -s", "anacron.service", 0, Transport::kSyslog,
              9, 0, rng);
   if (w.laptop) {
     add_daemon(w, "NetworkManager", "/usr/sbin/NetworkManager", "/usr/sbin/NetworkManager --no-daemon",
-               "NetworkManager.service", 905, Transport::journal, 3, 0, rng);
+               "NetworkManager.service", 905, Transport::kJournal, 3, 0, rng);
     add_daemon(w, "wpa_supplicant", "/usr/sbin/wpa_supplicant", "/sbin/wpa_supplicant -u -s -O /run/wpa_supplicant",
-               "wpa_supplicant.service", 933, Transport::syslog, 3, 0, rng);
-    add_daemon(w, "acpid", "/usr/sbin/acpid", "/usr/sbin/acpid -l", "acpid.service", 897, Transport::syslog, 3, 0, rng);
+               "wpa_supplicant.service", 933, Transport::kSyslog, 3, 0, rng);
+    add_daemon(w, "acpid", "/usr/sbin/acpid", "/usr/sbin/acpid -l", "acpid.service", 897, Transport::kSyslog, 3, 0, rng);
     add_daemon(w, "rtkit-daemon", "/usr/libexec/rtkit-daemon", "/usr/libexec/rtkit-daemon", "rtkit-daemon.service",
-               1422, Transport::syslog, 3, 0, rng);
+               1422, Transport::kSyslog, 3, 0, rng);
     add_daemon(w, "gnome-shell", "/usr/bin/gnome-shell", "/usr/bin/gnome-shell", "user@1000.service", 2051,
-               Transport::journal, 1, 1000, rng);
+               Transport::kJournal, 1, 1000, rng);
     add_daemon(w, "dbus-daemon", "/usr/bin/dbus-daemon",
                "@dbus-daemon --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only",
-               "dbus.service", 884, Transport::journal, 3, 102, rng);
+               "dbus.service", 884, Transport::kJournal, 3, 102, rng);
   } else {
     add_daemon(w, "multipathd", "/usr/sbin/multipathd", "/sbin/multipathd -d -s", "multipathd.service", 712,
-               Transport::journal, 3, 0, rng);
+               Transport::kJournal, 3, 0, rng);
     add_daemon(w, "systemd-networkd", "/usr/lib/systemd/systemd-networkd", "/lib/systemd/systemd-networkd",
-               "systemd-networkd.service", 1002, Transport::journal, 3, 100, rng);
+               "systemd-networkd.service", 1002, Transport::kJournal, 3, 100, rng);
   }
 }
 
@@ -194,9 +194,9 @@ GpuSpec server_gpu(int i, Rng& rng) {
 }
 
 void setup_machine(World& w, Rng& rng) {
-  w.laptop = w.kind != ScenarioKind::server;
-  w.has_dmon = w.kind != ScenarioKind::no_dmon;
-  w.has_syslog = w.kind != ScenarioKind::no_dmon;
+  w.laptop = w.kind != ScenarioKind::kServer;
+  w.has_dmon = w.kind != ScenarioKind::kNoDmon;
+  w.has_syslog = w.kind != ScenarioKind::kNoDmon;
   w.machine_id = random_hex(rng, 32);
   Boot b0, b1, b2;
   if (w.laptop) {
@@ -298,7 +298,7 @@ TimeNs login_time(const World& w) {
 std::int32_t session_pid(const World& w, int k) { return pid_at(w, login_time(w) + 2 * kNsPerSec * k, 0); }
 
 double default_hours(ScenarioKind kind, std::uint64_t seed) {
-  if (kind == ScenarioKind::server) return 6.0;
+  if (kind == ScenarioKind::kServer) return 6.0;
   Rng rng(seed, 99);
   return 4.0 + static_cast<double>(rng.range(0, 20)) / 10.0;  // 4.0 .. 6.0 h
 }
@@ -427,29 +427,29 @@ World build_world(const SimOptions& options) {
   };
   add_run(job_create);
   w.dmon_end.assign(static_cast<std::size_t>(ngpu), w.span_end);
-  w.base_mode.assign(static_cast<std::size_t>(ngpu), GpuMode::train);
+  w.base_mode.assign(static_cast<std::size_t>(ngpu), GpuMode::kTrain);
   w.segments.assign(static_cast<std::size_t>(ngpu), {});
   auto all_gpus = [&](TimeNs b, TimeNs e, GpuMode m) {
     for (auto& segs : w.segments)
       if (e > b) segs.push_back({b, e, m});
   };
-  all_gpus(boot.wall, w.containers[0].running, GpuMode::idle);
-  all_gpus(w.containers[0].running, load_end[0], GpuMode::load);
+  all_gpus(boot.wall, w.containers[0].running, GpuMode::kIdle);
+  all_gpus(w.containers[0].running, load_end[0], GpuMode::kLoad);
   for (const auto& [x, restart] : xids) {
     plan.xids.push_back(x);
     if (x.lost) w.dmon_end[static_cast<std::size_t>(x.gpu)] = ceil_second(x.t);
     if (!x.crash) continue;
     w.containers.back().exit = whole_us(x.t + seconds(rng.uniform(1.0, 2.5)));
     if (restart == kNoTime) {
-      all_gpus(x.t + kNsPerSec, w.span_end, GpuMode::idle);
+      all_gpus(x.t + kNsPerSec, w.span_end, GpuMode::kIdle);
       continue;
     }
     add_run(restart);
-    all_gpus(x.t + kNsPerSec, w.containers.back().running, GpuMode::idle);
-    all_gpus(w.containers.back().running, load_end.back(), GpuMode::load);
+    all_gpus(x.t + kNsPerSec, w.containers.back().running, GpuMode::kIdle);
+    all_gpus(w.containers.back().running, load_end.back(), GpuMode::kLoad);
   }
-  for (const auto& [b, e] : idle_gaps) all_gpus(b, e, GpuMode::idle);
-  for (const auto& h : plan.hot) w.segments[static_cast<std::size_t>(h.gpu)].push_back({h.begin, h.end, GpuMode::hot});
+  for (const auto& [b, e] : idle_gaps) all_gpus(b, e, GpuMode::kIdle);
+  for (const auto& h : plan.hot) w.segments[static_cast<std::size_t>(h.gpu)].push_back({h.begin, h.end, GpuMode::kHot});
   for (auto& segs : w.segments) {
     std::sort(segs.begin(), segs.end(), [](const GpuSegment& a, const GpuSegment& b) { return a.begin < b.begin; });
     // The planner keeps spans apart; a crash idle span can still run into the span end.

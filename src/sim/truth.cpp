@@ -372,7 +372,7 @@ std::string Truth::json() const {
   j.key("hot_phases").begin_array();
   for (std::size_t g = 0; g < w_.segments.size(); ++g)
     for (const auto& seg : w_.segments[g])
-      if (seg.mode == GpuMode::hot) {
+      if (seg.mode == GpuMode::kHot) {
         j.begin_object();
         j.kv("gpu", static_cast<int>(g));
         instant(j, "begin", seg.begin);

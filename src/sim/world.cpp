@@ -6,17 +6,17 @@ namespace gpucost::sim {
 
 std::string_view scenario_name(ScenarioKind k) noexcept {
   switch (k) {
-    case ScenarioKind::laptop: return "laptop";
-    case ScenarioKind::server: return "server";
-    case ScenarioKind::no_dmon: return "no-dmon";
+    case ScenarioKind::kLaptop: return "laptop";
+    case ScenarioKind::kServer: return "server";
+    case ScenarioKind::kNoDmon: return "no-dmon";
   }
   return "?";
 }
 
 std::optional<ScenarioKind> scenario_from_name(std::string_view name) noexcept {
-  if (name == "laptop") return ScenarioKind::laptop;
-  if (name == "server") return ScenarioKind::server;
-  if (name == "no-dmon" || name == "no_dmon") return ScenarioKind::no_dmon;
+  if (name == "laptop") return ScenarioKind::kLaptop;
+  if (name == "server") return ScenarioKind::kServer;
+  if (name == "no-dmon" || name == "no_dmon") return ScenarioKind::kNoDmon;
   return std::nullopt;
 }
 

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,40 @@ TEST(Architecture, IncludeScannerSeesTheWriters) {
     found = found || i.header == "gpucost/text/json.hpp";
   EXPECT_TRUE(found);
   EXPECT_FALSE(project_includes("src/text.cpp").empty());
+}
+
+// docs/architecture.md's conventions: enum values are `kName`; an enum generated from an X-macro
+// table (its body names a GPUCOST_ macro) keeps its rows' printed names.
+TEST(Architecture, EnumValuesAreKNameExceptXMacroTables) {
+  const std::regex enum_re(R"(enum class\s+([\w:]+)[^{;]*\{([^}]*)\};)");
+  const std::regex comment_re(R"(//[^\n]*)");
+  const std::regex value_re(R"(^k[A-Z0-9]\w*$)");
+  std::string offending;
+  int enums = 0;
+  for (const char* dir : {"src", "include"})
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / dir)) {
+      const auto ext = e.path().extension();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+      std::ifstream in(e.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      const std::string text = ss.str();
+      for (std::sregex_iterator it(text.begin(), text.end(), enum_re), end; it != end; ++it) {
+        const std::string body = std::regex_replace((*it)[2].str(), comment_re, "");
+        if (body.find("GPUCOST_") != std::string::npos) continue;
+        ++enums;
+        std::stringstream values(body);
+        for (std::string v; std::getline(values, v, ',');) {
+          v = v.substr(0, v.find('='));
+          v.erase(0, v.find_first_not_of(" \t\n"));
+          v.erase(v.find_last_not_of(" \t\n") + 1);
+          if (!v.empty() && !std::regex_match(v, value_re))
+            offending += fs::relative(e.path(), kRoot).string() + ": " + (*it)[1].str() + "::" + v + "\n";
+        }
+      }
+    }
+  EXPECT_GT(enums, 20) << "the scanner should see the project's enums";
+  EXPECT_TRUE(offending.empty()) << "enum values not in the kName style:\n" << offending;
 }
 
 }  // namespace

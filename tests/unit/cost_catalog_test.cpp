@@ -66,8 +66,8 @@ TEST(CostCatalog, BuiltInPricesCarryTheirDatesIntoTheInputs) {
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(in.local_price_observed_on, "2022-09-20");
   EXPECT_EQ(in.cloud_price_observed_on, "2026-03-10");
-  EXPECT_NE(in[InputId::hourly_rate].note.find("on-demand price"), std::string::npos);
-  EXPECT_NE(in[InputId::hourly_rate].note.find("observed 2026-03-10"), std::string::npos);
+  EXPECT_NE(in[InputId::kHourlyRate].note.find("on-demand price"), std::string::npos);
+  EXPECT_NE(in[InputId::kHourlyRate].note.find("observed 2026-03-10"), std::string::npos);
   // A same-GPU rental: both sides are an RTX 4090, so both speed ratios are 1.
   EXPECT_DOUBLE_EQ(*in.speed.compute_bound, 1.0);
   EXPECT_DOUBLE_EQ(*in.speed.bandwidth_bound, 1.0);
@@ -78,14 +78,14 @@ TEST(CostCatalog, OffersOfTheSameGpuThatDisagreeGiveTheRateARange) {
   ResolveRequest rq;
   rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  const auto& r = in.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)];
   ASSERT_TRUE(r);
   EXPECT_EQ(r->a, 0.45);
   EXPECT_EQ(r->b, 0.60);
-  EXPECT_EQ(*in[InputId::hourly_rate].value, 0.60);
+  EXPECT_EQ(*in[InputId::kHourlyRate].value, 0.60);
   // A rate the user gives is a point value.
-  rq.cli.values[static_cast<std::size_t>(InputId::hourly_rate)] = 0.5;
-  EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::hourly_rate)]);
+  rq.cli.values[static_cast<std::size_t>(InputId::kHourlyRate)] = 0.5;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::kHourlyRate)]);
 }
 
 TEST(CostCatalog, LargeCloudA100H100H200RowsAreSourcedDatedAndCountTheirGpus) {
@@ -120,14 +120,14 @@ TEST(CostCatalog, OnlyOffersWithTheSameNumberOfGpusComparePriceForPrice) {
   ResolveRequest rq;
   rq.selection = {"", "h100-sxm", "runpod-h100-sxm"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  const auto& r = in.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)];
   ASSERT_TRUE(r);
   EXPECT_EQ(r->a, 4.76);
   EXPECT_EQ(r->b, 6.88);
   // The 8-GPU ones range among themselves.
   rq.selection = {"", "h100-sxm", "aws-p5.48xlarge"};
   const CostInputs in8 = resolve_inputs(builtin_presets(), rq);
-  const auto& r8 = in8.ranges[static_cast<std::size_t>(InputId::hourly_rate)];
+  const auto& r8 = in8.ranges[static_cast<std::size_t>(InputId::kHourlyRate)];
   ASSERT_TRUE(r8);
   EXPECT_EQ(r8->a, 55.04);
   EXPECT_EQ(r8->b, 98.32);
@@ -147,12 +147,12 @@ TEST(CostCatalog, ColdStartIsTheOffersWhenKnownElseTheStatedDefault) {
   ResolveRequest rq;
   rq.selection = {"", "h100-sxm", "aws-p5.4xlarge"};
   CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(*in[InputId::cold_start_s].value, 117);
-  EXPECT_EQ(in[InputId::cold_start_s].origin, "default");
-  EXPECT_NE(in[InputId::cold_start_s].note.find("aws-p5.4xlarge has no measured cold start in the catalog"),
+  EXPECT_EQ(*in[InputId::kColdStartS].value, 117);
+  EXPECT_EQ(in[InputId::kColdStartS].origin, "default");
+  EXPECT_NE(in[InputId::kColdStartS].note.find("aws-p5.4xlarge has no measured cold start in the catalog"),
             std::string::npos)
-      << in[InputId::cold_start_s].note;
-  EXPECT_NE(in[InputId::cold_start_s].note.find("117 s"), std::string::npos);
+      << in[InputId::kColdStartS].note;
+  EXPECT_NE(in[InputId::kColdStartS].note.find("117 s"), std::string::npos);
   // A catalog row with ColdStartS gives that offer its own.
   PresetCatalog c = builtin_presets();
   load_catalog_csv(c,
@@ -161,9 +161,9 @@ TEST(CostCatalog, ColdStartIsTheOffersWhenKnownElseTheStatedDefault) {
                    "t.csv");
   rq.selection = {"", "h100-sxm", "p-fast"};
   in = resolve_inputs(c, rq);
-  EXPECT_EQ(*in[InputId::cold_start_s].value, 45);
-  EXPECT_EQ(in[InputId::cold_start_s].origin, "preset:p-fast");
-  EXPECT_EQ(in[InputId::cold_start_s].note, "catalog t.csv");
+  EXPECT_EQ(*in[InputId::kColdStartS].value, 45);
+  EXPECT_EQ(in[InputId::kColdStartS].origin, "preset:p-fast");
+  EXPECT_EQ(in[InputId::kColdStartS].note, "catalog t.csv");
 }
 
 TEST(CostCatalog, ForeignMoneyNeedsAnExplicitDatedRate) {
@@ -174,9 +174,9 @@ TEST(CostCatalog, ForeignMoneyNeedsAnExplicitDatedRate) {
   rq.fx = parse_fx_csv("From,To,Rate,Source,ObservedOn\ncny,USD,0.14,https://example.org/fx,2026-11-30\n", "fx.csv");
   in = resolve_inputs(builtin_presets(), rq);
   EXPECT_NO_THROW(validate(in, CostQuery{}));
-  EXPECT_NEAR(*in[InputId::purchase_price].value, 4299 * 0.14, 1e-9);
-  EXPECT_NE(in[InputId::purchase_price].note.find("converted from 4299 CNY at 1 CNY = 0.14 USD"), std::string::npos)
-      << in[InputId::purchase_price].note;
+  EXPECT_NEAR(*in[InputId::kPurchasePrice].value, 4299 * 0.14, 1e-9);
+  EXPECT_NE(in[InputId::kPurchasePrice].note.find("converted from 4299 CNY at 1 CNY = 0.14 USD"), std::string::npos)
+      << in[InputId::kPurchasePrice].note;
   EXPECT_THROW(parse_fx_csv("From,To,Rate,Source,ObservedOn\nCNY,USD,0.14,,\n", "fx.csv"), std::invalid_argument);
 }
 
@@ -184,15 +184,15 @@ CostInputs simple() {
   CostInputs in;
   in.currency = "EUR";
   for (const auto& s : input_specs()) in.set(s.id, 0, "test");
-  in.set(InputId::purchase_price, 1000, "test");
-  in.set(InputId::amortization_hours, 1000, "test");
-  in.set(InputId::amortization_months, 10, "test");
-  in.set(InputId::effective_utilization, 0.5, "test");
-  in.set(InputId::hourly_rate, 4, "test");
-  in.set(InputId::cold_start_s, 900, "test");
-  in.set(InputId::utilization, 1, "test");
-  in.set(InputId::relative_speed, 1, "test");
-  in.set(InputId::hours_per_month, 30, "test");
+  in.set(InputId::kPurchasePrice, 1000, "test");
+  in.set(InputId::kAmortizationHours, 1000, "test");
+  in.set(InputId::kAmortizationMonths, 10, "test");
+  in.set(InputId::kEffectiveUtilization, 0.5, "test");
+  in.set(InputId::kHourlyRate, 4, "test");
+  in.set(InputId::kColdStartS, 900, "test");
+  in.set(InputId::kUtilization, 1, "test");
+  in.set(InputId::kRelativeSpeed, 1, "test");
+  in.set(InputId::kHoursPerMonth, 30, "test");
   return in;
 }
 
@@ -208,50 +208,50 @@ TEST(CostCatalog, SpotInterruptionsBillingAndDataCosts) {
   rq.cli.pricing = "spot";
   rq.cli.checkpoint_minutes = 30;
   rq.cli.interruptions_per_hour = 0.05;
-  rq.cli.values[static_cast<std::size_t>(InputId::cold_start_s)] = 120;
+  rq.cli.values[static_cast<std::size_t>(InputId::kColdStartS)] = 120;
   CostInputs in = resolve_inputs(c, rq);
-  EXPECT_EQ(*in[InputId::hourly_rate].value, 0.30);
+  EXPECT_EQ(*in[InputId::kHourlyRate].value, 0.30);
   EXPECT_EQ(in.pricing, "spot");
   // The restart is the cold start as resolved before the command line: the offer's 117 s default.
-  EXPECT_NEAR(*in[InputId::interruption_loss].value, 0.05 * (0.25 + 117.0 / 3600), 1e-12);
-  EXPECT_EQ(*in[InputId::billing_increment_s].value, 60);
+  EXPECT_NEAR(*in[InputId::kInterruptionLoss].value, 0.05 * (0.25 + 117.0 / 3600), 1e-12);
+  EXPECT_EQ(*in[InputId::kBillingIncrementS].value, 60);
   rq.cli.pricing = "committed";  // the row has none
-  EXPECT_FALSE(resolve_inputs(c, rq)[InputId::hourly_rate].value);
+  EXPECT_FALSE(resolve_inputs(c, rq)[InputId::kHourlyRate].value);
 
   // The terms by hand: 4 / (1 x (1 - 0.2) x (1 - 0.0141667) x 1) per effective hour; a job billed
   // per 60 s costs 4 x 60 / 2 / 3600 = 0.0333 more, plus 5 of storage and egress (20 GB-months
   // at 0.1 = 2, 30 GB out at 0.1 = 3).
   CostInputs s = simple();
-  s.set(InputId::interruption_loss, 0.05 * (0.25 + 120.0 / 3600), "test");
-  s.set(InputId::job_stall_fraction, 0.2, "test");
-  s.set(InputId::billing_increment_s, 60, "test");
-  s.set(InputId::storage_price_gb_month, 0.1, "test");
-  s.set(InputId::storage_gb_months, 20, "test");
-  s.set(InputId::egress_price_gb, 0.1, "test");
-  s.set(InputId::egress_gb, 30, "test");
+  s.set(InputId::kInterruptionLoss, 0.05 * (0.25 + 120.0 / 3600), "test");
+  s.set(InputId::kJobStallFraction, 0.2, "test");
+  s.set(InputId::kBillingIncrementS, 60, "test");
+  s.set(InputId::kStoragePriceGbMonth, 0.1, "test");
+  s.set(InputId::kStorageGbMonths, 20, "test");
+  s.set(InputId::kEgressPriceGb, 0.1, "test");
+  s.set(InputId::kEgressGb, 30, "test");
   const CloudCost cc = cloud_cost(s);
   EXPECT_NEAR(cc.cost_per_effective_hour, 4 / (0.8 * (1 - 0.0141666666666667)), 1e-12);
   EXPECT_NEAR(cc.billing_rounding_cost, 4.0 * 60 / 2 / 3600, 1e-15);
   EXPECT_NEAR(cc.fixed_per_job, 1.0 + 4.0 * 60 / 2 / 3600 + 5, 1e-12);  // cold start 4 x 900 s = 1
   // The break-even uses the whole fixed cost: local 3 + 2 W vs cloud 6.0333 + 5.0718 W never cross.
-  EXPECT_EQ(evaluate(s, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
+  EXPECT_EQ(evaluate(s, CostQuery{}).break_even.verdict, Verdict::kLocalAlwaysCheaper);
 }
 
 TEST(CostCatalog, StorageAndEgressArePricedSeparatelyPerJob) {
   // The docs' example: 200 GB kept for a week at 0.08 per GB-month, 50 GB sent out at 0.09 per GB.
   CostInputs s = simple();
   const double gb_months = 200 * 7 / 30.4375;
-  s.set(InputId::storage_price_gb_month, 0.08, "test");
-  s.set(InputId::storage_gb_months, gb_months, "test");
-  s.set(InputId::egress_price_gb, 0.09, "test");
-  s.set(InputId::egress_gb, 50, "test");
+  s.set(InputId::kStoragePriceGbMonth, 0.08, "test");
+  s.set(InputId::kStorageGbMonths, gb_months, "test");
+  s.set(InputId::kEgressPriceGb, 0.09, "test");
+  s.set(InputId::kEgressGb, 50, "test");
   const CloudCost c = cloud_cost(s);
   EXPECT_NEAR(c.storage_cost_per_job, 3.679671, 1e-6);  // 200 x 7 / 30.4375 x 0.08
   EXPECT_NEAR(c.egress_cost_per_job, 4.5, 1e-12);       // 50 x 0.09
   EXPECT_NEAR(c.data_cost_per_job, 8.179671, 1e-6);
   EXPECT_NEAR(c.fixed_per_job, 1.0 + 8.179671, 1e-6);  // + the 900 s cold start at 4 per hour
   // A price without a quantity (or the reverse) costs nothing: both are 0 unless given.
-  s.set(InputId::egress_gb, 0, "test");
+  s.set(InputId::kEgressGb, 0, "test");
   EXPECT_NEAR(cloud_cost(s).egress_cost_per_job, 0, 0);
   EXPECT_NEAR(cloud_cost(s).data_cost_per_job, c.storage_cost_per_job, 1e-12);
   // The steps show each term with its inputs.
@@ -271,20 +271,20 @@ TEST(CostCatalog, StorageAndEgressDefaultToZeroAndComeFromTheOptions) {
   const PresetCatalog c = builtin_presets();
   ResolveRequest rq;
   CostInputs in = resolve_inputs(c, rq);
-  for (InputId id : {InputId::storage_price_gb_month, InputId::storage_gb_months, InputId::egress_price_gb,
-                     InputId::egress_gb}) {
+  for (InputId id : {InputId::kStoragePriceGbMonth, InputId::kStorageGbMonths, InputId::kEgressPriceGb,
+                     InputId::kEgressGb}) {
     EXPECT_EQ(*in[id].value, 0) << input_name(id);
     EXPECT_EQ(in[id].origin, "default") << input_name(id);
   }
-  EXPECT_EQ(input_flag(InputId::storage_price_gb_month), "--cloud-storage-price-gb-month");
-  EXPECT_EQ(spec(InputId::egress_gb).alias, "--egress-gb");
-  EXPECT_EQ(input_unit(InputId::storage_price_gb_month, "USD"), "USD/GB-month");
+  EXPECT_EQ(input_flag(InputId::kStoragePriceGbMonth), "--cloud-storage-price-gb-month");
+  EXPECT_EQ(spec(InputId::kEgressGb).alias, "--egress-gb");
+  EXPECT_EQ(input_unit(InputId::kStoragePriceGbMonth, "USD"), "USD/GB-month");
   const CostOverrides o = parse_cost_config(
       R"({"cloud": {"storage_price_gb_month": 0.023, "storage_gb_months": 100, "egress_price_gb": 0.09, "egress_gb": 40}})",
       "cfg.json");
   rq.config = o;
   in = resolve_inputs(c, rq);
-  EXPECT_EQ(in[InputId::egress_gb].origin, "config");
+  EXPECT_EQ(in[InputId::kEgressGb].origin, "config");
   EXPECT_NEAR(cloud_cost(in).data_cost_per_job, 0.023 * 100 + 0.09 * 40, 1e-12);
   // The single input they replace is refused with what to give instead.
   try {
@@ -304,11 +304,11 @@ TEST(CostCatalog, BilledHoursRoundUpToIncrementsAndTheMinimum) {
   // A 1 h job on the simple model: 900 s cold start + 1 h of work = 1.25 h of instance time at 4
   // per hour: per hour 2 h = 8, plus 5 of data = 13; per second it is the straight line's 5 + 5.
   CostInputs s = simple();
-  s.set(InputId::billing_increment_s, 3600, "test");
-  s.set(InputId::egress_price_gb, 0.5, "test");
-  s.set(InputId::egress_gb, 10, "test");
+  s.set(InputId::kBillingIncrementS, 3600, "test");
+  s.set(InputId::kEgressPriceGb, 0.5, "test");
+  s.set(InputId::kEgressGb, 10, "test");
   EXPECT_DOUBLE_EQ(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 13.0);
-  s.set(InputId::billing_increment_s, 1, "test");
+  s.set(InputId::kBillingIncrementS, 1, "test");
   EXPECT_NEAR(evaluate(s, CostQuery{}).break_even.cloud_job_cost_billed, 10.0, 1e-12);
 }
 
@@ -317,12 +317,12 @@ TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   // the cloud side the same GPU for rent, and the verdict is the price below which buying pays.
   ResolveRequest rq;
   rq.detected_gpus = {"NVIDIA L40S"};
-  rq.cli.values[static_cast<std::size_t>(InputId::hours_per_month)] = 200;
+  rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 200;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(in.local_gpu, "l40s");
   EXPECT_EQ(in.cloud_offer, "runpod-l40s");
   EXPECT_TRUE(in.price_unknown);
-  EXPECT_EQ(in[InputId::purchase_price].origin, "unknown");
+  EXPECT_EQ(in[InputId::kPurchasePrice].origin, "unknown");
   const CostResult r = evaluate(in, CostQuery{});
   ASSERT_TRUE(r.break_even.max_purchase_price);
   // (1.40 / 0.92 - running) x 200 x 24 / (1 - 0): by the model's own terms.
@@ -338,7 +338,7 @@ TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   const CostInputs u = resolve_inputs(builtin_presets(), unknown);
   EXPECT_TRUE(u.local_gpu_from_logs);
   EXPECT_EQ(u.local_label, "NVIDIA Imaginary X1");
-  EXPECT_EQ(*u[InputId::power_w].value, 321.0);
+  EXPECT_EQ(*u[InputId::kPowerW].value, 321.0);
   EXPECT_TRUE(u.price_unknown);
   EXPECT_NE(u.local_gpu, "rtx-4090");
 }

@@ -14,7 +14,7 @@ namespace {
 CostInputs valid() {
   CostInputs in;
   in.currency = "CNY";
-  for (const auto& s : input_specs()) in.set(s.id, s.domain == Domain::ratio ? 0.5 : 1.0, "test");
+  for (const auto& s : input_specs()) in.set(s.id, s.domain == Domain::kRatio ? 0.5 : 1.0, "test");
   return in;
 }
 
@@ -31,28 +31,28 @@ std::string error_of(const CostInputs& in, CostQuery q = {}) {
 TEST(CostInputs, NamesFlagsAndUnits) {
   EXPECT_EQ(input_specs().size(), kInputCount);
   for (std::size_t i = 0; i < kInputCount; ++i) EXPECT_EQ(static_cast<std::size_t>(input_specs()[i].id), i);
-  EXPECT_EQ(input_name(InputId::power_w), "local.power_w");
-  EXPECT_EQ(input_flag(InputId::power_w), "--local-power-w");
-  EXPECT_EQ(input_flag(InputId::hourly_rate), "--cloud-hourly-rate");
-  EXPECT_EQ(input_unit(InputId::electricity_price, "CNY"), "CNY/kWh");
-  EXPECT_EQ(input_unit(InputId::purchase_price, "USD"), "USD");
-  EXPECT_EQ(find_input(Side::cloud, "cold_start_s"), InputId::cold_start_s);
-  EXPECT_FALSE(find_input(Side::local, "cold_start_s"));
+  EXPECT_EQ(input_name(InputId::kPowerW), "local.power_w");
+  EXPECT_EQ(input_flag(InputId::kPowerW), "--local-power-w");
+  EXPECT_EQ(input_flag(InputId::kHourlyRate), "--cloud-hourly-rate");
+  EXPECT_EQ(input_unit(InputId::kElectricityPrice, "CNY"), "CNY/kWh");
+  EXPECT_EQ(input_unit(InputId::kPurchasePrice, "USD"), "USD");
+  EXPECT_EQ(find_input(Side::kCloud, "cold_start_s"), InputId::kColdStartS);
+  EXPECT_FALSE(find_input(Side::kLocal, "cold_start_s"));
 }
 
 TEST(CostInputs, DefaultsAreTheArticlesFigures) {
-  EXPECT_DOUBLE_EQ(spec(InputId::amortization_hours).fallback, 24 * 30 * 8);
-  EXPECT_DOUBLE_EQ(spec(InputId::hours_per_incident).fallback, 47.0 / 60);
-  EXPECT_DOUBLE_EQ(spec(InputId::incidents_per_hour).fallback, 12.0 / 5760);
-  EXPECT_NEAR(spec(InputId::effective_utilization).fallback, 0.7666, 1e-12);
-  EXPECT_TRUE(std::isnan(spec(InputId::purchase_price).fallback));  // no price without a preset
+  EXPECT_DOUBLE_EQ(spec(InputId::kAmortizationHours).fallback, 24 * 30 * 8);
+  EXPECT_DOUBLE_EQ(spec(InputId::kHoursPerIncident).fallback, 47.0 / 60);
+  EXPECT_DOUBLE_EQ(spec(InputId::kIncidentsPerHour).fallback, 12.0 / 5760);
+  EXPECT_NEAR(spec(InputId::kEffectiveUtilization).fallback, 0.7666, 1e-12);
+  EXPECT_TRUE(std::isnan(spec(InputId::kPurchasePrice).fallback));  // no price without a preset
 }
 
 TEST(CostInputs, AcceptsValidInputs) { EXPECT_EQ(error_of(valid()), ""); }
 
 TEST(CostInputs, NegativePriceIsImpossible) {
   CostInputs in = valid();
-  in.set(InputId::purchase_price, -1, "cli");
+  in.set(InputId::kPurchasePrice, -1, "cli");
   const std::string e = error_of(in);
   EXPECT_NE(e.find("local.purchase_price = -1 CNY (cli)"), std::string::npos) << e;
   EXPECT_NE(e.find("must not be negative"), std::string::npos) << e;
@@ -61,15 +61,15 @@ TEST(CostInputs, NegativePriceIsImpossible) {
 
 TEST(CostInputs, UtilizationAboveOneIsImpossible) {
   CostInputs in = valid();
-  in.set(InputId::utilization, 1.2, "config");
+  in.set(InputId::kUtilization, 1.2, "config");
   EXPECT_NE(error_of(in).find("cloud.utilization = 1.2 ratio (config)"), std::string::npos);
   in = valid();
-  in.set(InputId::effective_utilization, 1.01, "cli");
+  in.set(InputId::kEffectiveUtilization, 1.01, "cli");
   EXPECT_NE(error_of(in).find("between 0 and 1"), std::string::npos);
 }
 
 TEST(CostInputs, ZeroPeriodsAndSpeedAreImpossible) {
-  for (InputId id : {InputId::amortization_hours, InputId::amortization_months, InputId::relative_speed}) {
+  for (InputId id : {InputId::kAmortizationHours, InputId::kAmortizationMonths, InputId::kRelativeSpeed}) {
     CostInputs in = valid();
     in.set(id, 0, "cli");
     EXPECT_NE(error_of(in).find("greater than 0"), std::string::npos) << input_name(id);
@@ -78,23 +78,23 @@ TEST(CostInputs, ZeroPeriodsAndSpeedAreImpossible) {
 
 TEST(CostInputs, NonFiniteValuesAreImpossible) {
   CostInputs in = valid();
-  in.set(InputId::power_w, std::numeric_limits<double>::quiet_NaN(), "cli");
+  in.set(InputId::kPowerW, std::numeric_limits<double>::quiet_NaN(), "cli");
   EXPECT_NE(error_of(in).find("not a finite number"), std::string::npos);
-  in.set(InputId::power_w, std::numeric_limits<double>::infinity(), "cli");
+  in.set(InputId::kPowerW, std::numeric_limits<double>::infinity(), "cli");
   EXPECT_NE(error_of(in).find("not a finite number"), std::string::npos);
 }
 
 TEST(CostInputs, BothSidesIdleIsImpossible) {
   CostInputs in = valid();
-  in.set(InputId::effective_utilization, 0, "cli");
+  in.set(InputId::kEffectiveUtilization, 0, "cli");
   EXPECT_EQ(error_of(in), "");  // one idle side is a verdict, not an error
-  in.set(InputId::utilization, 0, "cli");
+  in.set(InputId::kUtilization, 0, "cli");
   EXPECT_NE(error_of(in).find("neither GPU does any work"), std::string::npos);
 }
 
 TEST(CostInputs, MissingValueSaysHowToGiveIt) {
   CostInputs in = valid();
-  in[InputId::hourly_rate] = InputValue{};
+  in[InputId::kHourlyRate] = InputValue{};
   const std::string e = error_of(in);
   EXPECT_NE(e.find("no value for cloud.hourly_rate"), std::string::npos) << e;
   EXPECT_NE(e.find("--cloud-hourly-rate"), std::string::npos) << e;
@@ -102,12 +102,12 @@ TEST(CostInputs, MissingValueSaysHowToGiveIt) {
 
 TEST(CostInputs, PresetMoneyInAnotherCurrencyIsRefused) {
   CostInputs in = valid();
-  in[InputId::hourly_rate].currency = "USD";
-  in[InputId::hourly_rate].origin = "preset:aws-g6.xlarge";
+  in[InputId::kHourlyRate].currency = "USD";
+  in[InputId::kHourlyRate].origin = "preset:aws-g6.xlarge";
   const std::string e = error_of(in);
   EXPECT_NE(e.find("converts currencies only with an explicit, dated rate"), std::string::npos) << e;
   EXPECT_NE(e.find("--fx FILE"), std::string::npos) << e;
-  in[InputId::hourly_rate].currency = "CNY";
+  in[InputId::kHourlyRate].currency = "CNY";
   EXPECT_EQ(error_of(in), "");
 }
 

@@ -29,12 +29,12 @@ CostInputs seed() {
 
 TEST(CostModel, LocalTermsFollowTheFormulas) {
   CostInputs in = simple();
-  in.set(InputId::power_w, 250, "test");
-  in.set(InputId::cooling_w, 50, "test");
-  in.set(InputId::electricity_price, 0.4, "test");
-  in.set(InputId::incidents_per_hour, 0.01, "test");
-  in.set(InputId::hours_per_incident, 2, "test");
-  in.set(InputId::engineer_rate, 30, "test");
+  in.set(InputId::kPowerW, 250, "test");
+  in.set(InputId::kCoolingW, 50, "test");
+  in.set(InputId::kElectricityPrice, 0.4, "test");
+  in.set(InputId::kIncidentsPerHour, 0.01, "test");
+  in.set(InputId::kHoursPerIncident, 2, "test");
+  in.set(InputId::kEngineerRate, 30, "test");
   const LocalCost l = local_cost(in);
   EXPECT_DOUBLE_EQ(l.amortization_per_hour, 1.0);      // 1000 / 1000 h
   EXPECT_DOUBLE_EQ(l.electricity_per_hour, 0.1);       // 250 W / 1000 * 0.4
@@ -48,20 +48,20 @@ TEST(CostModel, LocalTermsFollowTheFormulas) {
 
 TEST(CostModel, TheJobsOwnStallsMoveToTheCloud) {
   CostInputs in = simple();
-  in.set(InputId::utilization, 0.8, "test");
-  in.set(InputId::job_stall_fraction, 0.2, "test");
-  in.set(InputId::relative_speed, 2.5, "test");
+  in.set(InputId::kUtilization, 0.8, "test");
+  in.set(InputId::kJobStallFraction, 0.2, "test");
+  in.set(InputId::kRelativeSpeed, 2.5, "test");
   // 4 / (0.8 * (1 - 0.2) * 2.5) = 4 / 1.6 = 2.5 per hour of local-equivalent work.
   EXPECT_DOUBLE_EQ(cloud_cost(in).cost_per_effective_hour, 2.5);
-  in.set(InputId::job_stall_fraction, 1, "test");
+  in.set(InputId::kJobStallFraction, 1, "test");
   EXPECT_THROW(validate(in, CostQuery{}), std::invalid_argument);
 }
 
 TEST(CostModel, CapitalCostCountsResaleAndInterest) {
   CostInputs in = simple();
-  in.set(InputId::amortization_months, 24, "test");
-  in.set(InputId::resale_fraction, 0.3, "test");
-  in.set(InputId::interest_rate, 0.05, "test");
+  in.set(InputId::kAmortizationMonths, 24, "test");
+  in.set(InputId::kResaleFraction, 0.3, "test");
+  in.set(InputId::kInterestRate, 0.05, "test");
   const LocalCost l = local_cost(in);
   // 1000 * 1.05^(24/12) - 0.3 * 1000 = 1102.5 - 300 = 802.5, spread over 1000 h.
   EXPECT_NEAR(l.capital_cost, 802.5, 1e-9);
@@ -87,7 +87,7 @@ TEST(CostModel, UsageThresholdAgainstTheUsage) {
             "used (1).");
 
   CostInputs in = simple();
-  in.set(InputId::hours_per_month, 20, "cli");
+  in.set(InputId::kHoursPerMonth, 20, "cli");
   r = evaluate(in, CostQuery{});
   EXPECT_FALSE(r.break_even.buy_pays);
   EXPECT_DOUBLE_EQ(*r.break_even.max_purchase_price, 800.0);  // 4 * 20 * 10
@@ -96,12 +96,12 @@ TEST(CostModel, UsageThresholdAgainstTheUsage) {
 
 TEST(CostModel, UsageThresholdWithResaleInterestAndRunningCost) {
   CostInputs in = simple();
-  in.set(InputId::amortization_months, 24, "test");
-  in.set(InputId::resale_fraction, 0.3, "test");
-  in.set(InputId::interest_rate, 0.05, "test");
-  in.set(InputId::power_w, 500, "test");            // 0.5 kW * 0.4 = 0.2 per wall hour
-  in.set(InputId::electricity_price, 0.4, "test");  // / 0.5 useful = 0.4 per effective hour
-  in.set(InputId::hours_per_month, 20, "test");
+  in.set(InputId::kAmortizationMonths, 24, "test");
+  in.set(InputId::kResaleFraction, 0.3, "test");
+  in.set(InputId::kInterestRate, 0.05, "test");
+  in.set(InputId::kPowerW, 500, "test");            // 0.5 kW * 0.4 = 0.2 per wall hour
+  in.set(InputId::kElectricityPrice, 0.4, "test");  // / 0.5 useful = 0.4 per effective hour
+  in.set(InputId::kHoursPerMonth, 20, "test");
   const CostResult r = evaluate(in, CostQuery{});
   // 802.5 / ((4 - 0.4) * 24) = 802.5 / 86.4 = 9.288194 h a month.
   ASSERT_TRUE(r.break_even.usage_threshold_hours_per_month);
@@ -114,9 +114,9 @@ TEST(CostModel, UsageThresholdWithResaleInterestAndRunningCost) {
 
 TEST(CostModel, NoUsageThresholdWhenRentingCostsLessThanRunning) {
   CostInputs in = simple();
-  in.set(InputId::hourly_rate, 0.1, "test");  // 0.1 per effective hour
-  in.set(InputId::power_w, 1000, "test");
-  in.set(InputId::electricity_price, 0.5, "test");  // running 0.5 / 0.5 = 1 per effective hour
+  in.set(InputId::kHourlyRate, 0.1, "test");  // 0.1 per effective hour
+  in.set(InputId::kPowerW, 1000, "test");
+  in.set(InputId::kElectricityPrice, 0.5, "test");  // running 0.5 / 0.5 = 1 per effective hour
   const CostResult r = evaluate(in, CostQuery{});
   EXPECT_FALSE(r.break_even.usage_threshold_hours_per_month);
   EXPECT_FALSE(r.break_even.buy_pays);
@@ -154,8 +154,8 @@ TEST(CostModel, HumanDurations) {
 
 TEST(CostModel, CloudTermsFollowTheFormulas) {
   CostInputs in = simple();
-  in.set(InputId::utilization, 0.8, "test");
-  in.set(InputId::relative_speed, 2.5, "test");
+  in.set(InputId::kUtilization, 0.8, "test");
+  in.set(InputId::kRelativeSpeed, 2.5, "test");
   const CloudCost c = cloud_cost(in);
   EXPECT_DOUBLE_EQ(c.cost_per_effective_hour, 2.0);  // 4 / (0.8 * 2.5)
   EXPECT_DOUBLE_EQ(c.cold_start_hours, 0.25);        // 900 s / 3600
@@ -183,7 +183,7 @@ TEST(CostModel, SeedArticleVerdictIsLocalAlwaysCheaper) {
   const BreakEven& b = r.break_even;
   // Local: 0 + 1.3398 W; cloud: 0.1066 + 3.5652 W. Lower slope and lower fixed cost: no crossing,
   // so the article's 2 h 17 min cannot follow from its inputs.
-  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kLocalAlwaysCheaper);
   EXPECT_FALSE(b.job_hours);
   const double a = 1.0271275 / 0.7666, c = 3.28 / 0.92;
   ASSERT_TRUE(b.premium_at_job_hours);
@@ -213,24 +213,24 @@ TEST(CostModel, SeedArticleWithWearPerPowerCycleHasACrossover) {
   // The article's 4299 / 3200 = 1.343 per job counted on top of amortization (docs explain why
   // gpucost leaves it out): 1.3434 + 1.3398 W = 0.1066 + 3.5652 W at W = 1.2368 / 2.2254 = 0.5558 h.
   CostInputs in = seed();
-  in.set(InputId::fixed_cost_per_job, 4299.0 / 3200, "test");
+  in.set(InputId::kFixedCostPerJob, 4299.0 / 3200, "test");
   const CostResult r = evaluate(in, CostQuery{});
-  ASSERT_EQ(r.break_even.verdict, Verdict::crossover);
+  ASSERT_EQ(r.break_even.verdict, Verdict::kCrossover);
   ASSERT_TRUE(r.break_even.job_hours);
   const double a = 1.0271275 / 0.7666, c = 3.28 / 0.92;
   EXPECT_NEAR(*r.break_even.job_hours, (4299.0 / 3200 - 0.1066) / (c - a), 1e-12);
   EXPECT_NEAR(*r.break_even.job_hours, 0.5558, 0.0001);
-  EXPECT_EQ(r.break_even.cheaper_below, Side::cloud);
+  EXPECT_EQ(r.break_even.cheaper_below, Side::kCloud);
 }
 
 TEST(CostModel, CrossoverCloudCheaperForShortJobs) {
   CostInputs in = simple();
-  in.set(InputId::fixed_cost_per_job, 3, "test");  // local 3 + 2W, cloud 1 + 4W: equal at W = 1
+  in.set(InputId::kFixedCostPerJob, 3, "test");  // local 3 + 2W, cloud 1 + 4W: equal at W = 1
   const CostResult r = evaluate(in, CostQuery{2.0, 0.12});
   const BreakEven& b = r.break_even;
-  ASSERT_EQ(b.verdict, Verdict::crossover);
+  ASSERT_EQ(b.verdict, Verdict::kCrossover);
   EXPECT_DOUBLE_EQ(*b.job_hours, 1.0);
-  EXPECT_EQ(b.cheaper_below, Side::cloud);
+  EXPECT_EQ(b.cheaper_below, Side::kCloud);
   EXPECT_DOUBLE_EQ(b.local_job_cost, 7.0);  // 3 + 2 * 2
   EXPECT_DOUBLE_EQ(b.cloud_job_cost, 9.0);  // 1 + 4 * 2
   EXPECT_DOUBLE_EQ(*b.premium_at_job_hours, 7.0 / 9 - 1);
@@ -245,11 +245,11 @@ TEST(CostModel, CrossoverCloudCheaperForShortJobs) {
 
 TEST(CostModel, CrossoverLocalCheaperForShortJobs) {
   CostInputs in = simple();
-  in.set(InputId::hourly_rate, 1, "test");  // cloud 0.25 + 1W, local 0 + 2W: equal at W = 0.25
+  in.set(InputId::kHourlyRate, 1, "test");  // cloud 0.25 + 1W, local 0 + 2W: equal at W = 0.25
   const BreakEven b = evaluate(in, CostQuery{}).break_even;
-  ASSERT_EQ(b.verdict, Verdict::crossover);
+  ASSERT_EQ(b.verdict, Verdict::kCrossover);
   EXPECT_DOUBLE_EQ(*b.job_hours, 0.25);
-  EXPECT_EQ(b.cheaper_below, Side::local);
+  EXPECT_EQ(b.cheaper_below, Side::kLocal);
   // The local running cost is 0, so buying pays after 1000 / (1 - 0) = 1000 h of work: more than
   // the 500 h the GPU can do in its amortization period.
   EXPECT_DOUBLE_EQ(*b.buy_vs_rent_hours, 1000.0);
@@ -257,30 +257,30 @@ TEST(CostModel, CrossoverLocalCheaperForShortJobs) {
 
 TEST(CostModel, CloudAlwaysCheaper) {
   CostInputs in = simple();
-  in.set(InputId::hourly_rate, 1, "test");
-  in.set(InputId::cold_start_s, 0, "test");  // cloud 0 + 1W < local 0 + 2W for every W > 0
+  in.set(InputId::kHourlyRate, 1, "test");
+  in.set(InputId::kColdStartS, 0, "test");  // cloud 0 + 1W < local 0 + 2W for every W > 0
   const BreakEven b = evaluate(in, CostQuery{}).break_even;
-  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kCloudAlwaysCheaper);
   EXPECT_FALSE(b.job_hours);
   EXPECT_DOUBLE_EQ(*b.premium_at_job_hours, 1.0);  // 2 / 1 - 1
 }
 
 TEST(CostModel, LocalAlwaysCheaper) {
   const BreakEven b = evaluate(simple(), CostQuery{}).break_even;  // 2W vs 1 + 4W
-  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kLocalAlwaysCheaper);
   EXPECT_FALSE(b.job_hours);
 }
 
 TEST(CostModel, EqualSlopesLetTheFixedCostDecide) {
   CostInputs in = simple();
-  in.set(InputId::hourly_rate, 2, "test");  // 2 per effective hour on both sides
-  in.set(InputId::cold_start_s, 0, "test");
-  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::equal_cost);
-  in.set(InputId::cold_start_s, 900, "test");  // cloud 0.5 + 2W > local 2W
-  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::local_always_cheaper);
-  in.set(InputId::fixed_cost_per_job, 1, "test");  // local 1 + 2W > cloud 0.5 + 2W
+  in.set(InputId::kHourlyRate, 2, "test");  // 2 per effective hour on both sides
+  in.set(InputId::kColdStartS, 0, "test");
+  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::kEqualCost);
+  in.set(InputId::kColdStartS, 900, "test");  // cloud 0.5 + 2W > local 2W
+  EXPECT_EQ(evaluate(in, CostQuery{}).break_even.verdict, Verdict::kLocalAlwaysCheaper);
+  in.set(InputId::kFixedCostPerJob, 1, "test");  // local 1 + 2W > cloud 0.5 + 2W
   const BreakEven b = evaluate(in, CostQuery{}).break_even;
-  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kCloudAlwaysCheaper);
   EXPECT_FALSE(b.job_hours);
   // Premium 1 + 2W = 1.12 (0.5 + 2W) -> W = (1 - 0.56) / (2.24 - 2) = 1.8333 h.
   ASSERT_TRUE(b.job_hours_at_target_premium);
@@ -289,9 +289,9 @@ TEST(CostModel, EqualSlopesLetTheFixedCostDecide) {
 
 TEST(CostModel, ZeroCloudRate) {
   CostInputs in = simple();
-  in.set(InputId::hourly_rate, 0, "test");
+  in.set(InputId::kHourlyRate, 0, "test");
   const BreakEven b = evaluate(in, CostQuery{}).break_even;
-  EXPECT_EQ(b.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kCloudAlwaysCheaper);
   EXPECT_FALSE(b.premium_at_job_hours);  // no ratio to a free cloud job
   EXPECT_FALSE(b.premium_reason.empty());
   EXPECT_FALSE(b.buy_vs_rent_hours);  // 0 - 0: buying never pays
@@ -300,12 +300,12 @@ TEST(CostModel, ZeroCloudRate) {
 
 TEST(CostModel, ZeroLocalUtilizationIsInfiniteNotNaN) {
   CostInputs in = simple();
-  in.set(InputId::effective_utilization, 0, "test");
-  in.set(InputId::purchase_price, 0, "test");  // 0 per wall hour / 0 useful: still infinite, never NaN
+  in.set(InputId::kEffectiveUtilization, 0, "test");
+  in.set(InputId::kPurchasePrice, 0, "test");  // 0 per wall hour / 0 useful: still infinite, never NaN
   const CostResult r = evaluate(in, CostQuery{});
   EXPECT_TRUE(std::isinf(r.local.cost_per_effective_hour));
   EXPECT_TRUE(std::isinf(r.local.running_per_effective_hour));
-  EXPECT_EQ(r.break_even.verdict, Verdict::cloud_always_cheaper);
+  EXPECT_EQ(r.break_even.verdict, Verdict::kCloudAlwaysCheaper);
   EXPECT_FALSE(r.break_even.premium_at_job_hours);
   EXPECT_FALSE(r.break_even.buy_vs_rent_hours);
   for (const auto& s : r.steps)
@@ -316,9 +316,9 @@ TEST(CostModel, ZeroLocalUtilizationIsInfiniteNotNaN) {
 
 TEST(CostModel, ZeroCloudUtilization) {
   CostInputs in = simple();
-  in.set(InputId::utilization, 0, "test");
+  in.set(InputId::kUtilization, 0, "test");
   const BreakEven b = evaluate(in, CostQuery{}).break_even;
-  EXPECT_EQ(b.verdict, Verdict::local_always_cheaper);
+  EXPECT_EQ(b.verdict, Verdict::kLocalAlwaysCheaper);
   EXPECT_FALSE(b.buy_vs_rent_hours);
   EXPECT_NE(b.buy_vs_rent_reason.find("renting is no alternative"), std::string::npos);
 }
@@ -329,21 +329,21 @@ TEST(CostModel, NoJobLengthIsNegativeOrNaN) {
     for (double rate : {0.0, 1.0, 2.0, 4.0})
       for (double cold : {0.0, 900.0, 3600.0}) {
         CostInputs in = simple();
-        in.set(InputId::fixed_cost_per_job, fl, "test");
-        in.set(InputId::hourly_rate, rate, "test");
-        in.set(InputId::cold_start_s, cold, "test");
+        in.set(InputId::kFixedCostPerJob, fl, "test");
+        in.set(InputId::kHourlyRate, rate, "test");
+        in.set(InputId::kColdStartS, cold, "test");
         const BreakEven b = evaluate(in, CostQuery{}).break_even;
         for (const auto& h : {b.job_hours, b.job_hours_at_target_premium, b.buy_vs_rent_hours})
           if (h) {
             EXPECT_TRUE(std::isfinite(*h) && *h > 0) << fl << " " << rate << " " << cold;
           }
-        EXPECT_EQ(b.job_hours.has_value(), b.verdict == Verdict::crossover);
+        EXPECT_EQ(b.job_hours.has_value(), b.verdict == Verdict::kCrossover);
       }
 }
 
 TEST(CostModel, SensitivityTornadoOfTheJobBreakEven) {
   CostInputs in = simple();
-  in.set(InputId::fixed_cost_per_job, 3, "test");  // base: crossover at W = 1
+  in.set(InputId::kFixedCostPerJob, 3, "test");  // base: crossover at W = 1
   const Sensitivity s = sensitivity(in, CostQuery{});
   EXPECT_EQ(s.metric, "break_even.job_hours");
   ASSERT_TRUE(s.base_metric);
@@ -352,18 +352,18 @@ TEST(CostModel, SensitivityTornadoOfTheJobBreakEven) {
   // cloud.hourly_rate 3.2: (3 - 0.8) / (3.2 - 2) = 1.8333; 4.8: (3 - 1.2) / (4.8 - 2) = 0.6429
   // cloud.relative_speed 0.8: 2 / (5 - 2) = 0.6667; 1.2: 2 / (3.3333 - 2) = 1.5
   // local.fixed_cost_per_job 2.4: 1.4 / 2 = 0.7; 3.6: 2.6 / 2 = 1.3
-  EXPECT_EQ(s.rows[0].input, InputId::hourly_rate);
+  EXPECT_EQ(s.rows[0].input, InputId::kHourlyRate);
   EXPECT_NEAR(*s.rows[0].low_metric, 2.2 / 1.2, 1e-12);
   EXPECT_NEAR(*s.rows[0].high_metric, 1.8 / 2.8, 1e-12);
   EXPECT_NEAR(s.rows[0].effect, 2.2 / 1.2 - 1.8 / 2.8, 1e-12);
-  EXPECT_EQ(s.rows[1].input, InputId::relative_speed);
+  EXPECT_EQ(s.rows[1].input, InputId::kRelativeSpeed);
   EXPECT_NEAR(s.rows[1].effect, 1.5 - 2.0 / 3, 1e-12);
-  EXPECT_EQ(s.rows[2].input, InputId::fixed_cost_per_job);
+  EXPECT_EQ(s.rows[2].input, InputId::kFixedCostPerJob);
   EXPECT_NEAR(s.rows[2].effect, 0.6, 1e-12);
   for (std::size_t i = 1; i < s.rows.size(); ++i) EXPECT_GE(s.rows[i - 1].effect, s.rows[i].effect);
   // cloud.utilization 1 * 1.2 is clamped to 1 and says so.
   for (const auto& r : s.rows)
-    if (r.input == InputId::utilization) {
+    if (r.input == InputId::kUtilization) {
       EXPECT_DOUBLE_EQ(r.high, 1.0);
       EXPECT_NE(r.note.find("clamped"), std::string::npos);
     }
@@ -371,8 +371,8 @@ TEST(CostModel, SensitivityTornadoOfTheJobBreakEven) {
 
 TEST(CostModel, SensitivityRowsThatChangeTheVerdictSortFirst) {
   CostInputs in = simple();
-  in.set(InputId::fixed_cost_per_job, 3, "test");
-  in.set(InputId::hourly_rate, 2.2, "test");  // cloud 0.55 + 2.2W, local 3 + 2W: W = 2.45 / 0.2 = 12.25
+  in.set(InputId::kFixedCostPerJob, 3, "test");
+  in.set(InputId::kHourlyRate, 2.2, "test");  // cloud 0.55 + 2.2W, local 3 + 2W: W = 2.45 / 0.2 = 12.25
   const Sensitivity s = sensitivity(in, CostQuery{});
   ASSERT_TRUE(s.base_metric);
   EXPECT_NEAR(*s.base_metric, 12.25, 1e-9);
@@ -387,9 +387,9 @@ TEST(CostModel, SensitivityRowsThatChangeTheVerdictSortFirst) {
     } else {
       finite_seen = true;
     }
-    if (r.input == InputId::hourly_rate) {
+    if (r.input == InputId::kHourlyRate) {
       EXPECT_TRUE(std::isinf(r.effect));
-      EXPECT_EQ(r.low_verdict, Verdict::cloud_always_cheaper);
+      EXPECT_EQ(r.low_verdict, Verdict::kCloudAlwaysCheaper);
       EXPECT_FALSE(r.low_metric);
       ASSERT_TRUE(r.high_metric);
       EXPECT_NEAR(*r.high_metric, (3 - 0.66) / 0.64, 1e-9);  // cloud 0.66 + 2.64W

@@ -26,21 +26,21 @@ TEST(CostPresets, SeedArticleHoldsExactlyTheArticlesInputs) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->currency, "CNY");
   auto v = [&](InputId id) { return s->values.at(id); };
-  EXPECT_EQ(v(InputId::purchase_price), 4299);
-  EXPECT_EQ(v(InputId::amortization_hours), 24 * 30 * 8);
-  EXPECT_EQ(v(InputId::amortization_months), 24);
-  EXPECT_EQ(v(InputId::power_w), 115);
-  EXPECT_EQ(v(InputId::cooling_w), 22);
-  EXPECT_EQ(v(InputId::electricity_price), 0.62);
-  EXPECT_DOUBLE_EQ(v(InputId::incidents_per_hour), 12.0 / 5760);
-  EXPECT_DOUBLE_EQ(v(InputId::hours_per_incident), 47.0 / 60);
-  EXPECT_EQ(v(InputId::engineer_rate), 120);
-  EXPECT_DOUBLE_EQ(v(InputId::effective_utilization), 1 - 0.193 - 0.023 - 0.0174);
-  EXPECT_EQ(v(InputId::fixed_cost_per_job), 0);
-  EXPECT_EQ(v(InputId::hourly_rate), 3.28);
-  EXPECT_EQ(v(InputId::cold_start_s), 117);
-  EXPECT_EQ(v(InputId::utilization), 0.92);
-  EXPECT_EQ(v(InputId::relative_speed), 1);
+  EXPECT_EQ(v(InputId::kPurchasePrice), 4299);
+  EXPECT_EQ(v(InputId::kAmortizationHours), 24 * 30 * 8);
+  EXPECT_EQ(v(InputId::kAmortizationMonths), 24);
+  EXPECT_EQ(v(InputId::kPowerW), 115);
+  EXPECT_EQ(v(InputId::kCoolingW), 22);
+  EXPECT_EQ(v(InputId::kElectricityPrice), 0.62);
+  EXPECT_DOUBLE_EQ(v(InputId::kIncidentsPerHour), 12.0 / 5760);
+  EXPECT_DOUBLE_EQ(v(InputId::kHoursPerIncident), 47.0 / 60);
+  EXPECT_EQ(v(InputId::kEngineerRate), 120);
+  EXPECT_DOUBLE_EQ(v(InputId::kEffectiveUtilization), 1 - 0.193 - 0.023 - 0.0174);
+  EXPECT_EQ(v(InputId::kFixedCostPerJob), 0);
+  EXPECT_EQ(v(InputId::kHourlyRate), 3.28);
+  EXPECT_EQ(v(InputId::kColdStartS), 117);
+  EXPECT_EQ(v(InputId::kUtilization), 0.92);
+  EXPECT_EQ(v(InputId::kRelativeSpeed), 1);
   EXPECT_EQ(s->values.size(), kInputCount);  // every input, nothing left to defaults
 }
 

@@ -46,7 +46,7 @@ TEST(CostReport, JsonHasTheContractKeys) {
 
 TEST(CostReport, InfiniteCostsAreNullInJson) {
   CostInputs in = seed_result().inputs;
-  in.set(InputId::effective_utilization, 0, "cli");
+  in.set(InputId::kEffectiveUtilization, 0, "cli");
   std::string out;
   JsonWriter w(out);
   write_cost_json(w, evaluate(in, CostQuery{}));

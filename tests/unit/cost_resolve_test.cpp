@@ -29,37 +29,37 @@ TEST(CostResolve, GenericPairWhenNothingIsPicked) {
   EXPECT_EQ(in.local_gpu, builtin_presets().default_local);
   EXPECT_EQ(in.cloud_offer, builtin_presets().default_cloud);
   EXPECT_EQ(in.currency, "USD");
-  EXPECT_EQ(in[InputId::purchase_price].origin, "preset:" + in.local_gpu);
-  EXPECT_EQ(in[InputId::hourly_rate].origin, "preset:" + in.cloud_offer);
-  EXPECT_EQ(in[InputId::amortization_hours].origin, "default");
-  EXPECT_EQ(in[InputId::electricity_price].origin, "default");  // from the USD defaults
+  EXPECT_EQ(in[InputId::kPurchasePrice].origin, "preset:" + in.local_gpu);
+  EXPECT_EQ(in[InputId::kHourlyRate].origin, "preset:" + in.cloud_offer);
+  EXPECT_EQ(in[InputId::kAmortizationHours].origin, "default");
+  EXPECT_EQ(in[InputId::kElectricityPrice].origin, "default");  // from the USD defaults
   // relative speed = cloud throughput / local throughput
   const auto* g = builtin_presets().find_local(in.local_gpu);
   const auto* o = builtin_presets().find_cloud(in.cloud_offer);
-  EXPECT_DOUBLE_EQ(*in[InputId::relative_speed].value, *o->throughput / *g->throughput);
-  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:" + o->name + "/" + g->name);
+  EXPECT_DOUBLE_EQ(*in[InputId::kRelativeSpeed].value, *o->throughput / *g->throughput);
+  EXPECT_EQ(in[InputId::kRelativeSpeed].origin, "preset:" + o->name + "/" + g->name);
 }
 
 TEST(CostResolve, ScenarioThenEntriesThenMeasuredThenConfigThenCli) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";
   rq.selection.local = "rtx-4060-laptop";  // same currency; its power replaces the scenario's
-  rq.measured = {{InputId::power_w, 87.5, "measured:F012", "mean GPU power", {}, {}},
-                 {InputId::effective_utilization, 0.61, "measured:F002", "idle", {}, {}},
-                 {InputId::incidents_per_hour, std::nullopt, "", "not measured: no kernel log", {}, {}}};
-  rq.config.values[static_cast<std::size_t>(InputId::effective_utilization)] = 0.7;
-  rq.cli.values[static_cast<std::size_t>(InputId::cooling_w)] = 10;
+  rq.measured = {{InputId::kPowerW, 87.5, "measured:F012", "mean GPU power", {}, {}},
+                 {InputId::kEffectiveUtilization, 0.61, "measured:F002", "idle", {}, {}},
+                 {InputId::kIncidentsPerHour, std::nullopt, "", "not measured: no kernel log", {}, {}}};
+  rq.config.values[static_cast<std::size_t>(InputId::kEffectiveUtilization)] = 0.7;
+  rq.cli.values[static_cast<std::size_t>(InputId::kCoolingW)] = 10;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(in[InputId::purchase_price].origin, "preset:rtx-4060-laptop");
-  EXPECT_EQ(in[InputId::power_w].origin, "measured:F012");  // measured beats presets
-  EXPECT_EQ(*in[InputId::power_w].value, 87.5);
-  EXPECT_EQ(in[InputId::effective_utilization].origin, "config");  // config beats measured
-  EXPECT_EQ(*in[InputId::effective_utilization].value, 0.7);
-  EXPECT_NE(in[InputId::effective_utilization].note.find("replaces the measured 0.61"), std::string::npos);
-  EXPECT_EQ(in[InputId::cooling_w].origin, "cli");
-  EXPECT_EQ(in[InputId::incidents_per_hour].origin, "preset:seed-article");  // fell back ...
-  EXPECT_NE(in[InputId::incidents_per_hour].note.find("not measured: no kernel log"), std::string::npos);  // ... and says so
-  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:alibaba-a10-seed/rtx-4060-laptop");  // --local given
+  EXPECT_EQ(in[InputId::kPurchasePrice].origin, "preset:rtx-4060-laptop");
+  EXPECT_EQ(in[InputId::kPowerW].origin, "measured:F012");  // measured beats presets
+  EXPECT_EQ(*in[InputId::kPowerW].value, 87.5);
+  EXPECT_EQ(in[InputId::kEffectiveUtilization].origin, "config");  // config beats measured
+  EXPECT_EQ(*in[InputId::kEffectiveUtilization].value, 0.7);
+  EXPECT_NE(in[InputId::kEffectiveUtilization].note.find("replaces the measured 0.61"), std::string::npos);
+  EXPECT_EQ(in[InputId::kCoolingW].origin, "cli");
+  EXPECT_EQ(in[InputId::kIncidentsPerHour].origin, "preset:seed-article");  // fell back ...
+  EXPECT_NE(in[InputId::kIncidentsPerHour].note.find("not measured: no kernel log"), std::string::npos);  // ... and says so
+  EXPECT_EQ(in[InputId::kRelativeSpeed].origin, "preset:alibaba-a10-seed/rtx-4060-laptop");  // --local given
   EXPECT_EQ(in.currency, "CNY");
 }
 
@@ -67,8 +67,8 @@ TEST(CostResolve, SeedArticleKeepsItsOwnRelativeSpeed) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(*in[InputId::relative_speed].value, 1);
-  EXPECT_EQ(in[InputId::relative_speed].origin, "preset:seed-article");
+  EXPECT_EQ(*in[InputId::kRelativeSpeed].value, 1);
+  EXPECT_EQ(in[InputId::kRelativeSpeed].origin, "preset:seed-article");
   for (const auto& s : input_specs()) EXPECT_EQ(in[s.id].origin, "preset:seed-article") << input_name(s.id);
 }
 
@@ -110,19 +110,19 @@ TEST(CostResolve, LocalGpuWithoutPriceLeavesThePriceUnset) {
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   // No price: 0 with origin unknown, and the verdict is stated as a price (never the laptop's 4299).
   EXPECT_TRUE(in.price_unknown);
-  EXPECT_EQ(in[InputId::purchase_price].origin, "unknown");
-  EXPECT_EQ(*in[InputId::purchase_price].value, 0);
-  EXPECT_NE(in[InputId::purchase_price].note.find("give --local-purchase-price"), std::string::npos);
+  EXPECT_EQ(in[InputId::kPurchasePrice].origin, "unknown");
+  EXPECT_EQ(*in[InputId::kPurchasePrice].value, 0);
+  EXPECT_NE(in[InputId::kPurchasePrice].note.find("give --local-purchase-price"), std::string::npos);
 }
 
 TEST(CostResolve, ConfigFileParses) {
   const CostOverrides o = load_cost_config(std::string(GPUCOST_TEST_DATA) + "/cost/config/cny-laptop.json");
   EXPECT_EQ(o.currency, "CNY");
-  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::power_w)], 90);
-  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::effective_utilization)], 0.8);
-  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::hourly_rate)], 2.5);
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::kPowerW)], 90);
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::kEffectiveUtilization)], 0.8);
+  EXPECT_EQ(o.values[static_cast<std::size_t>(InputId::kHourlyRate)], 2.5);
   EXPECT_EQ(o.job_hours, 2);
-  EXPECT_FALSE(o.values[static_cast<std::size_t>(InputId::cooling_w)]);
+  EXPECT_FALSE(o.values[static_cast<std::size_t>(InputId::kCoolingW)]);
 }
 
 TEST(CostResolve, ConfigErrorsNameFileAndKey) {
@@ -145,28 +145,28 @@ TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
                                        {"effective_utilization", {"F040", 0.7, ""}},
                                        {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
   ASSERT_EQ(m.size(), 5u);
-  EXPECT_EQ(find(m, InputId::power_w).origin, "measured:F012");
-  EXPECT_EQ(*find(m, InputId::power_w).value, 91.0);
-  EXPECT_EQ(find(m, InputId::effective_utilization).origin, "measured:F040");
-  EXPECT_FALSE(find(m, InputId::incidents_per_hour).value);
-  EXPECT_NE(find(m, InputId::incidents_per_hour).note.find("is null: no kernel log"), std::string::npos);
+  EXPECT_EQ(find(m, InputId::kPowerW).origin, "measured:F012");
+  EXPECT_EQ(*find(m, InputId::kPowerW).value, 91.0);
+  EXPECT_EQ(find(m, InputId::kEffectiveUtilization).origin, "measured:F040");
+  EXPECT_FALSE(find(m, InputId::kIncidentsPerHour).value);
+  EXPECT_NE(find(m, InputId::kIncidentsPerHour).note.find("is null: no kernel log"), std::string::npos);
 }
 
 TEST(CostResolve, UsageIsBusyHoursPerCalendarDayAsAMonth) {
   // 2 busy hours in 25 h of logs (2 calendar days, rounded up): 1 h a day x 30.4375 days.
   auto m = measured_inputs(fake({{"gpu_busy_s", {"F017", 7200.0, ""}}, {"log_uptime_s", {"F133", 90000.0, ""}}}));
-  const auto& u = find(m, InputId::hours_per_month);
+  const auto& u = find(m, InputId::kHoursPerMonth);
   ASSERT_TRUE(u.value);
   EXPECT_DOUBLE_EQ(*u.value, 30.4375);
   EXPECT_EQ(u.origin, "measured:F017");
   // A log shorter than a day counts as one day: 1.5 busy hours in 2 h are 1.5 h a day.
   m = measured_inputs(fake({{"gpu_busy_s", {"F017", 5400.0, ""}}, {"log_uptime_s", {"F133", 7200.0, ""}}}));
-  EXPECT_DOUBLE_EQ(*find(m, InputId::hours_per_month).value, 1.5 * 30.4375);
+  EXPECT_DOUBLE_EQ(*find(m, InputId::kHoursPerMonth).value, 1.5 * 30.4375);
   // Null busy time is unmeasured with its reason, never 0.
   m = measured_inputs(fake({{"gpu_busy_s", {"F017", std::nullopt, "no dmon rows"}},
                             {"log_uptime_s", {"F133", 7200.0, ""}}}));
-  EXPECT_FALSE(find(m, InputId::hours_per_month).value);
-  EXPECT_NE(find(m, InputId::hours_per_month).note.find("is null: no dmon rows"), std::string::npos);
+  EXPECT_FALSE(find(m, InputId::kHoursPerMonth).value);
+  EXPECT_NE(find(m, InputId::kHoursPerMonth).note.find("is null: no dmon rows"), std::string::npos);
 }
 
 TEST(CostResolve, YourJobsThroughputOnBothGpusGivesTheSpeed) {
@@ -175,9 +175,9 @@ TEST(CostResolve, YourJobsThroughputOnBothGpusGivesTheSpeed) {
   rq.cli.local_throughput = 410;
   rq.cli.cloud_throughput = 1230;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
-  EXPECT_DOUBLE_EQ(*in[InputId::relative_speed].value, 3.0);
-  EXPECT_EQ(in[InputId::relative_speed].origin, "cli");
-  EXPECT_FALSE(in.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  EXPECT_DOUBLE_EQ(*in[InputId::kRelativeSpeed].value, 3.0);
+  EXPECT_EQ(in[InputId::kRelativeSpeed].origin, "cli");
+  EXPECT_FALSE(in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)]);
   ASSERT_TRUE(in.speed.compute_bound);  // the bracket is still reported
   // Only one of the two is an error that says what to give.
   rq.cli.cloud_throughput.reset();
@@ -197,16 +197,16 @@ TEST(CostResolve, RtxStreetPricesAreCatalogRowsWithSpecs) {
 TEST(CostResolve, UsageDefaultsToWhatTheAmortizationAssumes) {
   // Generic pair, no logs: 5760 h / 24 months x 0.7666 = 183.984 h a month, origin default.
   const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
-  EXPECT_NEAR(*in[InputId::hours_per_month].value, 5760.0 / 24 * 0.7666, 1e-9);
-  EXPECT_EQ(in[InputId::hours_per_month].origin, "default");
+  EXPECT_NEAR(*in[InputId::kHoursPerMonth].value, 5760.0 / 24 * 0.7666, 1e-9);
+  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, "default");
   EXPECT_FALSE(in.measured_hours_per_month);
   // A measurement replaces it and is kept when --hours-per-month replaces the measurement.
   ResolveRequest rq;
-  rq.measured.push_back({InputId::hours_per_month, 12.5, "measured:F017", "from the logs", {}, {}});
-  rq.cli.values[static_cast<std::size_t>(InputId::hours_per_month)] = 40;
+  rq.measured.push_back({InputId::kHoursPerMonth, 12.5, "measured:F017", "from the logs", {}, {}});
+  rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 40;
   const CostInputs in2 = resolve_inputs(builtin_presets(), rq);
-  EXPECT_EQ(*in2[InputId::hours_per_month].value, 40);
-  EXPECT_EQ(in2[InputId::hours_per_month].origin, "cli");
+  EXPECT_EQ(*in2[InputId::kHoursPerMonth].value, 40);
+  EXPECT_EQ(in2[InputId::kHoursPerMonth].origin, "cli");
   ASSERT_TRUE(in2.measured_hours_per_month);
   EXPECT_EQ(*in2.measured_hours_per_month, 12.5);
 }
@@ -216,7 +216,7 @@ TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {
   auto m = measured_inputs(fake({{"gpu_idle_fraction", {"F002", 0.3, ""}},
                                  {"launch_queue_fraction", {"F003", std::nullopt, "no PyTorch profiler trace"}},
                                  {"power_event_loss_fraction", {"F077", 0.05, ""}}}));
-  const auto& u = find(m, InputId::effective_utilization);
+  const auto& u = find(m, InputId::kEffectiveUtilization);
   ASSERT_TRUE(u.value);
   EXPECT_DOUBLE_EQ(*u.value, 1 - 0.3 - 0.05);
   EXPECT_EQ(u.origin, "measured:F002");
@@ -275,16 +275,16 @@ TEST(CostResolve, UnmatchedGpuIsTheGpuTheLogsNameNotAnother) {
 TEST(CostResolve, MeasuredIncidentRateIsWeighedAgainstThePrior) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";  // prior rate 12 / 5760 per hour
-  MeasuredInput m{InputId::incidents_per_hour, 3 / 1.5, "measured:F007", "3 incidents in 1.5 h", 3.0, 1.5};
+  MeasuredInput m{InputId::kIncidentsPerHour, 3 / 1.5, "measured:F007", "3 incidents in 1.5 h", 3.0, 1.5};
   rq.measured = {m};
   rq.incident_prior_hours = 720;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   // (3 + 12/5760 x 720) / (1.5 + 720) = (3 + 1.5) / 721.5
-  EXPECT_NEAR(*in[InputId::incidents_per_hour].value, 4.5 / 721.5, 1e-12);
-  EXPECT_EQ(in[InputId::incidents_per_hour].origin, "measured:F007");
-  EXPECT_NE(in[InputId::incidents_per_hour].note.find("(3 + "), std::string::npos);
+  EXPECT_NEAR(*in[InputId::kIncidentsPerHour].value, 4.5 / 721.5, 1e-12);
+  EXPECT_EQ(in[InputId::kIncidentsPerHour].origin, "measured:F007");
+  EXPECT_NE(in[InputId::kIncidentsPerHour].note.find("(3 + "), std::string::npos);
   rq.incident_prior_hours = 0;  // the raw measured rate
-  EXPECT_DOUBLE_EQ(*resolve_inputs(builtin_presets(), rq)[InputId::incidents_per_hour].value, 2.0);
+  EXPECT_DOUBLE_EQ(*resolve_inputs(builtin_presets(), rq)[InputId::kIncidentsPerHour].value, 2.0);
 }
 
 TEST(CostResolve, IncidentCountAndExposureComeFromTheFeatures) {
@@ -293,7 +293,7 @@ TEST(CostResolve, IncidentCountAndExposureComeFromTheFeatures) {
       {"maintenance_incidents", {"F008", 3.0, ""}},
       {"gpu_sampled_s", {"F010", 5400.0, ""}},
   }));
-  const auto& m = find(measured, InputId::incidents_per_hour);
+  const auto& m = find(measured, InputId::kIncidentsPerHour);
   ASSERT_TRUE(m.events && m.exposure_h);
   EXPECT_EQ(*m.events, 3);
   EXPECT_DOUBLE_EQ(*m.exposure_h, 1.5);

@@ -69,8 +69,8 @@ TEST(CostUncertainty, UniformSpeedGivesAUniformThreshold) {
   // so its 5/50/95 % are 52.5, 75, 97.5, and at 60 h a month buying pays when 25 s <= 60, s <= 2.4:
   // probability (2.4 - 2) / 2 = 0.2.
   CostInputs in = simple();
-  in.set(InputId::hours_per_month, 60, "test");
-  in.ranges[static_cast<std::size_t>(InputId::relative_speed)] = InputRange{InputRange::Kind::uniform, 2, 4, "test"};
+  in.set(InputId::kHoursPerMonth, 60, "test");
+  in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)] = InputRange{InputRange::Kind::kUniform, 2, 4, "test"};
   CostQuery q;
   q.seed = 7;
   q.draws = 10000;
@@ -94,8 +94,8 @@ TEST(CostUncertainty, TenThousandDrawsTakeWellUnderASecond) {
   // The issue asks for well under a second; the bound is generous (a loaded machine), the point is
   // that the draws stay in milliseconds, not that this machine is fast.
   CostInputs in = simple();
-  in.ranges[static_cast<std::size_t>(InputId::relative_speed)] = InputRange{InputRange::Kind::uniform, 2, 4, "test"};
-  in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = InputRange{InputRange::Kind::gamma, 2, 2, "test"};
+  in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)] = InputRange{InputRange::Kind::kUniform, 2, 4, "test"};
+  in.ranges[static_cast<std::size_t>(InputId::kIncidentsPerHour)] = InputRange{InputRange::Kind::kGamma, 2, 2, "test"};
   const auto t0 = std::chrono::steady_clock::now();
   const Uncertainty u = monte_carlo(in, CostQuery{});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -107,7 +107,7 @@ TEST(CostUncertainty, UniformUsageGivesTheProbabilityInClosedForm) {
   // Threshold 25 h a month (speed 1); usage uniform on [0, 100]: P(usage >= 25) = 0.75. The
   // per-job break-even is a point: local 2 W + 0 vs cloud 4 W + 1 never cross (local cheaper).
   CostInputs in = simple();
-  in.ranges[static_cast<std::size_t>(InputId::hours_per_month)] = InputRange{InputRange::Kind::uniform, 0, 100, "test"};
+  in.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)] = InputRange{InputRange::Kind::kUniform, 0, 100, "test"};
   const Uncertainty u = monte_carlo(in, CostQuery{});
   EXPECT_NEAR(*u.probability_buy_cheaper, 0.75, 0.015);
   EXPECT_EQ(*u.usage_threshold_hours_per_month.p5, 25.0);
@@ -120,11 +120,11 @@ TEST(CostUncertainty, GammaIncidentRateMovesTheCrossover) {
   // Maintenance = rate x 1 h x 0.5 per wall hour, / 0.5 useful: local slope a = 2 + rate. With a
   // fixed local cost of 3 per job: 3 + a W = 1 + 4 W at W = 2 / (2 - rate), for rate < 2.
   CostInputs in = simple();
-  in.set(InputId::fixed_cost_per_job, 3, "test");
-  in.set(InputId::hours_per_incident, 1, "test");
-  in.set(InputId::engineer_rate, 0.5, "test");
+  in.set(InputId::kFixedCostPerJob, 3, "test");
+  in.set(InputId::kHoursPerIncident, 1, "test");
+  in.set(InputId::kEngineerRate, 0.5, "test");
   // Gamma(shape 2, rate 2): P(X <= x) = 1 - e^(-2x) (1 + 2x).
-  in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)] = InputRange{InputRange::Kind::gamma, 2, 2, "test"};
+  in.ranges[static_cast<std::size_t>(InputId::kIncidentsPerHour)] = InputRange{InputRange::Kind::kGamma, 2, 2, "test"};
   const Uncertainty u = monte_carlo(in, CostQuery{});
   // Draws with rate >= 2 (P = 5 e^-4 = 0.0916) have no crossover.
   EXPECT_NEAR(u.share_with_crossover, 1 - 5 * std::exp(-4.0), 0.01);
@@ -137,39 +137,39 @@ TEST(CostUncertainty, GammaIncidentRateMovesTheCrossover) {
 TEST(CostUncertainty, ResolveBracketsTheSpeedAndWeighsTheIncidentPosterior) {
   ResolveRequest rq;
   rq.selection = {"", "rtx-4090", "aws-g6.xlarge"};
-  rq.measured.push_back({InputId::incidents_per_hour, 0.5, "measured:F007", "from the logs", 3.0, 2.0});
+  rq.measured.push_back({InputId::kIncidentsPerHour, 0.5, "measured:F007", "from the logs", 3.0, 2.0});
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   // L4 / RTX 4090: 121 / 165.2 TFLOPS and 300 / 1008 GB/s.
   ASSERT_TRUE(in.speed.compute_bound && in.speed.bandwidth_bound);
   EXPECT_NEAR(*in.speed.compute_bound, 121 / 165.2, 1e-12);
   EXPECT_NEAR(*in.speed.bandwidth_bound, 300.0 / 1008, 1e-12);
-  const auto& s = in.ranges[static_cast<std::size_t>(InputId::relative_speed)];
+  const auto& s = in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)];
   ASSERT_TRUE(s);
   EXPECT_DOUBLE_EQ(s->a, 300.0 / 1008);
   EXPECT_DOUBLE_EQ(s->b, 121 / 165.2);
   // Posterior Gamma(3 + r0 x 720, 2 + 720) with the default prior r0 = 12 / 5760.
-  const auto& g = in.ranges[static_cast<std::size_t>(InputId::incidents_per_hour)];
+  const auto& g = in.ranges[static_cast<std::size_t>(InputId::kIncidentsPerHour)];
   ASSERT_TRUE(g);
-  EXPECT_EQ(g->kind, InputRange::Kind::gamma);
+  EXPECT_EQ(g->kind, InputRange::Kind::kGamma);
   EXPECT_NEAR(g->a, 3 + 12.0 / 5760 * 720, 1e-12);
   EXPECT_NEAR(g->b, 722, 1e-12);
   // A speed the user gives is a point value: no bracket range.
   ResolveRequest given = rq;
-  given.cli.values[static_cast<std::size_t>(InputId::relative_speed)] = 0.5;
-  EXPECT_FALSE(resolve_inputs(builtin_presets(), given).ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  given.cli.values[static_cast<std::size_t>(InputId::kRelativeSpeed)] = 0.5;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), given).ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)]);
   // A scenario's own figure (the seed article's equal speed) stays a point value; its bracket is
   // still reported: 600 / 256 GB/s to 125 / 29.1 TFLOPS.
   ResolveRequest seed;
   seed.selection.preset = "seed-article";
   const CostInputs si = resolve_inputs(builtin_presets(), seed);
-  EXPECT_FALSE(si.ranges[static_cast<std::size_t>(InputId::relative_speed)]);
+  EXPECT_FALSE(si.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)]);
   EXPECT_NEAR(*si.speed.bandwidth_bound, 600.0 / 256, 1e-12);
   EXPECT_NEAR(*si.speed.compute_bound, 125 / 29.1, 1e-12);
   // Ranges given by the user.
   CostOverrides o;
   parse_range("local.hours_per_month=20:60", "--range", o);
-  ASSERT_TRUE(o.ranges[static_cast<std::size_t>(InputId::hours_per_month)]);
-  EXPECT_EQ(o.ranges[static_cast<std::size_t>(InputId::hours_per_month)]->second, 60);
+  ASSERT_TRUE(o.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)]);
+  EXPECT_EQ(o.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)]->second, 60);
   EXPECT_THROW(parse_range("local.hours_per_month=60:20", "--range", o), std::invalid_argument);
   EXPECT_THROW(parse_range("local.nothing=1:2", "--range", o), std::invalid_argument);
   EXPECT_THROW(parse_range("local.effective_utilization=0.5:1.5", "--range", o), std::invalid_argument);

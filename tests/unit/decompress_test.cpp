@@ -90,9 +90,9 @@ struct Codec {
   Compression compression;
   std::string (*one)(std::string_view);
 };
-const Codec kCodecs[] = {{"gzip", Compression::gzip, gzip_member},
-                         {"zstd", Compression::zstd, zstd_frame},
-                         {"xz", Compression::xz, xz_stream}};
+const Codec kCodecs[] = {{"gzip", Compression::kGzip, gzip_member},
+                         {"zstd", Compression::kZstd, zstd_frame},
+                         {"xz", Compression::kXz, xz_stream}};
 
 std::string compress(const Codec& c, const std::vector<std::string_view>& parts) {
   std::string out;
@@ -182,13 +182,13 @@ std::string error_after_all(Compression c, const std::string& path, GzipEngine e
 }
 
 TEST(Decompress, TellsTheFormatByItsMagicBytes) {
-  EXPECT_EQ(detect_compression("\x1f\x8b\x08"), Compression::gzip);
-  EXPECT_EQ(detect_compression("\x28\xb5\x2f\xfd\x24"), Compression::zstd);
-  EXPECT_EQ(detect_compression(std::string_view("\xfd" "7zXZ\0", 6)), Compression::xz);
-  EXPECT_EQ(detect_compression(std::string_view("\xfd" "7zXY\0", 6)), Compression::none);
-  EXPECT_EQ(detect_compression("\x1f"), Compression::none);
-  EXPECT_EQ(detect_compression("Mar  3 kernel"), Compression::none);
-  EXPECT_EQ(detect_compression(""), Compression::none);
+  EXPECT_EQ(detect_compression("\x1f\x8b\x08"), Compression::kGzip);
+  EXPECT_EQ(detect_compression("\x28\xb5\x2f\xfd\x24"), Compression::kZstd);
+  EXPECT_EQ(detect_compression(std::string_view("\xfd" "7zXZ\0", 6)), Compression::kXz);
+  EXPECT_EQ(detect_compression(std::string_view("\xfd" "7zXY\0", 6)), Compression::kNone);
+  EXPECT_EQ(detect_compression("\x1f"), Compression::kNone);
+  EXPECT_EQ(detect_compression("Mar  3 kernel"), Compression::kNone);
+  EXPECT_EQ(detect_compression(""), Compression::kNone);
   for (const Codec& c : kCodecs) EXPECT_EQ(detect_compression(c.one("x\n").substr(0, 6)), c.compression) << c.name;
 }
 
@@ -237,8 +237,8 @@ TEST(Decompress, IsalAndZlibInflateTheSameBytes) {
   const std::string gz = compress(kCodecs[0], parts);
   ASSERT_GT(gz.size(), std::size_t{1} << 20);
   const TempFile f("engines.gz", gz);
-  EXPECT_TRUE(decompress_all(Compression::gzip, f.path(), GzipEngine::zlib) == text);
-  EXPECT_TRUE(decompress_all(Compression::gzip, f.path(), GzipEngine::fastest) == text);
+  EXPECT_TRUE(decompress_all(Compression::kGzip, f.path(), GzipEngine::kZlib) == text);
+  EXPECT_TRUE(decompress_all(Compression::kGzip, f.path(), GzipEngine::kFastest) == text);
 }
 
 TEST(Decompress, GzipHeadersWithNameCommentExtraAndCrcAreSkipped) {
@@ -247,8 +247,8 @@ TEST(Decompress, GzipHeadersWithNameCommentExtraAndCrcAreSkipped) {
   const std::string member = gzip_member_with_header_fields(t.substr(0, 100'000));
   ASSERT_EQ(static_cast<unsigned char>(member[3]), 0x1e);  // FHCRC | FEXTRA | FNAME | FCOMMENT
   const TempFile f("named.gz", member + gzip_member_with_header_fields(t.substr(100'000)));
-  EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::zlib), text);
-  EXPECT_EQ(decompress_all(Compression::gzip, f.path(), GzipEngine::fastest), text);
+  EXPECT_EQ(decompress_all(Compression::kGzip, f.path(), GzipEngine::kZlib), text);
+  EXPECT_EQ(decompress_all(Compression::kGzip, f.path(), GzipEngine::kFastest), text);
 }
 
 TEST(Decompress, RewindStartsOverFromTheFirstMember) {
@@ -281,8 +281,8 @@ TEST(Decompress, TruncatedOrCorruptArchivesEndWithAnErrorAndKeepWhatCameBefore) 
       const TempFile f("cut", std::string_view(whole).substr(0, keep));
       const Read r = read_lines(f.path());
       EXPECT_NE(r.error.find("truncated"), std::string::npos) << c.name << ", cut at " << keep << ": " << r.error;
-      if (c.compression == Compression::gzip) {  // zlib too, where the line source uses ISA-L
-        EXPECT_NE(error_after_all(c.compression, f.path(), GzipEngine::zlib).find("truncated"), std::string::npos) << keep;
+      if (c.compression == Compression::kGzip) {  // zlib too, where the line source uses ISA-L
+        EXPECT_NE(error_after_all(c.compression, f.path(), GzipEngine::kZlib).find("truncated"), std::string::npos) << keep;
       }
       ASSERT_LE(r.lines.size(), want.size()) << c.name << ", cut at " << keep;
       for (std::size_t i = 0; i + 1 < r.lines.size(); ++i) ASSERT_EQ(r.lines[i], want[i]) << c.name << ", cut at " << keep;
@@ -296,8 +296,8 @@ TEST(Decompress, TruncatedOrCorruptArchivesEndWithAnErrorAndKeepWhatCameBefore) 
       const TempFile f("flipped", bad);
       const Read r = read_lines(f.path());
       EXPECT_NE(r.error, "") << c.name << ", flipped at " << at;
-      if (c.compression == Compression::gzip) {
-        EXPECT_NE(error_after_all(c.compression, f.path(), GzipEngine::zlib), "") << at;
+      if (c.compression == Compression::kGzip) {
+        EXPECT_NE(error_after_all(c.compression, f.path(), GzipEngine::kZlib), "") << at;
       }
     }
   }
@@ -363,7 +363,7 @@ TEST(Decompress, RotatedArchivesGiveTheEventsOfThePlainText) {
   for (const Codec& c : kCodecs) {
     Scratch d(std::string("dc_") + c.name);
     put_good_data(d.path());
-    const std::string name = std::string("kern.log.1.") + (c.compression == Compression::gzip ? "gz" : c.name);
+    const std::string name = std::string("kern.log.1.") + (c.compression == Compression::kGzip ? "gz" : c.name);
     write_bytes(d / name, compress(c, {std::string_view(log).substr(0, 100'001), std::string_view(log).substr(100'001)}));
     auto got = analyze(d.path());
     ASSERT_TRUE(got->parsed) << got->child.err;
@@ -375,7 +375,7 @@ TEST(Decompress, RotatedArchivesGiveTheEventsOfThePlainText) {
     write_bytes(d / name, std::string_view(whole).substr(0, whole.size() / 2));
     auto cut = analyze(d.path());
     ASSERT_TRUE(cut->parsed) << cut->child.err;
-    const char* problem = c.compression == Compression::gzip ? "truncated_gzip" : "unreadable_file";
+    const char* problem = c.compression == Compression::kGzip ? "truncated_gzip" : "unreadable_file";
     EXPECT_EQ(cut->problems(name, problem), 1u) << c.name;
     const auto s = cut->samples(name, problem);
     ASSERT_EQ(s.size(), 1u) << c.name;

@@ -153,8 +153,8 @@ TEST(XidCatalog, EveryCodeInTheFileIsClassedAndTheDocumentedOnesAreThere) {
     EXPECT_TRUE(codes.count(c)) << "Xid " << c << " is missing";
   EXPECT_EQ(xid_info(999), nullptr);
   EXPECT_EQ(xid_info(-1), nullptr);
-  EXPECT_EQ(xid_info(79)->needs, XidNeeds::reboot);
-  EXPECT_EQ(xid_info(13)->needs, XidNeeds::none);
+  EXPECT_EQ(xid_info(79)->needs, XidNeeds::kReboot);
+  EXPECT_EQ(xid_info(13)->needs, XidNeeds::kNone);
 }
 
 TEST(XidCatalog, RowsThatDoNotParseAreRejectedWithTheirLine) {

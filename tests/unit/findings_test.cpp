@@ -28,8 +28,8 @@ struct Scenario {
 
 // The ground-truth suite's runs (shared: each directory is generated and analyzed once).
 const Scenario kScenarios[] = {
-    {ScenarioKind::laptop, 8, 2}, {ScenarioKind::laptop, 15, 2}, {ScenarioKind::server, 1, 1.5},
-    {ScenarioKind::no_dmon, 8, 2},
+    {ScenarioKind::kLaptop, 8, 2}, {ScenarioKind::kLaptop, 15, 2}, {ScenarioKind::kServer, 1, 1.5},
+    {ScenarioKind::kNoDmon, 8, 2},
 };
 
 std::shared_ptr<const cost::CostResult> cost_of(const PipelineResult& r) {
@@ -66,7 +66,7 @@ TEST_P(FindingsOnScenario, EachRuleFiresExactlyWhereItsCauseWasInjected) {
   const Case& k = c();
   const auto& t = k.truth;
   const auto fs = run(*k.result);
-  const bool dmon = GetParam().kind != ScenarioKind::no_dmon;
+  const bool dmon = GetParam().kind != ScenarioKind::kNoDmon;
   // Xids by the catalog's class.
   EXPECT_EQ(by_rule(fs, "gpu_fell_off_bus") != nullptr, xids_of(t, "bus") > 0 || t.count("fallen_off_bus") > 0);
   EXPECT_EQ(by_rule(fs, "gpu_memory_errors") != nullptr, xids_of(t, "memory_ecc") > 0);
@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, FindingsOnScenario, ::testing::ValuesIn(kSce
                          });
 
 TEST(Findings, ThresholdsAreOptions) {
-  const Case& k = ground_truth::scenario(ScenarioKind::laptop, 8, 2);
+  const Case& k = ground_truth::scenario(ScenarioKind::kLaptop, 8, 2);
   FindingOptions strict;
   strict.idle_fraction = 1.0;       // idle all the time, never reached
   strict.throttled_fraction = 1.0;  // every sample throttled, never reached

@@ -216,7 +216,7 @@ inline std::size_t expect_missing_sources_null(const PipelineResult& r) {
   };
   for (std::size_t i = 0; i < catalog.size(); ++i) {
     check(r.features.host.at(i), catalog[i], "host");
-    if (catalog[i].scope == FeatureScope::per_gpu)
+    if (catalog[i].scope == FeatureScope::kPerGpu)
       for (std::size_t g = 0; g < r.features.gpus.size(); ++g)
         check(r.features.per_gpu.at(g).at(i), catalog[i], "GPU " + std::to_string(r.features.gpus[g]));
   }

@@ -37,7 +37,7 @@ double value_of(const FeatureValue* v, std::string_view what) {
 class LostGpu : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(LostGpu, ScoresBelowEveryHealthyGpuAndWithinTwoPercentOfTheTruth) {
-  const Case& c = scenario(ScenarioKind::server, GetParam(), 1.5);
+  const Case& c = scenario(ScenarioKind::kServer, GetParam(), 1.5);
   const auto truth = gpu_truth(c.dir);
   const auto& fs = c.result->features;
   ASSERT_EQ(truth.size(), 4u);
@@ -95,7 +95,7 @@ TEST_P(EveryScenario, TheModesetSpamIsBenignNeverADriverError) {
     if (e.kind != "driver_error") continue;
     (e.message.find("Failed to query display engine channel state") != std::string::npos ? spam : errors)++;
   }
-  if (GetParam().kind != ScenarioKind::server) {
+  if (GetParam().kind != ScenarioKind::kServer) {
     EXPECT_GT(spam, 20u);
   }
   EXPECT_EQ(value_of(fs.find("benign_driver_messages"), "benign_driver_messages"), static_cast<double>(spam));
@@ -112,13 +112,13 @@ TEST_P(EveryScenario, TheModesetSpamIsBenignNeverADriverError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, EveryScenario,
-                         ::testing::Values(Run{ScenarioKind::laptop, 8, 2}, Run{ScenarioKind::laptop, 15, 2},
-                                           Run{ScenarioKind::server, 1, 1.5}, Run{ScenarioKind::server, 5, 1.5}));
+                         ::testing::Values(Run{ScenarioKind::kLaptop, 8, 2}, Run{ScenarioKind::kLaptop, 15, 2},
+                                           Run{ScenarioKind::kServer, 1, 1.5}, Run{ScenarioKind::kServer, 5, 1.5}));
 
 // F006 is defined on the sampled span: dmon alone measures B / S; with the kernel logs the
 // power-event loss L (the suspend) joins the window, and nothing else changes.
 TEST(GroundTruthEffectiveUtilization, FromDmonAloneAndWithKernelLogsDifferByTheMeasuredPowerEventLoss) {
-  const fs::path full = sim::testing::generated(ScenarioKind::laptop, 8, 2);
+  const fs::path full = sim::testing::generated(ScenarioKind::kLaptop, 8, 2);
   const fs::path alone = sim::testing::temp_dir("dmon-alone"), with = sim::testing::temp_dir("dmon-kernel");
   fs::create_directories(alone);
   fs::create_directories(with);

@@ -22,9 +22,9 @@ struct Scenario {
 // Seeds picked (and asserted in ScenarioHasWhatTheIssueAsks) so that each laptop run has Xids of
 // at least three classes, AC switches and a suspend, and each server run Xids on several GPUs.
 const Scenario kScenarios[] = {
-    {ScenarioKind::laptop, 8, 2},   {ScenarioKind::laptop, 15, 2},  {ScenarioKind::laptop, 22, 2},
-    {ScenarioKind::server, 1, 1.5}, {ScenarioKind::server, 5, 1.5}, {ScenarioKind::no_dmon, 8, 2},
-    {ScenarioKind::no_dmon, 12, 2},
+    {ScenarioKind::kLaptop, 8, 2},   {ScenarioKind::kLaptop, 15, 2},  {ScenarioKind::kLaptop, 22, 2},
+    {ScenarioKind::kServer, 1, 1.5}, {ScenarioKind::kServer, 5, 1.5}, {ScenarioKind::kNoDmon, 8, 2},
+    {ScenarioKind::kNoDmon, 12, 2},
 };
 
 class GroundTruth : public ::testing::TestWithParam<Scenario> {
@@ -55,7 +55,7 @@ TEST_P(GroundTruth, ScenarioHasWhatTheIssueAsks) {
     EXPECT_EQ(e.sources, (std::vector<std::string>{"dmesg.txt", "kern.log", "journal.json"}));
   }
   EXPECT_GT(t.container_starts, 1);  // the job restarts after its Xids
-  if (GetParam().kind == ScenarioKind::server) {
+  if (GetParam().kind == ScenarioKind::kServer) {
     EXPECT_EQ(t.gpus, 4u);
     EXPECT_GE(xid_gpus.size(), 2u);
     EXPECT_GE(t.count("pcie_aer"), 1u);
@@ -64,7 +64,7 @@ TEST_P(GroundTruth, ScenarioHasWhatTheIssueAsks) {
     EXPECT_EQ(*t.host.at("lid_closes"), 1);
     EXPECT_EQ(t.suspends.size(), 1u);
   }
-  if (GetParam().kind == ScenarioKind::no_dmon) {
+  if (GetParam().kind == ScenarioKind::kNoDmon) {
     EXPECT_FALSE(fs::exists(c().dir / "dmon.log"));
   } else {
     EXPECT_GT(*t.gpu_idle_s, 0);  // idle gaps
@@ -313,7 +313,7 @@ TEST_P(GroundTruth, SuspendCyclesAtTheirTrueInstants) {
 TEST_P(GroundTruth, MissingSourcesAreNullWithAReasonNeverZero) {
   const Case& k = c();
   const std::size_t checked = expect_missing_sources_null(*k.result);
-  if (GetParam().kind == ScenarioKind::no_dmon) {
+  if (GetParam().kind == ScenarioKind::kNoDmon) {
     EXPECT_GE(checked, 60u);  // every dmon feature, per GPU and host
     // The GPU is known (from the NVIDIA kernel messages), its sample features are not.
     ASSERT_EQ(k.result->features.gpus, std::vector<int>{0});

@@ -59,7 +59,7 @@ void expect_issue_three_directory(const Case& k) {
 
 class Issue3 : public ::testing::TestWithParam<std::uint64_t> {
  protected:
-  const Case& c() const { return scenario(ScenarioKind::laptop, GetParam(), kHours); }
+  const Case& c() const { return scenario(ScenarioKind::kLaptop, GetParam(), kHours); }
 };
 
 TEST_P(Issue3, TheDirectoryIsWhatTheIssueDescribes) { expect_issue_three_directory(c()); }

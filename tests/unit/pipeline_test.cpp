@@ -46,8 +46,8 @@ TEST(Pipeline, CostTakesMeasuredInputsUnlessToldNot) {
   o.cost = setup;
   run_pipeline(kLogs, o, told_not);
   ASSERT_TRUE(measured.cost && told_not.cost);
-  const auto& why = told_not.cost->inputs[cost::InputId::power_w];
-  EXPECT_NE(why.origin, measured.cost->inputs[cost::InputId::power_w].origin);
+  const auto& why = told_not.cost->inputs[cost::InputId::kPowerW];
+  EXPECT_NE(why.origin, measured.cost->inputs[cost::InputId::kPowerW].origin);
 }
 
 TEST(Pipeline, StopsWhereAsked) {

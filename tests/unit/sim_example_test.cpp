@@ -11,7 +11,7 @@ TEST(SimExample, CommittedExampleIsWhatTheCommandWrites) {
   const fs::path committed = fs::path(GPUCOST_SOURCE_DIR) / "examples" / "laptop-training";
   ASSERT_TRUE(fs::exists(committed / "truth.json")) << committed;
   SimOptions o;
-  o.scenario = ScenarioKind::laptop;
+  o.scenario = ScenarioKind::kLaptop;
   o.seed = 42;
   o.hours = 2.5;
   o.out_dir = temp_dir("example").string();

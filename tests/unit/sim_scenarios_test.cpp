@@ -43,7 +43,7 @@ TEST(SimDeterminism, TheCommandLineWritesTheSameBytesAsTheLibrary) {
                           dir.string() + " > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   SimOptions o;
-  o.scenario = ScenarioKind::server;
+  o.scenario = ScenarioKind::kServer;
   o.seed = 5;
   o.hours = 0.5;
   o.out_dir = temp_dir("lib").string();
@@ -54,7 +54,7 @@ TEST(SimDeterminism, TheCommandLineWritesTheSameBytesAsTheLibrary) {
 }
 
 TEST(SimScenarios, ServerHasFourGpusPerIntervalAndLosesOneOffTheBus) {
-  const fs::path& dir = generated(ScenarioKind::server, 3, 6);
+  const fs::path& dir = generated(ScenarioKind::kServer, 3, 6);
   TruthDoc t(dir);
   auto gpus = t.root["gpus"].get_array();
   ASSERT_EQ(gpus.size(), 4u);
@@ -88,7 +88,7 @@ TEST(SimScenarios, ServerHasFourGpusPerIntervalAndLosesOneOffTheBus) {
 }
 
 TEST(SimScenarios, NoDmonWritesNoGpuFilesAndNullGpuFeatures) {
-  const fs::path& dir = generated(ScenarioKind::no_dmon, 4, 2);
+  const fs::path& dir = generated(ScenarioKind::kNoDmon, 4, 2);
   EXPECT_FALSE(fs::exists(dir / "dmon.log"));
   EXPECT_FALSE(fs::exists(dir / "nvidia-smi-q.txt"));
   EXPECT_FALSE(fs::exists(dir / "syslog"));
@@ -111,7 +111,7 @@ TEST(SimScenarios, NoDmonWritesNoGpuFilesAndNullGpuFeatures) {
 // the kernel slept, between `CPU 11 is now offline` and `Low-level resume complete`.
 TEST(SimScenarios, ShortLaptopRunsPrintNothingWhileTheKernelSleeps) {
   for (std::uint64_t seed : {14u, 22u}) {
-    const fs::path& dir = generated(ScenarioKind::laptop, seed, 1.5);
+    const fs::path& dir = generated(ScenarioKind::kLaptop, seed, 1.5);
     TruthDoc t(dir);
     auto suspends = t.root["suspends"].get_array();
     ASSERT_EQ(suspends.size(), 1u);
@@ -147,18 +147,18 @@ TEST(SimScenarios, RerunningIntoADirectoryRemovesFilesTheScenarioDoesNotWrite) {
   o.out_dir = temp_dir("rerun").string();
   simulate(o);
   ASSERT_TRUE(fs::exists(fs::path(o.out_dir) / "dmon.log"));
-  o.scenario = ScenarioKind::no_dmon;
+  o.scenario = ScenarioKind::kNoDmon;
   simulate(o);
   EXPECT_FALSE(fs::exists(fs::path(o.out_dir) / "dmon.log"));
 }
 
 TEST(SimScenarios, LaptopDefaultSpanIsFourToSixHours) {
   for (std::uint64_t seed : {1u, 2u, 3u, 42u, 1000u}) {
-    const double h = default_hours(ScenarioKind::laptop, seed);
+    const double h = default_hours(ScenarioKind::kLaptop, seed);
     EXPECT_GE(h, 4.0);
     EXPECT_LE(h, 6.0);
   }
-  EXPECT_EQ(default_hours(ScenarioKind::server, 1), 6.0);
+  EXPECT_EQ(default_hours(ScenarioKind::kServer, 1), 6.0);
 }
 
 TEST(SimSize, ParsesSizes) {
@@ -174,7 +174,7 @@ TEST(SimSize, ParsesSizes) {
 }
 
 TEST(SimSize, HitsItsTargetWithinAFewPercent) {
-  for (auto kind : {ScenarioKind::laptop, ScenarioKind::server}) {
+  for (auto kind : {ScenarioKind::kLaptop, ScenarioKind::kServer}) {
     SimOptions o;
     o.scenario = kind;
     o.seed = 11;

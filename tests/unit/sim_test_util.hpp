@@ -54,7 +54,7 @@ inline const fs::path& generated(ScenarioKind kind, std::uint64_t seed, double h
 }
 
 /// The laptop fixture most tests read: 2.5 h, one suspend, several Xids and AC switches.
-inline const fs::path& laptop() { return generated(ScenarioKind::laptop, 42, 2.5); }
+inline const fs::path& laptop() { return generated(ScenarioKind::kLaptop, 42, 2.5); }
 
 inline std::string read_file(const fs::path& p) {
   if (p.extension() == ".gz") {

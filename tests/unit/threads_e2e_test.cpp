@@ -29,12 +29,12 @@ void expect_same_for_any_thread_count(const std::string& dir) {
 
 TEST(ThreadsEndToEnd, ServerWithFourGpusGivesTheSameReport) {
   // 4 GPUs x 1 row/s x 8 h: ~115 000 sample rows, every feature per GPU.
-  expect_same_for_any_thread_count(sim::testing::generated(sim::ScenarioKind::server, 5, 8).string());
+  expect_same_for_any_thread_count(sim::testing::generated(sim::ScenarioKind::kServer, 5, 8).string());
 }
 
 TEST(ThreadsEndToEnd, LaptopOverADayGivesTheSameReport) {
   // One GPU (its rows are also the host's) and ps snapshots: ~110 000 sample rows.
-  expect_same_for_any_thread_count(sim::testing::generated(sim::ScenarioKind::laptop, 9, 30).string());
+  expect_same_for_any_thread_count(sim::testing::generated(sim::ScenarioKind::kLaptop, 9, 30).string());
 }
 
 }  // namespace

@@ -15,46 +15,46 @@ namespace gpucost::cost {
 
 /// One numeric input of the model. The order is the order of reports and of the tornado ties.
 enum class InputId : std::uint8_t {
-  purchase_price,         ///< local: what the GPU (or machine) cost, currency
-  amortization_hours,     ///< local: hours of use the price is spread over, h
-  amortization_months,    ///< local: months those hours span (for the per-month figure), month
-  power_w,                ///< local: mean GPU power draw while in use, W
-  cooling_w,              ///< local: extra cooling power while in use (fans, AC share), W
-  electricity_price,      ///< local: currency per kWh
-  incidents_per_hour,     ///< local: maintenance incidents per hour of use, 1/h
-  hours_per_incident,     ///< local: engineer hours lost per incident, h
-  engineer_rate,          ///< local: value of an engineer hour, currency/h
-  effective_utilization,  ///< local: share of wall time the GPU does useful work, ratio
-  fixed_cost_per_job,     ///< local: fixed cost of each job (e.g. wear per power cycle), currency
-  hourly_rate,            ///< cloud: price of the instance, currency/h
-  cold_start_s,           ///< cloud: billed seconds before a job starts working, s
-  utilization,            ///< cloud: share of billed time the GPU does useful work, ratio
-  relative_speed,         ///< cloud: cloud GPU throughput / local GPU throughput, ratio
-  resale_fraction,        ///< local: share of the purchase price recovered by selling after the period, ratio
-  interest_rate,          ///< local: yearly cost of capital on the purchase price, 1/year
-  hours_per_month,        ///< local: usage, local-equivalent busy GPU-hours a month, h/month
-  job_stall_fraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
-  interruption_loss,      ///< cloud: share of billed time lost to spot interruptions, ratio
-  billing_increment_s,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
-  storage_price_gb_month,  ///< cloud: price of keeping one GB for a month, currency/GB-month
-  minimum_billing_s,       ///< cloud: the shortest time billed for an instance, s
-  storage_gb_months,       ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
-  egress_price_gb,         ///< cloud: price of one GB sent out of the cloud, currency/GB
-  egress_gb,               ///< cloud: GB one job sends out of the cloud, GB
+  kPurchasePrice,         ///< local: what the GPU (or machine) cost, currency
+  kAmortizationHours,     ///< local: hours of use the price is spread over, h
+  kAmortizationMonths,    ///< local: months those hours span (for the per-month figure), month
+  kPowerW,                ///< local: mean GPU power draw while in use, W
+  kCoolingW,              ///< local: extra cooling power while in use (fans, AC share), W
+  kElectricityPrice,      ///< local: currency per kWh
+  kIncidentsPerHour,     ///< local: maintenance incidents per hour of use, 1/h
+  kHoursPerIncident,     ///< local: engineer hours lost per incident, h
+  kEngineerRate,          ///< local: value of an engineer hour, currency/h
+  kEffectiveUtilization,  ///< local: share of wall time the GPU does useful work, ratio
+  kFixedCostPerJob,     ///< local: fixed cost of each job (e.g. wear per power cycle), currency
+  kHourlyRate,            ///< cloud: price of the instance, currency/h
+  kColdStartS,           ///< cloud: billed seconds before a job starts working, s
+  kUtilization,            ///< cloud: share of billed time the GPU does useful work, ratio
+  kRelativeSpeed,         ///< cloud: cloud GPU throughput / local GPU throughput, ratio
+  kResaleFraction,        ///< local: share of the purchase price recovered by selling after the period, ratio
+  kInterestRate,          ///< local: yearly cost of capital on the purchase price, 1/year
+  kHoursPerMonth,        ///< local: usage, local-equivalent busy GPU-hours a month, h/month
+  kJobStallFraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
+  kInterruptionLoss,      ///< cloud: share of billed time lost to spot interruptions, ratio
+  kBillingIncrementS,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
+  kStoragePriceGbMonth,  ///< cloud: price of keeping one GB for a month, currency/GB-month
+  kMinimumBillingS,       ///< cloud: the shortest time billed for an instance, s
+  kStorageGbMonths,       ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
+  kEgressPriceGb,         ///< cloud: price of one GB sent out of the cloud, currency/GB
+  kEgressGb,               ///< cloud: GB one job sends out of the cloud, GB
 };
 inline constexpr std::size_t kInputCount = 26;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 
 /// Which machine an input describes.
-enum class Side : std::uint8_t { local, cloud };
+enum class Side : std::uint8_t { kLocal, kCloud };
 std::string_view side_name(Side s) noexcept;
 
 /// What values an input admits (checked by validate()).
 enum class Domain : std::uint8_t {
-  non_negative,  ///< >= 0
-  positive,      ///< > 0
-  ratio,         ///< in [0, 1]
+  kNonNegative,  ///< >= 0
+  kPositive,      ///< > 0
+  kRatio,         ///< in [0, 1]
 };
 
 /// The fixed description of one input.
@@ -99,10 +99,10 @@ struct InputValue {
 /// The values an input may take in the Monte Carlo (docs/cost-model.md, "Uncertainty").
 struct InputRange {
   enum class Kind : std::uint8_t {
-    uniform,  ///< a and b: the low and high end, every value between equally likely
-    gamma,    ///< a: shape, b: rate (mean a / b): the incident rate's Gamma-Poisson posterior
+    kUniform,  ///< a and b: the low and high end, every value between equally likely
+    kGamma,    ///< a: shape, b: rate (mean a / b): the incident rate's Gamma-Poisson posterior
   };
-  Kind kind = Kind::uniform;
+  Kind kind = Kind::kUniform;
   double a = 0, b = 0;
   std::string origin;  ///< where the range comes from (`speed bracket`, `cli`, `measured:F007`)
 };

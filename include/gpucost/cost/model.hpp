@@ -57,16 +57,16 @@ struct CloudCost {
 
 /// Which side is cheaper, and for which jobs.
 enum class Verdict : std::uint8_t {
-  crossover,             ///< one side below job_hours, the other above
-  local_always_cheaper,  ///< local costs less (or the same) for every job length
-  cloud_always_cheaper,  ///< cloud costs less (or the same) for every job length
-  equal_cost,            ///< both cost exactly the same for every job length
+  kCrossover,             ///< one side below job_hours, the other above
+  kLocalAlwaysCheaper,  ///< local costs less (or the same) for every job length
+  kCloudAlwaysCheaper,  ///< cloud costs less (or the same) for every job length
+  kEqualCost,            ///< both cost exactly the same for every job length
 };
 std::string_view verdict_name(Verdict v) noexcept;
 
 /// The answers.
 struct BreakEven {
-  Verdict verdict = Verdict::equal_cost;
+  Verdict verdict = Verdict::kEqualCost;
   /// W where local(W) = cloud(W); set only for a crossover.
   std::optional<double> job_hours;
   /// For a crossover: the side cheaper for jobs shorter than job_hours (`cloud` or `local`).
@@ -160,7 +160,7 @@ struct Sensitivity {
 /// The verdict with cloud.relative_speed replaced by one end of the speed bracket.
 struct SpeedCase {
   double relative_speed = 0;
-  Verdict verdict = Verdict::equal_cost;
+  Verdict verdict = Verdict::kEqualCost;
   std::optional<double> job_hours;
   std::optional<Side> cheaper_below;
   std::optional<double> usage_threshold_hours_per_month;

@@ -48,7 +48,7 @@ struct CostOverrides {
 /// std::invalid_argument naming `origin` and the key for malformed JSON, unknown input names and
 /// values of the wrong type.
 CostOverrides parse_cost_config(std::string_view json, std::string_view origin);
-/// `local.power_w` -> InputId::power_w; nullopt for an unknown name.
+/// `local.power_w` -> InputId::kPowerW; nullopt for an unknown name.
 std::optional<InputId> find_named_input(std::string_view name);
 /// Parses `local.hours_per_month=20:60` (an input's name, its low and high end) into `into`;
 /// throws std::invalid_argument naming the problem.

@@ -16,14 +16,14 @@
 namespace gpucost {
 
 /// The layer of the article's five-layer model a feature belongs to (plus derived figures).
-enum class Layer : std::uint8_t { hardware, driver, runtime, application, system, derived };
+enum class Layer : std::uint8_t { kHardware, kDriver, kRuntime, kApplication, kSystem, kDerived };
 /// Name of a layer as printed (`hardware`).
 std::string_view layer_name(Layer l) noexcept;
 
 /// Whether a feature has a value per GPU, for the host, or both.
 enum class FeatureScope : std::uint8_t {
-  host,     ///< one value for the machine
-  per_gpu,  ///< one value per GPU, and a host value aggregated as its definition says
+  kHost,     ///< one value for the machine
+  kPerGpu,  ///< one value per GPU, and a host value aggregated as its definition says
 };
 /// Name of a scope as printed (`host`, `per_gpu`).
 std::string_view scope_name(FeatureScope s) noexcept;

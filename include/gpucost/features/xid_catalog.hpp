@@ -12,11 +12,11 @@ namespace gpucost {
 
 /// What an Xid asks of a person.
 enum class XidNeeds : std::uint8_t {
-  none,      ///< nothing: the application restarts, or it is a warning
-  reset,     ///< a GPU reset or driver reload
-  reboot,    ///< a node reboot
-  rma,       ///< return the board
-  per_line,  ///< the line names it (Xid 154's recovery action)
+  kNone,      ///< nothing: the application restarts, or it is a warning
+  kReset,     ///< a GPU reset or driver reload
+  kReboot,    ///< a node reboot
+  kRma,       ///< return the board
+  kPerLine,  ///< the line names it (Xid 154's recovery action)
 };
 
 /// One row of the catalog.
@@ -26,7 +26,7 @@ struct XidInfo {
   std::string cause;      ///< application | driver | hardware | thermal-power | memory
   std::string xid_class;  ///< application | driver_firmware | memory_ecc | bus | recovery_action
   std::string action;     ///< recommended action
-  XidNeeds needs = XidNeeds::none;
+  XidNeeds needs = XidNeeds::kNone;
   std::string note;
 };
 

@@ -19,7 +19,7 @@
 namespace gpucost::findings {
 
 /// How urgent a finding is.
-enum class Severity : std::uint8_t { info, warning, critical };
+enum class Severity : std::uint8_t { kInfo, kWarning, kCritical };
 /// `info`, `warning`, `critical`.
 std::string_view severity_name(Severity s) noexcept;
 
@@ -68,7 +68,7 @@ struct Money {
 struct Finding {
   std::string id;    ///< the rule id (`R01`)
   std::string rule;  ///< the rule name (`input_pipeline_bound`)
-  Severity severity = Severity::info;
+  Severity severity = Severity::kInfo;
   std::string title;       ///< one line
   std::vector<FeatureEvidence> features;
   std::vector<EventEvidence> events;  ///< the first few, in time order

@@ -15,7 +15,7 @@
 namespace gpucost {
 
 /// How a file's bytes are compressed.
-enum class Compression : std::uint8_t { none, gzip, zstd, xz };
+enum class Compression : std::uint8_t { kNone, kGzip, kZstd, kXz };
 
 /// Bytes to read from the start of a file to tell its compression.
 inline constexpr std::size_t kCompressionMagicBytes = 6;
@@ -29,9 +29,9 @@ std::string_view compression_name(Compression c) noexcept;
 
 /// The library that inflates gzip: ISA-L (fast) or zlib (always there; the tests and the
 /// benchmark compare the two).
-enum class GzipEngine : std::uint8_t { fastest, zlib };
+enum class GzipEngine : std::uint8_t { kFastest, kZlib };
 
-/// True when this build inflates gzip with ISA-L (GzipEngine::fastest is not zlib).
+/// True when this build inflates gzip with ISA-L (GzipEngine::kFastest is not zlib).
 bool gzip_uses_isal() noexcept;
 
 /// A pull stream of decompressed bytes read from a file descriptor.
@@ -51,7 +51,7 @@ class Decompressor {
 /// when it was opened: a file still being appended to is not followed). The caller keeps fd
 /// open while the decompressor lives, and closes it.
 std::unique_ptr<Decompressor> make_decompressor(Compression c, int fd, std::uint64_t size,
-                                                GzipEngine gzip = GzipEngine::fastest);
+                                                GzipEngine gzip = GzipEngine::kFastest);
 
 /// How many bytes of text a file holds, for scheduling (ingest hands the largest work out
 /// first): its size, or for a file named like a rotated archive (.gz, .zst, .xz) whose content

@@ -20,16 +20,16 @@ namespace gpucost::sim {
 
 /// The machines `gpucost simulate` knows.
 enum class ScenarioKind : std::uint8_t {
-  laptop,   ///< RTX 4060 Laptop GPU, Asia/Shanghai, lid/suspend/AC, 4-6 h training job
-  server,   ///< 4x A100-SXM4-80GB, America/Chicago, no suspend/lid/AC, more noise
-  no_dmon,  ///< the laptop without dmon and -q files (kernel, journal and ps only)
+  kLaptop,   ///< RTX 4060 Laptop GPU, Asia/Shanghai, lid/suspend/AC, 4-6 h training job
+  kServer,   ///< 4x A100-SXM4-80GB, America/Chicago, no suspend/lid/AC, more noise
+  kNoDmon,  ///< the laptop without dmon and -q files (kernel, journal and ps only)
 };
 std::string_view scenario_name(ScenarioKind k) noexcept;
 std::optional<ScenarioKind> scenario_from_name(std::string_view name) noexcept;
 
 /// What `gpucost simulate` was asked for.
 struct SimOptions {
-  ScenarioKind scenario = ScenarioKind::laptop;
+  ScenarioKind scenario = ScenarioKind::kLaptop;
   std::uint64_t seed = 1;
   std::string out_dir;
   double hours = 0;              ///< simulated span after boot; 0 = the scenario's default
@@ -40,7 +40,7 @@ struct SimOptions {
 };
 
 /// How a user-space message reaches the journal (its `_TRANSPORT`).
-enum class Transport : std::uint8_t { kernel, syslog, journal, stdout_stream };
+enum class Transport : std::uint8_t { kKernel, kSyslog, kJournal, kStdoutStream };
 
 /// A program that logs, with the fields its journal entries carry.
 struct Daemon {
@@ -52,7 +52,7 @@ struct Daemon {
   std::string invocation;  ///< _SYSTEMD_INVOCATION_ID
   std::int32_t pid = 0;
   std::int32_t uid = 0;
-  Transport transport = Transport::journal;
+  Transport transport = Transport::kJournal;
   std::uint8_t facility = 3;  ///< syslog facility (3 daemon, 9 cron, 4 auth, 1 user)
 };
 
@@ -105,16 +105,16 @@ struct GpuSpec {
 
 /// What a GPU is doing.
 enum class GpuMode : std::uint8_t {
-  idle,   ///< no job: SM at or below the idle threshold
-  load,   ///< a job is starting (loading data and the model): low, rising SM
-  train,  ///< training
-  hot,    ///< training while too hot: throttled, SM decaying
+  kIdle,   ///< no job: SM at or below the idle threshold
+  kLoad,   ///< a job is starting (loading data and the model): low, rising SM
+  kTrain,  ///< training
+  kHot,    ///< training while too hot: throttled, SM decaying
 };
 
 /// A span of a GPU's time in one mode (outside all spans a GPU is in `base` mode).
 struct GpuSegment {
   TimeNs begin = 0, end = 0;
-  GpuMode mode = GpuMode::idle;
+  GpuMode mode = GpuMode::kIdle;
 };
 
 /// A lid close and suspend/resume cycle (laptop).
@@ -149,7 +149,7 @@ struct Boot {
 /// Everything the logs will show, planned before a byte is written.
 struct World {
   SimOptions options;
-  ScenarioKind kind = ScenarioKind::laptop;
+  ScenarioKind kind = ScenarioKind::kLaptop;
   bool laptop = true;
   bool has_dmon = true;    ///< dmon.log and nvidia-smi-q.txt are written
   bool has_syslog = true;  ///< syslog is written

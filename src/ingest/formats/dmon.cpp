@@ -70,9 +70,9 @@ class Format final : public LogFormat {
 
   int score(std::string_view line) const noexcept override {
     switch (nvsmi::classify_monitor_header(line)) {
-      case MonitorHeader::dmon_names: return 100;
-      case MonitorHeader::dmon_units: return 90;
-      case MonitorHeader::none: break;
+      case MonitorHeader::kDmonNames: return 100;
+      case MonitorHeader::kDmonUnits: return 90;
+      case MonitorHeader::kNone: break;
       default: return 0;
     }
     return looks_like_dmon_row(line) ? 30 : 0;
@@ -112,7 +112,7 @@ class DmonParser {
     // dmon repeats its two header lines every 20 intervals: classify and bind each text once.
     for (const auto& h : seen_headers_)
       if (h.text == t) {
-        if (h.kind == MonitorHeader::dmon_names && bound_ != &h - seen_headers_.data()) {
+        if (h.kind == MonitorHeader::kDmonNames && bound_ != &h - seen_headers_.data()) {
           bind(t);
           bound_ = &h - seen_headers_.data();
         }
@@ -120,13 +120,13 @@ class DmonParser {
         return;
       }
     const MonitorHeader kind = nvsmi::classify_monitor_header(t);
-    if ((kind == MonitorHeader::dmon_units || kind == MonitorHeader::dmon_names) && seen_headers_.size() < 8)
+    if ((kind == MonitorHeader::kDmonUnits || kind == MonitorHeader::kDmonNames) && seen_headers_.size() < 8)
       seen_headers_.push_back({std::string(t), kind});
     switch (kind) {
-      case MonitorHeader::dmon_units:
+      case MonitorHeader::kDmonUnits:
         sink_.accept();
         return;
-      case MonitorHeader::dmon_names:
+      case MonitorHeader::kDmonNames:
         bind(t);
         bound_ = seen_headers_.back().text == t ? static_cast<std::ptrdiff_t>(seen_headers_.size()) - 1 : -1;
         sink_.accept();
@@ -144,8 +144,8 @@ class DmonParser {
     for (const std::string_view name : fields_) {
       names_.emplace_back(name);
       if (name == "gpu") roles_.push_back(kGpuIndex);
-      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::date) roles_.push_back(kDate);
-      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::time) roles_.push_back(kTime);
+      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::kDate) roles_.push_back(kDate);
+      else if (nvsmi::time_column(name) == nvsmi::TimeColumn::kTime) roles_.push_back(kTime);
       else if (const auto m = gpu_metric_from_dmon(name)) roles_.push_back(static_cast<int>(*m));
       else {
         roles_.push_back(kUnread);

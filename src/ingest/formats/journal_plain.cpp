@@ -61,8 +61,8 @@ bool read_plain_journal_line(std::string_view line, JournalEntry& e) noexcept {
 
   // The quotes are walked in order; each opening quote must sit exactly where the layout puts
   // it: after `{` or `,`, or after the `:` that follows a key (spaces allowed around each).
-  enum class State : std::uint8_t { key_open, in_key, value_open, in_value, done };
-  State state = State::key_open;
+  enum class State : std::uint8_t { kKeyOpen, kInKey, kValueOpen, kInValue, kDone };
+  State state = State::kKeyOpen;
   std::size_t key_start = 0, key_end = 0, value_start = 0;
   std::uint64_t high = 0;
 
@@ -81,44 +81,44 @@ bool read_plain_journal_line(std::string_view line, JournalEntry& e) noexcept {
     for (std::uint64_t q = c.quote; q; q &= q - 1) {
       const std::size_t pos = w + static_cast<std::size_t>(__builtin_ctzll(q));
       switch (state) {
-        case State::key_open:
+        case State::kKeyOpen:
           if (pos != expect) return false;
           key_start = pos + 1;
-          state = State::in_key;
+          state = State::kInKey;
           break;
-        case State::value_open:
+        case State::kValueOpen:
           if (pos != expect) return false;
           value_start = pos + 1;
-          state = State::in_value;
+          state = State::kInValue;
           break;
-        case State::in_key: {
+        case State::kInKey: {
           const std::size_t colon = skip_spaces(pos + 1);
           if (colon >= n || p[colon] != ':') return false;
           key_end = pos;
           expect = skip_spaces(colon + 1);
-          state = State::value_open;
+          state = State::kValueOpen;
           break;
         }
-        case State::in_value: {
+        case State::kInValue: {
           const auto slot = journal_field_slot(std::string_view(p + key_start, key_end - key_start));
           if (slot) e.*slot = std::string_view(p + value_start, pos - value_start);
           const std::size_t next = skip_spaces(pos + 1);
           if (next == n - 1) {  // `}`, the line's last byte
-            state = State::done;
+            state = State::kDone;
           } else if (p[next] == ',') {
             expect = skip_spaces(next + 1);
-            state = State::key_open;
+            state = State::kKeyOpen;
           } else {
             return false;
           }
           break;
         }
-        case State::done:
+        case State::kDone:
           return false;
       }
     }
   }
-  if (state != State::done) return false;
+  if (state != State::kDone) return false;
   // simdjson rejects a line that is not UTF-8; so must this reader, to agree with it.
   return high == 0 || simdjson::validate_utf8(p, n);
 }

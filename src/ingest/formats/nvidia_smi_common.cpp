@@ -165,18 +165,18 @@ void header_tokens(std::string_view line, std::vector<std::string_view>& out) {
 }
 
 TimeColumn time_column(std::string_view h) noexcept {
-  if (h == "Date") return TimeColumn::date;
-  if (h == "Time") return TimeColumn::time;
-  return TimeColumn::none;
+  if (h == "Date") return TimeColumn::kDate;
+  if (h == "Time") return TimeColumn::kTime;
+  return TimeColumn::kNone;
 }
 
 MonitorHeader classify_monitor_header(std::string_view line) noexcept {
   std::string_view t = text::ltrim(line);
-  if (t.empty() || t.front() != '#') return MonitorHeader::none;
+  if (t.empty() || t.front() != '#') return MonitorHeader::kNone;
   t.remove_prefix(1);
   std::array<std::string_view, 48> tok{};
   const std::size_t n = text::split_ws(t, tok);
-  if (n < 2) return MonitorHeader::none;
+  if (n < 2) return MonitorHeader::kNone;
   bool has_idx = false, has_cg = false, has_gpu = false, has_pid = false, has_metric = false, has_time = false;
   bool first_is_unit_row = tok[0] == "Idx" || tok[0] == "YYYYMMDD" || tok[0] == "HH:MM:SS";
   for (std::size_t i = 0; i < n; ++i) {
@@ -188,11 +188,11 @@ MonitorHeader classify_monitor_header(std::string_view line) noexcept {
     else if (w == "Date" || w == "Time") has_time = true;
     else if (gpu_metric_from_dmon(w)) has_metric = true;
   }
-  if (first_is_unit_row && has_idx) return has_cg ? MonitorHeader::pmon_units : MonitorHeader::dmon_units;
-  if (!has_gpu) return MonitorHeader::none;
-  if (has_pid) return MonitorHeader::pmon_names;
-  if (has_metric || has_time) return MonitorHeader::dmon_names;
-  return MonitorHeader::none;
+  if (first_is_unit_row && has_idx) return has_cg ? MonitorHeader::kPmonUnits : MonitorHeader::kDmonUnits;
+  if (!has_gpu) return MonitorHeader::kNone;
+  if (has_pid) return MonitorHeader::kPmonNames;
+  if (has_metric || has_time) return MonitorHeader::kDmonNames;
+  return MonitorHeader::kNone;
 }
 
 void place_row(const RowStamp& s, std::int64_t round, TimeNs interval, DayCounter& days, WallKind& kind,

@@ -140,11 +140,11 @@ void report(FileSink& sink, const Line& line, Problem p, fmt::format_string<Args
 
 /// What a `#` line of nvidia-smi dmon or pmon is.
 enum class MonitorHeader : std::uint8_t {
-  none,        ///< not a dmon/pmon header
-  dmon_names,  ///< `# gpu pwr gtemp ...`, `#Date Time gpu ...`
-  dmon_units,  ///< `# Idx W C ...`, `#YYYYMMDD HH:MM:SS Idx ...`
-  pmon_names,  ///< `# gpu pid type sm mem ... command`
-  pmon_units,  ///< `# Idx # C/G % ... name`
+  kNone,        ///< not a dmon/pmon header
+  kDmonNames,  ///< `# gpu pwr gtemp ...`, `#Date Time gpu ...`
+  kDmonUnits,  ///< `# Idx W C ...`, `#YYYYMMDD HH:MM:SS Idx ...`
+  kPmonNames,  ///< `# gpu pid type sm mem ... command`
+  kPmonUnits,  ///< `# Idx # C/G % ... name`
 };
 
 /// Classifies a line that starts with `#` (leading blanks allowed).
@@ -154,7 +154,7 @@ MonitorHeader classify_monitor_header(std::string_view line) noexcept;
 void header_tokens(std::string_view line, std::vector<std::string_view>& out);
 
 /// Role of a Date/Time column in a dmon or pmon header.
-enum class TimeColumn : std::uint8_t { none, date, time };
+enum class TimeColumn : std::uint8_t { kNone, kDate, kTime };
 TimeColumn time_column(std::string_view header_name) noexcept;
 
 /// The wall-clock stamp of one dmon/pmon row, from its Date and Time fields.

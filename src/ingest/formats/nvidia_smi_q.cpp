@@ -25,36 +25,36 @@ constexpr std::size_t kMaxGpus = 256;
 constexpr std::string_view kBugReportStart = "Start of NVIDIA bug report log file";
 
 enum class Section : std::uint8_t {
-  other, pci, pcie_generation, link_width, power_readings, fb_memory,
-  clock_event_counters,             // `Clocks Event Reasons Counters` (`Clocks Throttle ...`)
-  ecc_errors, ecc_volatile, ecc_aggregate,  // `ECC Errors` > `Volatile` / `Aggregate`
-  ecc_volatile_sbe, ecc_volatile_dbe, ecc_aggregate_sbe, ecc_aggregate_dbe,  // older: > `Single Bit`
-  retired_pages, remapped_rows, temperature
+  kOther, kPci, kPcieGeneration, kLinkWidth, kPowerReadings, kFbMemory,
+  kClockEventCounters,             // `Clocks Event Reasons Counters` (`Clocks Throttle ...`)
+  kEccErrors, kEccVolatile, kEccAggregate,  // `ECC Errors` > `Volatile` / `Aggregate`
+  kEccVolatileSbe, kEccVolatileDbe, kEccAggregateSbe, kEccAggregateDbe,  // older: > `Single Bit`
+  kRetiredPages, kRemappedRows, kTemperature
 };
 
 // A section title, read inside its parent (`Volatile` is an ECC section only under `ECC Errors`).
 Section section_of(std::string_view name, Section parent) {
-  if (parent == Section::ecc_errors) {
-    if (name == "Volatile") return Section::ecc_volatile;
-    if (name == "Aggregate") return Section::ecc_aggregate;
+  if (parent == Section::kEccErrors) {
+    if (name == "Volatile") return Section::kEccVolatile;
+    if (name == "Aggregate") return Section::kEccAggregate;
   }
-  if (parent == Section::ecc_volatile || parent == Section::ecc_aggregate) {
-    const bool vol = parent == Section::ecc_volatile;
-    if (name == "Single Bit") return vol ? Section::ecc_volatile_sbe : Section::ecc_aggregate_sbe;
-    if (name == "Double Bit") return vol ? Section::ecc_volatile_dbe : Section::ecc_aggregate_dbe;
+  if (parent == Section::kEccVolatile || parent == Section::kEccAggregate) {
+    const bool vol = parent == Section::kEccVolatile;
+    if (name == "Single Bit") return vol ? Section::kEccVolatileSbe : Section::kEccAggregateSbe;
+    if (name == "Double Bit") return vol ? Section::kEccVolatileDbe : Section::kEccAggregateDbe;
   }
   if (name == "Clocks Event Reasons Counters" || name == "Clocks Throttle Reasons Counters")
-    return Section::clock_event_counters;
-  if (name == "ECC Errors") return Section::ecc_errors;
-  if (name == "Retired Pages") return Section::retired_pages;
-  if (name == "Remapped Rows") return Section::remapped_rows;
-  if (name == "Temperature") return Section::temperature;
-  if (name == "PCI") return Section::pci;
-  if (name == "PCIe Generation") return Section::pcie_generation;
-  if (name == "Link Width") return Section::link_width;
-  if (name == "Power Readings" || name == "GPU Power Readings") return Section::power_readings;
-  if (name == "FB Memory Usage" || name == "Memory Usage") return Section::fb_memory;
-  return Section::other;
+    return Section::kClockEventCounters;
+  if (name == "ECC Errors") return Section::kEccErrors;
+  if (name == "Retired Pages") return Section::kRetiredPages;
+  if (name == "Remapped Rows") return Section::kRemappedRows;
+  if (name == "Temperature") return Section::kTemperature;
+  if (name == "PCI") return Section::kPci;
+  if (name == "PCIe Generation") return Section::kPcieGeneration;
+  if (name == "Link Width") return Section::kLinkWidth;
+  if (name == "Power Readings" || name == "GPU Power Readings") return Section::kPowerReadings;
+  if (name == "FB Memory Usage" || name == "Memory Usage") return Section::kFbMemory;
+  return Section::kOther;
 }
 
 bool is_rule(std::string_view t) {
@@ -403,14 +403,14 @@ class ReportParser {
     std::string_view key, value;
     if (!split_key_value(t, key, value)) {
       if (depth_ < stack_.size()) {
-        const Section parent = depth_ ? stack_[depth_ - 1].section : Section::other;
+        const Section parent = depth_ ? stack_[depth_ - 1].section : Section::kOther;
         stack_[depth_] = {indent, section_of(text::trim(t), parent)};
         ++depth_;
       }
       return;
     }
     if (current_ < 0) return;
-    key_value(depth_ ? stack_[depth_ - 1].section : Section::other, key, value);
+    key_value(depth_ ? stack_[depth_ - 1].section : Section::kOther, key, value);
   }
 
   void open_gpu(std::string_view bus, std::uint64_t number) {
@@ -452,26 +452,26 @@ class ReportParser {
     const bool null = nvsmi::is_null_value(value) || value.empty();
     double v = 0;
     switch (section) {
-      case Section::pcie_generation:
-      case Section::link_width: {
+      case Section::kPcieGeneration:
+      case Section::kLinkWidth: {
         // A PCIe generation or lane count; beyond 1024 it is no such thing (and no int).
         if (null || !nvsmi::parse_number_with_unit(value, v) || !(v >= 0 && v <= 1024)) return;
-        const bool gen = section == Section::pcie_generation;
+        const bool gen = section == Section::kPcieGeneration;
         if (key == "Max") (gen ? d.pcie_gen_max : d.pcie_width_max) = static_cast<int>(v);
         else if (key == "Current") (gen ? d.pcie_gen_current : d.pcie_width_current) = static_cast<int>(v);
         return;
       }
-      case Section::power_readings: {
+      case Section::kPowerReadings: {
         const int rank = key == "Enforced Power Limit" ? 3 : key == "Current Power Limit" ? 2 : key == "Power Limit" ? 1 : 0;
         if (rank == 0 || rank < st.power_limit_rank || null || !nvsmi::parse_number_with_unit(value, v)) return;
         d.power_limit_w = v;
         st.power_limit_rank = rank;
         return;
       }
-      case Section::fb_memory:
+      case Section::kFbMemory:
         if (key == "Total" && !null && nvsmi::parse_number_with_unit(value, v)) d.memory_total_mib = v;
         return;
-      case Section::clock_event_counters: {
+      case Section::kClockEventCounters: {
         if (null || !nvsmi::parse_number_with_unit(value, v) || v < 0) return;
         if (key == "SW Power Capping") d.clock_event_sw_power_cap_us = v;
         else if (key == "SW Thermal Slowdown") d.clock_event_sw_thermal_us = v;
@@ -479,29 +479,29 @@ class ReportParser {
         else if (key == "HW Power Braking") d.clock_event_hw_power_brake_us = v;
         return;
       }
-      case Section::ecc_errors:
+      case Section::kEccErrors:
         return;
-      case Section::ecc_volatile:
-      case Section::ecc_aggregate: {
+      case Section::kEccVolatile:
+      case Section::kEccAggregate: {
         // `SRAM Correctable`, `SRAM Uncorrectable Parity`, `DRAM Uncorrectable` ... summed.
         if (null || !nvsmi::parse_number(value, v) || v < 0) return;
-        const bool vol = section == Section::ecc_volatile;
+        const bool vol = section == Section::kEccVolatile;
         if (text::contains(key, "Uncorrectable")) add_to(vol ? d.ecc_volatile_uncorrected : d.ecc_aggregate_uncorrected, v);
         else if (text::contains(key, "Correctable")) add_to(vol ? d.ecc_volatile_corrected : d.ecc_aggregate_corrected, v);
         return;
       }
-      case Section::ecc_volatile_sbe:
-      case Section::ecc_volatile_dbe:
-      case Section::ecc_aggregate_sbe:
-      case Section::ecc_aggregate_dbe: {
+      case Section::kEccVolatileSbe:
+      case Section::kEccVolatileDbe:
+      case Section::kEccAggregateSbe:
+      case Section::kEccAggregateDbe: {
         if (key != "Total" || null || !nvsmi::parse_number(value, v) || v < 0) return;
-        if (section == Section::ecc_volatile_sbe) d.ecc_volatile_corrected = v;
-        else if (section == Section::ecc_volatile_dbe) d.ecc_volatile_uncorrected = v;
-        else if (section == Section::ecc_aggregate_sbe) d.ecc_aggregate_corrected = v;
+        if (section == Section::kEccVolatileSbe) d.ecc_volatile_corrected = v;
+        else if (section == Section::kEccVolatileDbe) d.ecc_volatile_uncorrected = v;
+        else if (section == Section::kEccAggregateSbe) d.ecc_aggregate_corrected = v;
         else d.ecc_aggregate_uncorrected = v;
         return;
       }
-      case Section::retired_pages:
+      case Section::kRetiredPages:
         if (key == "Pending Page Blacklist" || key == "Pending") {
           if (const auto b = yes_no(value)) d.retired_pages_pending = *b;
         } else if (!null && nvsmi::parse_number(value, v) && v >= 0) {
@@ -509,14 +509,14 @@ class ReportParser {
           else if (key == "Double Bit ECC") d.retired_pages_dbe = v;
         }
         return;
-      case Section::remapped_rows:
+      case Section::kRemappedRows:
         if (key == "Pending") {
           if (const auto b = yes_no(value)) d.row_remap_pending = *b;
         } else if (key == "Remapping Failure Occurred") {
           if (const auto b = yes_no(value)) d.row_remap_failed = *b;
         }
         return;
-      case Section::temperature: {
+      case Section::kTemperature: {
         if (null || !nvsmi::parse_number_with_unit(value, v) || v < -300 || v > 300) return;
         if (key == "GPU Current Temp") d.temp_current_c = v;
         else if (key == "GPU Slowdown Temp") {
@@ -530,13 +530,13 @@ class ReportParser {
           d.temp_slowdown_c = *d.temp_current_c + *st.tlimit_margin_c + *st.slowdown_tlimit_c;
         return;
       }
-      case Section::pci:
+      case Section::kPci:
         if (key == "Bus Id" && !null) {
           std::string norm = normalize_pci_bus(value);
           if (!norm.empty()) d.pci_bus = std::move(norm);
         }
         return;
-      case Section::other:
+      case Section::kOther:
         if (depth_ != 0) return;  // `Name` of a process, `Max` of a clock ...
         if (key == "Product Name" && !null) d.name.assign(value);
         else if (key == "VBIOS Version" && !null) {
@@ -557,7 +557,7 @@ class ReportParser {
 
   struct Open {
     std::size_t indent = 0;
-    Section section = Section::other;
+    Section section = Section::kOther;
   };
 
   FileSink& sink_;

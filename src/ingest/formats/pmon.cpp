@@ -16,19 +16,19 @@ namespace {
 
 using nvsmi::MonitorHeader;
 
-enum class Role : std::uint8_t { unread, gpu, pid, type, sm, mem, command, date, time };
+enum class Role : std::uint8_t { kUnread, kGpu, kPid, kType, kSm, kMem, kCommand, kDate, kTime };
 
 Role role_of(std::string_view name) {
-  if (name == "gpu") return Role::gpu;
-  if (name == "pid") return Role::pid;
-  if (name == "type") return Role::type;
-  if (name == "sm") return Role::sm;
-  if (name == "mem") return Role::mem;
-  if (name == "command") return Role::command;
+  if (name == "gpu") return Role::kGpu;
+  if (name == "pid") return Role::kPid;
+  if (name == "type") return Role::kType;
+  if (name == "sm") return Role::kSm;
+  if (name == "mem") return Role::kMem;
+  if (name == "command") return Role::kCommand;
   switch (nvsmi::time_column(name)) {
-    case nvsmi::TimeColumn::date: return Role::date;
-    case nvsmi::TimeColumn::time: return Role::time;
-    default: return Role::unread;
+    case nvsmi::TimeColumn::kDate: return Role::kDate;
+    case nvsmi::TimeColumn::kTime: return Role::kTime;
+    default: return Role::kUnread;
   }
 }
 
@@ -84,9 +84,9 @@ class Format final : public LogFormat {
 
   int score(std::string_view line) const noexcept override {
     switch (nvsmi::classify_monitor_header(line)) {
-      case MonitorHeader::pmon_names: return 100;
-      case MonitorHeader::pmon_units: return 90;
-      case MonitorHeader::none: break;
+      case MonitorHeader::kPmonNames: return 100;
+      case MonitorHeader::kPmonUnits: return 90;
+      case MonitorHeader::kNone: break;
       default: return 0;
     }
     return looks_like_pmon_row(line) ? 30 : 0;
@@ -113,10 +113,10 @@ class PmonParser {
  private:
   void header(const Line& line, std::string_view t) {
     switch (nvsmi::classify_monitor_header(t)) {
-      case MonitorHeader::pmon_units:
+      case MonitorHeader::kPmonUnits:
         sink_.accept();
         return;
-      case MonitorHeader::pmon_names:
+      case MonitorHeader::kPmonNames:
         bind(t);
         sink_.accept();
         return;
@@ -133,14 +133,14 @@ class PmonParser {
     for (const std::string_view name : fields_) {
       names_.emplace_back(name);
       roles_.push_back(role_of(name));
-      if (roles_.back() == Role::unread && !known_unstored(name)) notes_.note(sink_, "pmon", name);
+      if (roles_.back() == Role::kUnread && !known_unstored(name)) notes_.note(sink_, "pmon", name);
     }
   }
 
   // The command is the last column and may hold blanks: it takes the rest of the line.
   bool split_row(std::string_view t) {
     fields_.clear();
-    const bool command_last = !roles_.empty() && roles_.back() == Role::command;
+    const bool command_last = !roles_.empty() && roles_.back() == Role::kCommand;
     std::string_view rest = t;
     while (!rest.empty()) {
       if (command_last && fields_.size() + 1 == roles_.size()) {
@@ -165,14 +165,14 @@ class PmonParser {
     for (std::size_t i = 0; i < fields_.size(); ++i) {
       const std::string_view f = fields_[i];
       switch (roles_[i]) {
-        case Role::gpu: {
+        case Role::kGpu: {
           const auto g = text::to_int(f);
           if (!g || *g < 0 || *g > 0xffff)  // a round key holds it in 16 bits below the pid's 32
             return nvsmi::report(sink_, line, Problem::bad_number, "column `gpu` holds `{}`, not a GPU index", f);
           gpu = *g;
           break;
         }
-        case Role::pid: {
+        case Role::kPid: {
           if (f == "-") break;
           const auto p = text::to_int(f);
           if (!p || *p < 0 || *p >= 0xffffffffLL)  // pids are 32-bit; all ones marks "no process"
@@ -180,29 +180,29 @@ class PmonParser {
           pid = *p;
           break;
         }
-        case Role::sm:
-        case Role::mem: {
-          double& v = roles_[i] == Role::sm ? sm : mem;
+        case Role::kSm:
+        case Role::kMem: {
+          double& v = roles_[i] == Role::kSm ? sm : mem;
           if (nvsmi::is_null_value(f)) break;
           if (!nvsmi::parse_number(f, v))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], f);
           break;
         }
-        case Role::command:
+        case Role::kCommand:
           command = f;
           break;
-        case Role::date:
+        case Role::kDate:
           if (!nvsmi::parse_date8(f, stamp.date))
             return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Date` holds `{}`, not YYYYMMDD", f);
           stamp.has_date = true;
           break;
-        case Role::time:
+        case Role::kTime:
           if (!nvsmi::parse_hms(f, stamp.tod))
             return nvsmi::report(sink_, line, Problem::bad_timestamp, "column `Time` holds `{}`, not HH:MM:SS", f);
           stamp.has_time = true;
           break;
-        case Role::type:
-        case Role::unread:
+        case Role::kType:
+        case Role::kUnread:
           break;
       }
     }

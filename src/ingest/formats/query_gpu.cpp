@@ -20,13 +20,13 @@ namespace {
 constexpr std::size_t kMaxFields = 128;
 
 enum class Role : std::uint8_t {
-  unread, timestamp, index, name, bus_id, driver, uuid, gen_current, gen_max, width_current, width_max,
-  metric, pstate, sm_clock
+  kUnread, kTimestamp, kIndex, kName, kBusId, kDriver, kUuid, kGenCurrent, kGenMax, kWidthCurrent, kWidthMax,
+  kMetric, kPstate, kSmClock
 };
 
 struct Field {
-  Role role = Role::unread;
-  int metric = -1;  // GpuMetric for Role::metric / pstate / sm_clock
+  Role role = Role::kUnread;
+  int metric = -1;  // GpuMetric for Role::kMetric / pstate / sm_clock
 };
 
 // `power.draw [W]` -> `power.draw`.
@@ -41,21 +41,21 @@ Field classify(std::string_view name) {
     Role role;
   };
   static constexpr Named kNamed[] = {
-      {"timestamp", Role::timestamp},   {"index", Role::index},
-      {"name", Role::name},             {"gpu_name", Role::name},
-      {"pci.bus_id", Role::bus_id},     {"gpu_bus_id", Role::bus_id},
-      {"driver_version", Role::driver}, {"uuid", Role::uuid},
-      {"gpu_uuid", Role::uuid},         {"pcie.link.gen.current", Role::gen_current},
-      {"pcie.link.gen.max", Role::gen_max}, {"pcie.link.width.current", Role::width_current},
-      {"pcie.link.width.max", Role::width_max},
+      {"timestamp", Role::kTimestamp},   {"index", Role::kIndex},
+      {"name", Role::kName},             {"gpu_name", Role::kName},
+      {"pci.bus_id", Role::kBusId},     {"gpu_bus_id", Role::kBusId},
+      {"driver_version", Role::kDriver}, {"uuid", Role::kUuid},
+      {"gpu_uuid", Role::kUuid},         {"pcie.link.gen.current", Role::kGenCurrent},
+      {"pcie.link.gen.max", Role::kGenMax}, {"pcie.link.width.current", Role::kWidthCurrent},
+      {"pcie.link.width.max", Role::kWidthMax},
   };
   for (const auto& n : kNamed)
     if (n.name == name) return {n.role, -1};
-  if (name == "pstate") return {Role::pstate, static_cast<int>(GpuMetric::pstate)};
+  if (name == "pstate") return {Role::kPstate, static_cast<int>(GpuMetric::pstate)};
   // SM and graphics clocks are the same clock on every GPU since Kepler; the SM clock stands in
   // for pclk when the graphics clock was not queried (the collection list asks for clocks.sm).
-  if (name == "clocks.sm" || name == "clocks.current.sm") return {Role::sm_clock, static_cast<int>(GpuMetric::pclk_mhz)};
-  if (const auto m = gpu_metric_from_query(name)) return {Role::metric, static_cast<int>(*m)};
+  if (name == "clocks.sm" || name == "clocks.current.sm") return {Role::kSmClock, static_cast<int>(GpuMetric::pclk_mhz)};
+  if (const auto m = gpu_metric_from_query(name)) return {Role::kMetric, static_cast<int>(*m)};
   return {};
 }
 
@@ -108,7 +108,7 @@ bool is_header(const std::string_view* f, std::size_t n) {
     const std::string_view name = field_name(f[i]);
     if (!identifier_like(name)) return false;
     if (f[i].size() != name.size() && f[i].back() != ']') return false;
-    if (classify(name).role != Role::unread) known = true;
+    if (classify(name).role != Role::kUnread) known = true;
   }
   return known;
 }
@@ -341,7 +341,7 @@ class QueryParser {
       const std::string_view name = field_name(f_[i]);
       names_.emplace_back(name);
       fields_.push_back(classify(name));
-      if (fields_.back().role == Role::unread) notes_.note(sink_, "query-gpu", name);
+      if (fields_.back().role == Role::kUnread) notes_.note(sink_, "query-gpu", name);
     }
     finish_binding();
   }
@@ -368,18 +368,18 @@ class QueryParser {
     has_index_ = has_bus_ = has_uuid_ = has_name_ = has_device_ = false;
     bool graphics_clock = false;
     for (const Field& f : fields_) {
-      has_index_ |= f.role == Role::index;
-      has_bus_ |= f.role == Role::bus_id;
-      has_uuid_ |= f.role == Role::uuid;
-      has_name_ |= f.role == Role::name;
-      has_device_ |= f.role != Role::unread && f.role != Role::timestamp && f.role != Role::index &&
-                     f.role != Role::sm_clock && f.role != Role::pstate &&
-                     !(f.role == Role::metric && f.metric != static_cast<int>(GpuMetric::mem_total_mb) &&
+      has_index_ |= f.role == Role::kIndex;
+      has_bus_ |= f.role == Role::kBusId;
+      has_uuid_ |= f.role == Role::kUuid;
+      has_name_ |= f.role == Role::kName;
+      has_device_ |= f.role != Role::kUnread && f.role != Role::kTimestamp && f.role != Role::kIndex &&
+                     f.role != Role::kSmClock && f.role != Role::kPstate &&
+                     !(f.role == Role::kMetric && f.metric != static_cast<int>(GpuMetric::mem_total_mb) &&
                        f.metric != static_cast<int>(GpuMetric::power_limit_w));
-      graphics_clock |= f.role == Role::metric && f.metric == static_cast<int>(GpuMetric::pclk_mhz);
+      graphics_clock |= f.role == Role::kMetric && f.metric == static_cast<int>(GpuMetric::pclk_mhz);
     }
     for (Field& f : fields_)
-      if (f.role == Role::sm_clock && graphics_clock) f.role = Role::unread;
+      if (f.role == Role::kSmClock && graphics_clock) f.role = Role::kUnread;
   }
 
   void row(const Line& line) {
@@ -391,48 +391,48 @@ class QueryParser {
     for (std::size_t i = 0; i < n_; ++i) {
       const std::string_view v = f_[i];
       const Field& fd = fields_[i];
-      if (fd.role == Role::unread) continue;
+      if (fd.role == Role::kUnread) continue;
       if (nvsmi::is_null_value(v)) continue;
       double num = 0;
       switch (fd.role) {
-        case Role::timestamp:
+        case Role::kTimestamp:
           if (!parse_timestamp(v, stamp))
             return nvsmi::report(sink_, line, Problem::bad_timestamp,
                                  "column `timestamp` holds `{}`, not YYYY/MM/DD HH:MM:SS.mmm", v);
           break;
-        case Role::index: {
+        case Role::kIndex: {
           const auto g = text::to_int(v);
           if (!g || *g < 0 || *g > 0xffff)
             return nvsmi::report(sink_, line, Problem::bad_number, "column `index` holds `{}`, not a GPU index", v);
           index = *g;
           break;
         }
-        case Role::name: name = v; break;
-        case Role::bus_id: bus = v; break;
-        case Role::driver: driver = v; break;
-        case Role::uuid: uuid = v; break;
-        case Role::gen_current:
-        case Role::gen_max:
-        case Role::width_current:
-        case Role::width_max: {
+        case Role::kName: name = v; break;
+        case Role::kBusId: bus = v; break;
+        case Role::kDriver: driver = v; break;
+        case Role::kUuid: uuid = v; break;
+        case Role::kGenCurrent:
+        case Role::kGenMax:
+        case Role::kWidthCurrent:
+        case Role::kWidthMax: {
           // A PCIe generation or lane count; beyond 1024 it is no such thing (and no int).
           if (!nvsmi::parse_number_with_unit(v, num) || !(num >= 0 && num <= 1024))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
-          int& out = fd.role == Role::gen_current ? gen_cur : fd.role == Role::gen_max ? gen_max
-                     : fd.role == Role::width_current ? width_cur : width_max;
+          int& out = fd.role == Role::kGenCurrent ? gen_cur : fd.role == Role::kGenMax ? gen_max
+                     : fd.role == Role::kWidthCurrent ? width_cur : width_max;
           out = static_cast<int>(num);
           // The link trains down at idle: each row's current link is a sample too (F073).
-          if (fd.role == Role::gen_current) values_[static_cast<std::size_t>(GpuMetric::pcie_gen)] = num;
-          if (fd.role == Role::width_current) values_[static_cast<std::size_t>(GpuMetric::pcie_width)] = num;
+          if (fd.role == Role::kGenCurrent) values_[static_cast<std::size_t>(GpuMetric::pcie_gen)] = num;
+          if (fd.role == Role::kWidthCurrent) values_[static_cast<std::size_t>(GpuMetric::pcie_width)] = num;
           break;
         }
-        case Role::pstate:
+        case Role::kPstate:
           if (!parse_pstate(v, num) && !nvsmi::parse_number(v, num))
             return nvsmi::report(sink_, line, Problem::bad_number, "column `pstate` holds `{}`, not P0..P15", v);
           values_[static_cast<std::size_t>(fd.metric)] = num;
           break;
-        case Role::metric:
-        case Role::sm_clock:
+        case Role::kMetric:
+        case Role::kSmClock:
           // Clock-event (throttle) reasons print `Active` / `Not Active`.
           if (v == "Active" || v == "Not Active") {
             values_[static_cast<std::size_t>(fd.metric)] = v == "Active" ? 1.0 : 0.0;
@@ -442,7 +442,7 @@ class QueryParser {
             return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
           values_[static_cast<std::size_t>(fd.metric)] = num;
           break;
-        case Role::unread: break;
+        case Role::kUnread: break;
       }
     }
     sink_.accept();
