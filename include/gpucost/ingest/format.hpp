@@ -139,6 +139,19 @@ struct FormatSample {
   std::uint64_t records = 0;   ///< rows and events the parser makes of them
 };
 
+/// The read loop of a parser that takes one line at a time: the sink sees every line first
+/// (pasted prompts, last stamps per boot), then `parser.line(line)`; `parser.finish()` at the
+/// end when the parser has one.
+template <class Parser>
+void feed_lines(LineSource& src, FileSink& sink, Parser& parser) {
+  Line line;
+  while (src.next(line)) {
+    sink.line_read(line);
+    parser.line(line);
+  }
+  if constexpr (requires { parser.finish(); }) parser.finish();
+}
+
 /// A log format: one file under src/ingest/formats/ and one row of GPUCOST_FORMATS (records.hpp),
 /// which holds its traits. Implementations are stateless; parse() keeps per-file state on its stack.
 class LogFormat {

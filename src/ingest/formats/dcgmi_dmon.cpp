@@ -161,12 +161,7 @@ class Format final : public LogFormat {
   }
   void parse(LineSource& src, FileSink& sink) const override {
     DcgmiParser p(sink);
-    Line line;
-    while (src.next(line)) {
-      sink.line_read(line);
-      p.line(line);
-    }
-    p.finish();
+    feed_lines(src, sink, p);
   }
 };
 

@@ -262,12 +262,7 @@ class DmonParser {
 
 void Format::parse(LineSource& src, FileSink& sink) const {
   DmonParser p(sink);
-  Line line;
-  while (src.next(line)) {
-    sink.line_read(line);
-    p.line(line);
-  }
-  p.finish();
+  feed_lines(src, sink, p);
 }
 
 }  // namespace

@@ -572,12 +572,7 @@ class ReportParser {
 
 void Format::parse(LineSource& src, FileSink& sink) const {
   ReportParser p(sink);
-  Line line;
-  while (src.next(line)) {
-    sink.line_read(line);
-    p.line(line);
-  }
-  p.finish();
+  feed_lines(src, sink, p);
 }
 
 }  // namespace

@@ -262,11 +262,7 @@ class PmonParser {
 
 void Format::parse(LineSource& src, FileSink& sink) const {
   PmonParser p(sink);
-  Line line;
-  while (src.next(line)) {
-    sink.line_read(line);
-    p.line(line);
-  }
+  feed_lines(src, sink, p);
 }
 
 }  // namespace

@@ -535,12 +535,7 @@ class QueryParser {
 
 void Format::parse(LineSource& src, FileSink& sink) const {
   QueryParser p(sink);
-  Line line;
-  while (src.next(line)) {
-    sink.line_read(line);
-    p.line(line);
-  }
-  p.finish();
+  feed_lines(src, sink, p);
 }
 
 }  // namespace
