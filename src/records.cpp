@@ -106,7 +106,38 @@ Table make_event_table() {
   t.add_column("ident", ColumnType::kDict);
   t.add_column("text", ColumnType::kDict);  // a message that repeats is held once
   t.add_column("flags", ColumnType::kInt64);
+  t.add_column("repeat", ColumnType::kInt64);
   return t;
+}
+
+std::uint64_t event_total(const Table& events) noexcept {
+  if (events.rows() == 0) return 0;
+  const ColumnReader repeat(events.column(event_col::repeat));
+  std::uint64_t n = 0;
+  for (std::size_t r = 0; r < events.rows(); ++r) n += repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1;
+  return n;
+}
+
+bool event_kind_aggregates(EventKind k) noexcept {
+  switch (k) {
+    case EventKind::xid:
+    case EventKind::rm_init_failed:
+    case EventKind::gsp_error:
+    case EventKind::nv_assert:
+    case EventKind::driver_error:
+    case EventKind::i915_hang:
+    case EventKind::pcie_aer:
+    case EventKind::pcie_link_degraded:
+    case EventKind::taint:
+    case EventKind::thermal:
+    case EventKind::service_failed:
+    case EventKind::segfault:
+    case EventKind::cron:
+    case EventKind::user:
+      return true;
+    default:
+      return false;
+  }
 }
 
 Table make_process_table() {

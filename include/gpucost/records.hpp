@@ -260,9 +260,24 @@ enum : std::size_t {
   ident,        ///< (dict) syslog identifier / unit (`kernel` for kernel lines)
   text,         ///< (text) message, continuation lines joined with '\n'
   flags,        ///< RowFlags
+  repeat,       ///< events the row stands for: 1, or a run of one message repeated (see below)
   count_
 };
 }
+
+/// Whether repeats of a kind's message are aggregated into one row per second (a `repeat`
+/// count > 1): the kinds that are counted, not paired or ordered. Boots, suspends and resumes,
+/// power and lid changes, driver loads, resets, containers and `log_end` marks stay one row per
+/// line, since the features pair or order them. See docs/timeline.md, "Repeated messages".
+bool event_kind_aggregates(EventKind k) noexcept;
+
+/// Events that row r of an event table stands for (its `repeat`; 1 when null).
+inline std::uint64_t event_repeat(const Table& events, std::size_t r) noexcept {
+  const Column& c = events.column(event_col::repeat);
+  return c.is_valid(r) ? static_cast<std::uint64_t>(c.get_int(r)) : 1;
+}
+/// Events an event table stands for: Σ event_repeat over its rows.
+std::uint64_t event_total(const Table& events) noexcept;
 
 /// Columns of the process table (ps snapshots, nvidia-smi pmon).
 namespace process_col {

@@ -196,10 +196,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   std::vector<TimeNs> boot_walls;
   for (const Boot& b : boots.boots) boot_walls.push_back(b.boot_wall());
   auto clusters = dedup_events(out.events, placed, boot_walls, options_.dedup_window_ns);
-  std::uint64_t merged = 0;
-  for (std::size_t c = 0; c < clusters.size(); ++c)
-    if (static_cast<EventKind>(out.events.column(event_col::kind).get_int(clusters.front(c))) != EventKind::log_end)
-      merged += clusters[c].size() - 1;
+  const std::uint64_t merged = merge_repeat_counts(out.events, clusters);
   std::uint64_t events_cut = 0;
   {
     std::vector<std::uint32_t> order;

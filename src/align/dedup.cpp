@@ -32,7 +32,7 @@ struct Cluster {
 class Matcher {
  public:
   Matcher(const Table& e, const std::vector<PlacedEvent>& placed, const std::vector<TimeNs>& boot_walls, TimeNs window)
-      : mono_(e.column(event_col::mono_ns)), placed_(placed), boot_walls_(boot_walls), window_(window) {}
+      : mono_(e.column(event_col::mono_ns)), events_(e), placed_(placed), boot_walls_(boot_walls), window_(window) {}
 
   // What `dmesg -T` would print (UTC) for a row placed by monotonic time: its boot's wall time +
   // monotonic (blind to suspends); else its ts.
@@ -49,8 +49,13 @@ class Matcher {
     const PlacedEvent& pb = placed_[b];
     if (mono_.is_valid(a) && mono_.is_valid(b) && pa.boot >= 0 && pb.boot >= 0) {
       if (pa.boot != pb.boot) return -1;
-      const TimeNs d = std::llabs(mono_.get_int(a) - mono_.get_int(b));
-      return d <= kMonoMatchNs ? d : -1;
+      const TimeNs ma = mono_.get_int(a), mb = mono_.get_int(b);
+      const TimeNs d = std::llabs(ma - mb);
+      if (d <= kMonoMatchNs) return d;
+      // A run of repeats (RepeatRuns) starts at the first line its file printed in the second:
+      // a file that begins mid-second starts the same second's run at a later line.
+      if ((event_repeat(events_, a) > 1 || event_repeat(events_, b) > 1) && ma / kNsPerSec == mb / kNsPerSec) return d;
+      return -1;
     }
     const TimeNs d = std::llabs(pa.ts - pb.ts);
     return d <= window_ ? d : -1;
@@ -70,6 +75,7 @@ class Matcher {
 
  private:
   const Column& mono_;
+  const Table& events_;
   const std::vector<PlacedEvent>& placed_;
   const std::vector<TimeNs>& boot_walls_;
   TimeNs window_;
@@ -320,6 +326,24 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
   }
   merge_physical_reports(e, placed, out, better);
   return out;
+}
+
+std::uint64_t merge_repeat_counts(Table& e, const EventClusters& clusters) {
+  const Column& kind = e.column(event_col::kind);
+  Column& repeat = e.column(event_col::repeat);
+  auto count = [&](std::uint32_t r) -> std::int64_t { return repeat.is_valid(r) ? repeat.get_int(r) : 1; };
+  std::uint64_t merged = 0;
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    const auto members = clusters[c];
+    if (members.size() < 2 || static_cast<EventKind>(kind.get_int(members.front())) == EventKind::log_end) continue;
+    std::int64_t most = count(members.front());
+    for (std::size_t i = 1; i < members.size(); ++i) {
+      merged += static_cast<std::uint64_t>(count(members[i]));
+      most = std::max(most, count(members[i]));
+    }
+    if (most != count(members.front())) repeat.set_int(members.front(), most);
+  }
+  return merged;
 }
 
 }  // namespace gpucost::align_detail

@@ -278,6 +278,12 @@ struct EventClusters {
 EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
                            const std::vector<TimeNs>& boot_walls, TimeNs window_ns);
 
+/// Copies of a run of repeats (RepeatRuns) in several files are one run: the kept copy's
+/// `repeat` becomes the largest of its cluster's (a source that dropped lines under rate limiting
+/// counts fewer). Returns the events merged away (Σ repeat of the other copies), log_end marks
+/// not counted.
+std::uint64_t merge_repeat_counts(Table& events, const EventClusters& clusters);
+
 /// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
 std::vector<PlacedEvent> place_events(const IngestResult& in, const BootTable& boots, WallClock& clock,
                                       const std::vector<FileDating>& dating, Table& events, std::vector<FileTally>& tally);

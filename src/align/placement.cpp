@@ -137,6 +137,7 @@ std::uint64_t keep_events(const EventClusters& clusters, const std::vector<Place
   std::vector<std::uint32_t> keep;  // indices into clusters
   const Column& kind = ev.column(event_col::kind);
   const Column& flags = ev.column(event_col::flags);
+  const Column& repeat = ev.column(event_col::repeat);
   log_ends.clear();
   for (std::size_t c = 0; c < clusters.size(); ++c) {
     const std::uint32_t r = clusters.front(c);
@@ -147,7 +148,7 @@ std::uint64_t keep_events(const EventClusters& clusters, const std::vector<Place
       continue;
     }
     if (window.contains(ts)) keep.push_back(static_cast<std::uint32_t>(c));
-    else ++cut;
+    else cut += static_cast<std::uint64_t>(repeat.is_valid(r) ? repeat.get_int(r) : 1);
   }
   std::sort(log_ends.begin(), log_ends.end());
   const Column& file = ev.column(event_col::file);

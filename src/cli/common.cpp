@@ -33,8 +33,11 @@ void add_input_options(CLI::App& app, InputOptions& o) {
                  "Longest line kept, in bytes; longer lines are cut and counted (default 65536)")
       ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 30));
   app.add_option("--max-events-per-kind", o.max_events_per_kind,
-                 "Events of one kind kept per file; more are counted, not kept (default 1000000)")
+                 "Event rows of one kind kept per file; more are counted, not kept (default 1000000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
+  app.add_flag("--keep-repeats", o.keep_repeats,
+               "One event row per line, even for a message repeated within a second (by default such repeats\n"
+               "are one row with a `repeat` count: memory follows distinct messages, not lines)");
   app.add_option("--dmon-interval", o.dmon_interval_s,
                  "Sampling interval (s) of dmon files whose rows have no time (`dmon -d N`; default 1)")
       ->check(CLI::Range(0.001, 86400.0));
@@ -94,6 +97,7 @@ PipelineOptions make_pipeline_options(const InputOptions& in, const FeatureOptio
   p.ingest.patterns_file = in.patterns;
   p.ingest.parse.max_line_length = in.max_line_length;
   p.ingest.parse.max_events_per_kind = in.max_events_per_kind;
+  p.ingest.parse.aggregate_repeats = !in.keep_repeats;
   p.ingest.parse.default_interval_ns = static_cast<TimeNs>(in.dmon_interval_s * kNsPerSec);
   p.align.tz = in.tz;
   if (in.year) p.align.year = in.year;

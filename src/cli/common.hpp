@@ -24,6 +24,7 @@ struct InputOptions {
   unsigned threads = 0;
   std::size_t max_line_length = 64 * 1024;
   std::size_t max_events_per_kind = 1'000'000;
+  bool keep_repeats = false;
   std::string patterns;
   double dmon_interval_s = 1.0;
   double max_error_rate = 0.05;

@@ -56,7 +56,9 @@ void add_timeline(CLI::App& root, RunState& state) {
   app->add_option("-o,--output", opts->output, "Write to FILE (atomically) instead of stdout");
   app->footer(
       "\nEach line: ts (RFC 3339 UTC), ts_ns, source, format, file, line, kind, code, gpu, pid, process,\n"
-      "ident, text, approximate, seen_in (every file:line where the same message was read).\n"
+      "ident, text, approximate, seen_in (every file:line where the same message was read), repeat (how many\n"
+      "times the message was printed within that second: a run of repeats is one line; --keep-repeats prints\n"
+      "one line per printed line).\n"
       "Examples:\n"
       "  gpucost timeline examples/laptop-training | jq -r 'select(.kind==\"xid\") | \"\\(.ts) \\(.code)\"'\n"
       "  gpucost timeline ~/gpulogs --since 2026-11-29 --format csv -o events.csv\n");

@@ -45,7 +45,7 @@ FeatureValue benign_driver_messages(const FeatureContext& c, int gpu) {
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
-    if (is_benign_event(c, r) && n++ == 0) first = r;
+    if (is_benign_event(c, r)) c.count_event(r, n, first);
   }
   return value(static_cast<double>(n), events_evidence(c, n, first, "known-benign driver messages"));
 }
@@ -57,10 +57,10 @@ FeatureValue driver_error_events(const FeatureContext& c, int gpu) {
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
     if (is_benign_event(c, r)) {
-      ++benign;
+      benign += c.event_repeat(r);
       continue;
     }
-    if (n++ == 0) first = r;
+    c.count_event(r, n, first);
   }
   return value(static_cast<double>(n), events_evidence(c, n, first, "driver_error events") +
                                            (benign ? fmt::format("; {} known-benign lines not counted (F066)", benign) : ""));

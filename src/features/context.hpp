@@ -140,6 +140,14 @@ struct FeatureContext {
   TimeNs sample_interval(std::uint32_t r) const noexcept { return interval_reader_.get_int(r); }
   bool event_placed(std::uint32_t r) const noexcept { return timeline.events.ts().is_valid(r); }
   TimeNs event_time(std::uint32_t r) const noexcept { return timeline.events.ts().get_int(r); }
+  /// Events the row stands for: 1, or the count of a run of one message repeated within a
+  /// second (RepeatRuns). Counting features add it up instead of counting rows.
+  std::uint64_t event_repeat(std::uint32_t r) const noexcept { return gpucost::event_repeat(timeline.events, r); }
+  /// Adds row r's events (event_repeat) to n, and notes r as `first` when it is the first.
+  void count_event(std::uint32_t r, std::size_t& n, std::uint32_t& first) const noexcept {
+    if (n == 0) first = r;
+    n += event_repeat(r);
+  }
   /// The event's code, or nullopt.
   std::optional<std::int64_t> event_code(std::uint32_t r) const noexcept;
   std::string_view event_text(std::uint32_t r) const noexcept {

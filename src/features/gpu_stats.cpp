@@ -155,7 +155,7 @@ FeatureValue event_count(const FeatureContext& c, int gpu, EventKind k) {
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(k)]) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
-    if (count++ == 0) first = r;
+    c.count_event(r, count, first);
   }
   return value(static_cast<double>(count),
                events_evidence(c, count, first, fmt::format("{} events", event_kind_name(k)), source_of(k)));

@@ -105,13 +105,13 @@ Incidents maintenance_incidents_of(const FeatureContext& c, bool rate_window_onl
     for (auto r : kind_rows(c, k)) {
       const Maintenance m = maintenance_of(c, r);
       if (!m.counts || (rate_window_only && !in_rate_window(c, r))) continue;
-      ++out.events;
+      out.events += c.event_repeat(r);
       if (!have_first || r < out.first) out.first = r;
       have_first = true;
       if (c.event_placed(r)) {
         placed.emplace_back(c.event_time(r), r);
       } else {
-        ++out.unplaced;
+        out.unplaced += c.event_repeat(r);
         unplaced_reboot = unplaced_reboot || m.reboot;
       }
     }
@@ -149,7 +149,7 @@ std::optional<FeatureValue> need_attribution(const FeatureContext& c, int gpu) {
   const Column& named = c.timeline.events.column(event_col::gpu);
   std::size_t unmapped = 0;
   for (auto r : kind_rows(c, EventKind::xid))
-    if (named.is_valid(r) && c.event_gpu[r] < 0) ++unmapped;
+    if (named.is_valid(r) && c.event_gpu[r] < 0) unmapped += c.event_repeat(r);
   if (unmapped == 0) return std::nullopt;
   return null_because(fmt::format("{} Xid events name a GPU address that no device record maps (nvidia-smi -q or "
                                   "--query-gpu pci.bus_id)", unmapped));
@@ -171,7 +171,7 @@ FeatureValue xid_class_events(const FeatureContext& c, int gpu) {
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
-    if (xid_class(c.event_code(r)) == K && n++ == 0) first = r;
+    if (xid_class(c.event_code(r)) == K) c.count_event(r, n, first);
   }
   return value(static_cast<double>(n), events_evidence(c, n, first, fmt::format("{} Xid events", xid_class_name(K))));
 }
@@ -190,7 +190,7 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
-    if (n++ == 0) first = r;
+    c.count_event(r, n, first);
     if (auto code = c.event_code(r)) codes.insert(*code);
   }
   std::string ev = events_evidence(c, n, first, "Xid events");
@@ -207,10 +207,11 @@ FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
     const auto code = c.event_code(r);
     if (!code) continue;
-    ++total;
+    const std::size_t n = c.event_repeat(r);
+    total += n;
     auto it = std::find_if(per_code.begin(), per_code.end(), [&](const auto& p) { return p.first == *code; });
-    if (it == per_code.end()) per_code.emplace_back(*code, 1);
-    else ++it->second;
+    if (it == per_code.end()) per_code.emplace_back(*code, n);
+    else it->second += n;
   }
   if (per_code.empty()) return value(0, "no Xid event with a code");
   // The most events; among equals, the lowest code.
@@ -255,7 +256,7 @@ FeatureValue aer_by_severity(const FeatureContext& c, int gpu, bool corrected) {
     const auto code = c.event_code(r);
     const bool is_corrected = code && *code == 0;
     const bool is_uncorrected = code && (*code == 1 || *code == 2);
-    if ((corrected ? is_corrected : is_uncorrected) && n++ == 0) first = r;
+    if (corrected ? is_corrected : is_uncorrected) c.count_event(r, n, first);
   }
   return value(static_cast<double>(n),
                events_evidence(c, n, first, corrected ? "corrected AER events" : "uncorrected AER events"));
@@ -270,7 +271,7 @@ FeatureValue gpu_reset_events(const FeatureContext& c, int) {
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : kind_rows(c, EventKind::gpu_reset))
-    if (is_nvidia_reset(c.event_text(r)) && n++ == 0) first = r;
+    if (is_nvidia_reset(c.event_text(r))) c.count_event(r, n, first);
   return value(static_cast<double>(n), events_evidence(c, n, first, "NVIDIA GPU reset events"));
 }
 
@@ -311,9 +312,9 @@ FeatureValue application_xid_incidents(const FeatureContext& c, int) {
   TimeNs prev = kNoTime;
   for (auto r : kind_rows(c, EventKind::xid)) {  // placed rows are in time order
     if (xid_class(c.event_code(r)) != XidClass::kApplication) continue;
-    if (events++ == 0) first = r;
+    c.count_event(r, events, first);
     if (!c.event_placed(r)) {
-      ++unplaced;
+      unplaced += c.event_repeat(r);
       continue;
     }
     const TimeNs ts = c.event_time(r);
@@ -341,10 +342,10 @@ FeatureValue gsp_error_events(const FeatureContext& c, int gpu) {
     have = true;
   };
   for (auto r : kind_rows(c, EventKind::gsp_error))
-    if (gpu < 0 || c.event_gpu[r] == gpu) ++reports, take(r);
+    if (gpu < 0 || c.event_gpu[r] == gpu) reports += c.event_repeat(r), take(r);
   for (auto r : kind_rows(c, EventKind::xid)) {
     const auto code = c.event_code(r);
-    if ((gpu < 0 || c.event_gpu[r] == gpu) && code && (*code == 119 || *code == 120)) ++xids, take(r);
+    if ((gpu < 0 || c.event_gpu[r] == gpu) && code && (*code == 119 || *code == 120)) xids += c.event_repeat(r), take(r);
   }
   return value(static_cast<double>(reports + xids),
                fmt::format("{} GSP reports, {} Xid 119/120 events", reports, xids) + (have ? "; first " + c.event_where(first) : ""));
@@ -362,13 +363,14 @@ FeatureValue xid_processes(const FeatureContext& c, int gpu) {
   std::size_t named = 0, xids = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
-    ++xids;
+    const std::size_t n = c.event_repeat(r);
+    xids += n;
     if (!proc.is_valid(r)) continue;
-    ++named;
+    named += n;
     const std::string_view name = proc.get_string(r);
     auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& p) { return p.first == name; });
-    if (it == by_name.end()) by_name.emplace_back(name, 1);
-    else ++it->second;
+    if (it == by_name.end()) by_name.emplace_back(name, n);
+    else it->second += n;
   }
   std::stable_sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string list;

@@ -51,11 +51,11 @@ LostTime lost_time(const FeatureContext& c, int gpu) {
       if (!is_loss_event(c, r)) continue;
       if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
       if (!c.event_placed(r)) {
-        ++out.unplaced;
+        out.unplaced += c.event_repeat(r);
         continue;
       }
       if (c.event_gpu[r] < 0) {
-        ++out.unattributed;
+        out.unattributed += c.event_repeat(r);
         continue;
       }
       by_gpu_events.emplace_back(c.event_time(r), r);

@@ -198,7 +198,7 @@ FeatureValue hw_error_events(const FeatureContext& c, int gpu) {
   for (auto k : kHwKinds)
     for (auto r : c.events_by_kind[static_cast<std::size_t>(k)])
       if ((gpu < 0 || c.event_gpu[r] == gpu) && is_hw_error(c, r)) {
-        ++n;
+        n += c.event_repeat(r);
         if (!have_first || r < first) first = r;
         have_first = true;
       }
@@ -221,18 +221,20 @@ FeatureValue gpu_util_drop_after_error_pct(const FeatureContext& c, int gpu) {
     for (auto e : c.events_by_kind[static_cast<std::size_t>(k)]) {
       if (!c.event_placed(e) || !is_hw_error(c, e)) continue;
       if (gpu >= 0 && c.event_gpu[e] >= 0 && c.event_gpu[e] != gpu) continue;
-      ++errors;
+      // A run of repeats (event_repeat) weighs as that many errors at the run's first instant.
+      const std::size_t rep = c.event_repeat(e);
+      errors += rep;
       const TimeNs t = c.event_time(e);
       std::size_t b0 = nb, a0 = na;
       for (auto it = lower(t - w), end = lower(t); it != end; ++it)
         if (sm.is_valid(*it)) {
-          before += sm.get_float(*it);
-          ++nb;
+          before += sm.get_float(*it) * static_cast<double>(rep);
+          nb += rep;
         }
       for (auto it = lower(t), end = lower(t + w); it != end; ++it)
         if (sm.is_valid(*it)) {
-          after += sm.get_float(*it);
-          ++na;
+          after += sm.get_float(*it) * static_cast<double>(rep);
+          na += rep;
         }
       if (nb > b0 && na > a0 && used++ == 0) first = e;
     }
@@ -251,7 +253,7 @@ FeatureValue thermal_events(const FeatureContext& c, int) {
   std::size_t n = 0;
   std::uint32_t first = 0;
   for (auto r : c.events_by_kind[static_cast<std::size_t>(EventKind::thermal)])
-    if (c.event_code(r).value_or(1) != 0 && n++ == 0) first = r;
+    if (c.event_code(r).value_or(1) != 0) c.count_event(r, n, first);
   return value(static_cast<double>(n), events_evidence(c, n, first, "thermal events"));
 }
 
@@ -263,14 +265,14 @@ FeatureValue driver_errors_while_hot(const FeatureContext& c, int) {
   std::uint32_t first = 0;
   for (auto e : c.events_by_kind[static_cast<std::size_t>(EventKind::driver_error)]) {
     if (!c.event_placed(e) || is_benign_event(c, e)) continue;
-    ++total;
+    total += c.event_repeat(e);
     const TimeNs ts = c.event_time(e);
     bool is_hot = false;
     for (std::size_t k = 0; k < c.gpus.size() && !is_hot; ++k) {
       const std::uint32_t* r = row_at_or_before(c, c.gpu_rows[k], ts);
       is_hot = r && ts < c.sample_time(*r) + c.sample_interval(*r) && t.is_valid(*r) && hot(c, t.get_float(*r));
     }
-    if (is_hot && n++ == 0) first = e;
+    if (is_hot) c.count_event(e, n, first);
   }
   return value(static_cast<double>(n), fmt::format("{} of {} placed driver errors while hot", n, total) +
                                            (n ? "; first " + c.event_where(first) : ""));

@@ -54,7 +54,7 @@ struct Context {
       std::optional<std::int64_t> c;
       if (code.is_valid(i)) c = code.get_int(i);
       if (!keep(k, c)) continue;
-      ++total;
+      total += event_repeat(ev, i);  // a run of repeats: its count
       if (out.size() >= max) continue;
       EventEvidence e;
       e.kind = std::string(event_kind_name(k));

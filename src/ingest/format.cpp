@@ -99,44 +99,59 @@ void FileSink::finish() {
 
 void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, std::string_view gpu,
                      std::int64_t pid, std::string_view process) {
-  auto& n = kind_counts_[static_cast<std::size_t>(kind)];
+  EventFields f;
+  f.kind = kind;
+  f.wall_kind = m.wall_kind;
+  f.wall_raw_ns = m.wall_raw_ns;
+  f.mono_ns = m.mono_ns;
+  f.boot_id = m.boot_id;
+  f.boot_seq = m.boot_seq;
+  f.line = m.line;
+  f.code = code;
+  std::string norm;
+  if (!gpu.empty()) {
+    norm = normalize_pci_bus(gpu);
+    f.gpu = norm.empty() ? gpu : std::string_view(norm);
+  }
+  f.pid = pid != INT64_MIN ? pid : m.ident_pid;
+  f.process = process;
+  f.ident = m.ident;
+  f.text = m.text;
+  f.flags = m.flags;
+  add_event(f, 1);
+  if (kind != EventKind::log_end) record();  // a mark is no record of the file's own
+}
+
+void FileSink::append_event_rows(const Table& events) {
+  const Column& repeat = events.column(event_col::repeat);
+  for (std::size_t r = 0; r < events.rows(); ++r)
+    add_event(event_fields(events, r), repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1);
+}
+
+void FileSink::add_event(const EventFields& f, std::uint64_t repeat) {
+  Table& t = out_.events;
+  if (options_.aggregate_repeats) {
+    if (const std::int64_t row = runs_.find(t, f); row >= 0) {
+      Column& c = t.column(event_col::repeat);
+      c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + static_cast<std::int64_t>(repeat));
+      runs_.joined(f);
+      return;
+    }
+  }
+  auto& n = kind_counts_[static_cast<std::size_t>(f.kind)];
   if (n >= options_.max_events_per_kind) {
     if (n == options_.max_events_per_kind)
-      Diagnostics::record(diag_, Problem::events_dropped, m.line, 0, m.text,
-                          fmt::format("more than {} {} events in this file; the rest are counted only",
-                                      options_.max_events_per_kind, event_kind_name(kind)));
+      Diagnostics::record(diag_, Problem::events_dropped, f.line, 0, f.text,
+                          fmt::format("more than {} rows of {} events in this file; the rest are counted only",
+                                      options_.max_events_per_kind, event_kind_name(f.kind)));
     else
       ++diag_.problems[static_cast<std::size_t>(Problem::events_dropped)];
     ++n;
     return;
   }
   ++n;
-  Table& t = out_.events;
-  t.column(event_col::ts_ns).push_null();
-  t.column(event_col::wall_kind).push_int(static_cast<std::int64_t>(m.wall_kind));
-  t.column(event_col::wall_raw_ns).push_int_or_null(m.wall_raw_ns);
-  t.column(event_col::mono_ns).push_int_or_null(m.mono_ns);
-  if (m.boot_id.empty()) t.column(event_col::boot_id).push_null();
-  else t.column(event_col::boot_id).push_string(m.boot_id);
-  t.column(event_col::boot_seq).push_int(m.boot_seq);
-  t.column(event_col::kind).push_int(static_cast<std::int64_t>(kind));
-  t.column(event_col::format).push_int(static_cast<std::int64_t>(format_));
-  t.column(event_col::file).push_int(file_);
-  t.column(event_col::line).push_int(static_cast<std::int64_t>(m.line));
-  t.column(event_col::code).push_int_or_null(code);
-  if (gpu.empty()) t.column(event_col::gpu).push_null();
-  else {
-    const std::string norm = normalize_pci_bus(gpu);
-    t.column(event_col::gpu).push_string(norm.empty() ? gpu : std::string_view(norm));
-  }
-  t.column(event_col::pid).push_int_or_null(pid != INT64_MIN ? pid : m.ident_pid);
-  if (process.empty()) t.column(event_col::process).push_null();
-  else t.column(event_col::process).push_string(process);
-  if (m.ident.empty()) t.column(event_col::ident).push_null();
-  else t.column(event_col::ident).push_string(m.ident);
-  t.column(event_col::text).push_string(m.text);
-  t.column(event_col::flags).push_int(m.flags);
-  if (kind != EventKind::log_end) record();  // a mark is no record of the file's own
+  push_event_row(t, f, format_, file_, repeat);
+  if (options_.aggregate_repeats) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1));
 }
 
 void FileSink::anchor(const BootAnchor& a) {

@@ -179,8 +179,8 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
     const auto cat = mark_category(kind);
     if (!cat) continue;
     marks.push_back({r, *cat});
-    ++by_kind[event_kind_name(kind)];
-    if (!e.ts().is_valid(r)) ++unplaced;
+    by_kind[event_kind_name(kind)] += event_repeat(e, r);
+    if (!e.ts().is_valid(r)) unplaced += event_repeat(e, r);
   }
   const std::size_t total = marks.size();
   if (marks.size() > max_marks) {
@@ -231,6 +231,7 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
     w.key("file");
     if (file < t.files.size()) w.value(t.files[file].path); else w.null();
     w.kv("line", static_cast<std::int64_t>(e.column(event_col::line).get_int(r)));
+    w.kv("repeat", event_repeat(e, r));
     w.end_object();
   }
   w.end_array();

@@ -142,11 +142,12 @@ void write_diagnostics(JsonWriter& w, const Report& rep) {
 void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
   w.key("timeline").begin_object();
   w.kv("samples", static_cast<std::uint64_t>(tl.samples.rows()));
-  w.kv("events", static_cast<std::uint64_t>(tl.events.rows()));
+  w.kv("events", event_total(tl.events));
+  w.kv("event_rows", static_cast<std::uint64_t>(tl.events.rows()));  // fewer than events: runs of repeats
   w.kv("processes", static_cast<std::uint64_t>(tl.processes.rows()));
   std::map<std::string_view, std::uint64_t> kinds;
   for (std::size_t i = 0; i < tl.events.rows(); ++i)
-    ++kinds[event_kind_name(static_cast<EventKind>(tl.events.column(event_col::kind).get_int(i)))];
+    kinds[event_kind_name(static_cast<EventKind>(tl.events.column(event_col::kind).get_int(i)))] += event_repeat(tl.events, i);
   w.key("events_by_kind").begin_object();
   for (const auto& [k, n] : kinds) w.kv(k, n);
   w.end_object();
@@ -331,7 +332,7 @@ std::string render_table(const Report& rep) {
   if (tl.first_ns != kNoTime)
     line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(tl.first_ns, 0), format_rfc3339(tl.last_ns, 0),
          static_cast<double>(tl.last_ns - tl.first_ns) / kNsPerHour, tl.zone_name, tl.zone_reason);
-  line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), tl.events.rows(),
+  line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), event_total(tl.events),
        tl.processes.rows());
   out += '\n';
   write_summary_and_findings(rep, out);

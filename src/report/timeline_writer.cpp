@@ -71,6 +71,7 @@ WriteStatus write_timeline(const Timeline& t, TimelineFormat format, Output& out
           w.value(fmt::format("{}:{}", o.file < t.files.size() ? t.files[o.file].path : "?", o.line));
         }
       w.end_array();
+      w.kv("repeat", event_repeat(e, r));
       w.end_object();
       buf += '\n';
     } else {
@@ -83,6 +84,7 @@ WriteStatus write_timeline(const Timeline& t, TimelineFormat format, Output& out
       c.field(e.column(event_col::pid).is_valid(r) ? std::to_string(e.column(event_col::pid).get_int(r)) : "");
       c.field(opt_str(event_col::process)).field(opt_str(event_col::ident));
       c.field(e.column(event_col::text).get_string(r)).field(approx ? "true" : "false").field(seen_in(t, r));
+      c.field(std::to_string(event_repeat(e, r)));
       c.end_row();
     }
     if (buf.size() > (1 << 16)) {

@@ -107,6 +107,7 @@ class Input {
     t.column(event_col::ident).push_string("kernel");
     t.column(event_col::text).push_string(e.text);
     t.column(event_col::flags).push_int(e.flags);
+    t.column(event_col::repeat).push_int(1);
   }
 
   void anchor(const An& a) {

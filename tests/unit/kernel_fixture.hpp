@@ -31,6 +31,7 @@ struct Ev {
   std::string ident;
   std::string text;
   std::int64_t flags = 0;
+  std::int64_t repeat = 1;  ///< lines the row stands for (a run of repeats)
 };
 
 /// The result of parsing one file.
@@ -71,6 +72,7 @@ struct Parsed {
       e.ident = str(event_col::ident, r);
       e.text = str(event_col::text, r);
       e.flags = i64(event_col::flags, r);
+      e.repeat = i64(event_col::repeat, r);
       v.push_back(std::move(e));
     }
     return v;
@@ -90,6 +92,9 @@ inline Parsed parse_text(std::string_view data, std::string_view name = "input.l
   IngestOptions o;
   o.threads = 1;
   o.patterns_file = patterns_file;
+  // A row per line: these tests read what the parser made of each line; repeats within a second
+  // joined into one row are tested in repeat_runs_test.cpp.
+  o.parse.aggregate_repeats = false;
   IngestStage stage(o);
   Parsed p;
   stage.run_buffer(data, name, format, p.out, p.diag);

@@ -425,7 +425,7 @@ TEST(RobustInput, MaxEventsPerKindKeepsTheFirstAndCountsTheRest) {
   const auto s = a->samples("kern.log", "events_dropped");
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].rfind("6: ", 0), 0u) << s[0];
-  EXPECT_NE(s[0].find("more than 5 xid events"), std::string::npos) << s[0];
+  EXPECT_NE(s[0].find("more than 5 rows of xid events"), std::string::npos) << s[0];
   EXPECT_EQ(a->events("xid"), 5u);
   EXPECT_TRUE(a->good_data_present());
 }

@@ -15,9 +15,17 @@
 
 namespace gpucost::testing {
 
+/// Parse options that keep a row per line: the parser tests read what each line became; repeats
+/// joined into runs are tested in repeat_runs_test.cpp.
+inline ParseOptions row_per_line() {
+  ParseOptions o;
+  o.aggregate_repeats = false;
+  return o;
+}
+
 /// One parse: the options and recognizer live as long as the sink that refers to them.
 struct ParseRun {
-  ParseOptions options;
+  ParseOptions options = row_per_line();
   EventRecognizer recognizer;
   std::unique_ptr<FileSink> sink;
   Detection detection;

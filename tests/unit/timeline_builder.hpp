@@ -64,6 +64,12 @@ class TimelineBuilder {
     return *this;
   }
 
+  /// The last event stands for a run of `n` repeats of its message (the `repeat` column).
+  TimelineBuilder& repeated(std::int64_t n) {
+    events_.back().repeat = n;
+    return *this;
+  }
+
   /// The process the last event names (the recognizer's `process` field).
   TimelineBuilder& named_process(std::string process) {
     events_.back().process = std::move(process);
@@ -135,6 +141,7 @@ class TimelineBuilder {
       tb.column(event_col::ident).push_string("kernel");
       tb.column(event_col::text).push_string(e.text);
       tb.column(event_col::flags).push_int(0);
+      tb.column(event_col::repeat).push_int(e.repeat);
       t.origin_begin.push_back(static_cast<std::uint32_t>(t.origins.size()));
       t.origins.push_back({e.file, e.line});
     }
@@ -183,6 +190,7 @@ class TimelineBuilder {
     std::uint32_t file;
     std::uint64_t line;
     std::string process = {};  ///< as the recognizer reads it (`name=` of an Xid); empty: null
+    std::int64_t repeat = 1;  ///< events the row stands for
   };
   struct Proc {
     TimeNs ts;

@@ -15,6 +15,7 @@
 #include "gpucost/ingest/ingest_result.hpp"
 #include "gpucost/ingest/line_source.hpp"
 #include "gpucost/ingest/recognizer.hpp"
+#include "gpucost/ingest/repeat_runs.hpp"
 #include "gpucost/ingest/shell_prompt.hpp"
 #include "gpucost/records.hpp"
 
@@ -23,7 +24,10 @@ namespace gpucost {
 /// Limits and defaults that parsers need.
 struct ParseOptions {
   std::size_t max_line_length = kDefaultMaxLineLength;
-  std::size_t max_events_per_kind = 1'000'000;  ///< per file; more are counted, not kept
+  std::size_t max_events_per_kind = 1'000'000;  ///< event rows per kind per file; more are counted, not kept
+  /// Repeats of one message within a second become one row with a `repeat` count
+  /// (RepeatRuns); false keeps a row per line (`--keep-repeats`).
+  bool aggregate_repeats = true;
   TimeNs default_interval_ns = kNsPerSec;       ///< dmon rows without time: the -d interval
 };
 
@@ -97,6 +101,9 @@ class FileSink {
   /// Appends an event of a known kind without classifying (markers, structured sources).
   void event(EventKind kind, const MessageRecord& m, std::int64_t code = INT64_MIN,
              std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
+  /// Appends event rows of another sink of this file (the next chunk of it), in order, as if
+  /// event() had made them now: repeats join the runs of this sink, the per-kind caps apply.
+  void append_event_rows(const Table& events);
   /// Appends an anchor; consecutive anchors that say the same offset are thinned.
   void anchor(const BootAnchor& a);
   /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
@@ -114,6 +121,9 @@ class FileSink {
   FileDiagnostics diag_;
   IngestResult out_;
   std::array<std::uint64_t, kEventKindCount> kind_counts_{};
+  RepeatRuns runs_;
+  // Appends one event (a run of `repeat`), joining the run of its message when it repeats one.
+  void add_event(const EventFields& f, std::uint64_t repeat);
   // The last stamped message of each boot of the file, in the order the boots were met.
   struct LastStamp {
     std::string boot_id;

@@ -17,6 +17,6 @@ WriteStatus write_timeline(const Timeline& t, TimelineFormat format, Output& out
 
 /// The CSV header of the timeline (also the JSON Lines keys, in order).
 inline constexpr const char* kTimelineCsvHeader =
-    "ts,ts_ns,source,format,file,line,kind,code,gpu,pid,process,ident,text,approximate,seen_in";
+    "ts,ts_ns,source,format,file,line,kind,code,gpu,pid,process,ident,text,approximate,seen_in,repeat";
 
 }  // namespace gpucost

@@ -1,0 +1,75 @@
+#pragma once
+/// \file repeat_runs.hpp
+/// Aggregation of repeated messages: a message that one file prints again and again (a driver
+/// polling a powered-down GPU, cron every few seconds, an AER flood) becomes one event row per
+/// second it was printed in, with a `repeat` count, instead of a row per line. Memory then follows
+/// what is distinct (messages × seconds), not how many lines repeat. docs/timeline.md says what
+/// a run keeps (its first line as the exemplar, the first stamps, the count).
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+
+#include "gpucost/records.hpp"
+#include "gpucost/table.hpp"
+#include "gpucost/time.hpp"
+
+namespace gpucost {
+
+/// One event before it becomes a row (what FileSink::event appends), or read back from a row.
+struct EventFields {
+  EventKind kind = EventKind::user;
+  WallKind wall_kind = WallKind::kNone;
+  TimeNs wall_raw_ns = kNoTime;
+  TimeNs mono_ns = kNoTime;
+  std::string_view boot_id;
+  std::int32_t boot_seq = 0;
+  std::uint64_t line = 0;
+  std::int64_t code = INT64_MIN;  ///< INT64_MIN: none
+  std::string_view gpu;           ///< normalized PCI address or GPU index; empty: none
+  std::int64_t pid = INT64_MIN;   ///< INT64_MIN: none
+  std::string_view process;
+  std::string_view ident;
+  std::string_view text;
+  std::int64_t flags = 0;
+};
+
+/// Reads row r of an event table back into fields (views into the table's dictionaries).
+EventFields event_fields(const Table& events, std::size_t row);
+
+/// Appends fields as a new row of an event table (ts null) that stands for `repeat` events.
+void push_event_row(Table& events, const EventFields& f, FormatId format, std::uint32_t file, std::uint64_t repeat);
+
+/// The open runs of one file's repeated messages: for each message (kind, text, ident, code,
+/// GPU, process, boot, flags: everything but the line, the stamps and the printing process's
+/// pid), the row of its latest run and that row's stamps. An event joins the run when its
+/// message is the same and it was printed within the same second: the same second of kernel
+/// monotonic time when it carries one (and a wall stamp less than 2 s from the run's, so that a
+/// suspend in between splits the run), else the same second of its wall stamp. A monotonic stamp
+/// that does not move past the run's latest is a copy of a line (a log appended to itself), not
+/// a repeat: it starts a row of its own, which align's deduplication then matches. Every second
+/// of a message starts a row at its first line, so that two files holding the same kernel
+/// messages make the same rows (align matches a run with its copies by the second; a file that
+/// begins mid-second makes a shorter run, and the longer count is kept). Events with no
+/// stamp, and the kinds that do not aggregate (event_kind_aggregates), never join.
+class RepeatRuns {
+ public:
+  /// The row that an event with these fields joins, or -1 (append a row and remember() it).
+  std::int64_t find(const Table& events, const EventFields& f) const;
+  /// Notes that `row`, just appended for f, holds the latest run of f's message.
+  void started(const EventFields& f, std::uint32_t row);
+  /// Notes that f joined the row find() returned.
+  void joined(const EventFields& f);
+
+ private:
+  struct Run {
+    std::uint32_t row = 0;
+    TimeNs wall_raw_ns = kNoTime;
+    TimeNs mono_ns = kNoTime;
+    TimeNs last_mono_ns = kNoTime;  // of the latest event that joined
+  };
+  static std::uint64_t key_hash(const EventFields& f) noexcept;
+  std::unordered_map<std::uint64_t, Run> runs_;
+};
+
+}  // namespace gpucost

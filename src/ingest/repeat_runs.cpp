@@ -1,0 +1,117 @@
+#include "gpucost/ingest/repeat_runs.hpp"
+
+#include <functional>
+
+namespace gpucost {
+
+namespace {
+
+std::string_view string_or_empty(const Column& c, std::size_t r) { return c.is_valid(r) ? c.get_string(r) : std::string_view{}; }
+std::int64_t int_or_none(const Column& c, std::size_t r) { return c.is_valid(r) ? c.get_int(r) : INT64_MIN; }
+
+void push_string_or_null(Column& c, std::string_view s) {
+  if (s.empty()) c.push_null();
+  else c.push_string(s);
+}
+
+TimeNs floor_second(TimeNs t) noexcept { return t >= 0 ? t / kNsPerSec : -((-t + kNsPerSec - 1) / kNsPerSec); }
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+}  // namespace
+
+EventFields event_fields(const Table& e, std::size_t r) {
+  EventFields f;
+  f.kind = static_cast<EventKind>(e.column(event_col::kind).get_int(r));
+  f.wall_kind = static_cast<WallKind>(e.column(event_col::wall_kind).get_int(r));
+  f.wall_raw_ns = int_or_none(e.column(event_col::wall_raw_ns), r);
+  f.mono_ns = int_or_none(e.column(event_col::mono_ns), r);
+  f.boot_id = string_or_empty(e.column(event_col::boot_id), r);
+  f.boot_seq = static_cast<std::int32_t>(e.column(event_col::boot_seq).get_int(r));
+  f.line = static_cast<std::uint64_t>(e.column(event_col::line).get_int(r));
+  f.code = int_or_none(e.column(event_col::code), r);
+  f.gpu = string_or_empty(e.column(event_col::gpu), r);
+  f.pid = int_or_none(e.column(event_col::pid), r);
+  f.process = string_or_empty(e.column(event_col::process), r);
+  f.ident = string_or_empty(e.column(event_col::ident), r);
+  f.text = e.column(event_col::text).get_string(r);
+  f.flags = e.column(event_col::flags).get_int(r);
+  return f;
+}
+
+void push_event_row(Table& t, const EventFields& f, FormatId format, std::uint32_t file, std::uint64_t repeat) {
+  t.column(event_col::ts_ns).push_null();
+  t.column(event_col::wall_kind).push_int(static_cast<std::int64_t>(f.wall_kind));
+  t.column(event_col::wall_raw_ns).push_int_or_null(f.wall_raw_ns);
+  t.column(event_col::mono_ns).push_int_or_null(f.mono_ns);
+  push_string_or_null(t.column(event_col::boot_id), f.boot_id);
+  t.column(event_col::boot_seq).push_int(f.boot_seq);
+  t.column(event_col::kind).push_int(static_cast<std::int64_t>(f.kind));
+  t.column(event_col::format).push_int(static_cast<std::int64_t>(format));
+  t.column(event_col::file).push_int(file);
+  t.column(event_col::line).push_int(static_cast<std::int64_t>(f.line));
+  t.column(event_col::code).push_int_or_null(f.code);
+  push_string_or_null(t.column(event_col::gpu), f.gpu);
+  t.column(event_col::pid).push_int_or_null(f.pid);
+  push_string_or_null(t.column(event_col::process), f.process);
+  push_string_or_null(t.column(event_col::ident), f.ident);
+  t.column(event_col::text).push_string(f.text);
+  t.column(event_col::flags).push_int(f.flags);
+  t.column(event_col::repeat).push_int(static_cast<std::int64_t>(repeat));
+}
+
+std::uint64_t RepeatRuns::key_hash(const EventFields& f) noexcept {
+  const std::hash<std::string_view> hs;
+  std::uint64_t h = static_cast<std::uint64_t>(f.kind);
+  h = mix(h, static_cast<std::uint64_t>(f.wall_kind));
+  h = mix(h, static_cast<std::uint64_t>(f.boot_seq));
+  h = mix(h, static_cast<std::uint64_t>(f.code));
+  h = mix(h, static_cast<std::uint64_t>(f.flags));
+  h = mix(h, hs(f.text));
+  h = mix(h, hs(f.ident));
+  h = mix(h, hs(f.gpu));
+  h = mix(h, hs(f.process));
+  h = mix(h, hs(f.boot_id));
+  return h;
+}
+
+std::int64_t RepeatRuns::find(const Table& e, const EventFields& f) const {
+  if (!event_kind_aggregates(f.kind)) return -1;
+  const auto it = runs_.find(key_hash(f));
+  if (it == runs_.end()) return -1;
+  const Run& run = it->second;
+  // The same second: of monotonic time when the event has it, else of wall time.
+  if (f.mono_ns != kNoTime) {
+    if (run.mono_ns == kNoTime || floor_second(f.mono_ns) != floor_second(run.mono_ns) || f.mono_ns <= run.last_mono_ns)
+      return -1;
+    if ((f.wall_raw_ns == kNoTime) != (run.wall_raw_ns == kNoTime)) return -1;
+    if (f.wall_raw_ns != kNoTime && (f.wall_raw_ns - run.wall_raw_ns >= 2 * kNsPerSec || run.wall_raw_ns - f.wall_raw_ns >= 2 * kNsPerSec))
+      return -1;
+  } else {
+    if (run.mono_ns != kNoTime || f.wall_raw_ns == kNoTime || run.wall_raw_ns == kNoTime ||
+        floor_second(f.wall_raw_ns) != floor_second(run.wall_raw_ns))
+      return -1;
+  }
+  // A hash is not the message: the row must say the same (a collision only starts a new run).
+  const EventFields r = event_fields(e, run.row);
+  if (r.kind != f.kind || r.wall_kind != f.wall_kind || r.boot_seq != f.boot_seq || r.code != f.code ||
+      r.flags != f.flags || r.text != f.text || r.ident != f.ident || r.gpu != f.gpu || r.process != f.process ||
+      r.boot_id != f.boot_id)
+    return -1;
+  return run.row;
+}
+
+void RepeatRuns::started(const EventFields& f, std::uint32_t row) {
+  if (!event_kind_aggregates(f.kind)) return;
+  Run& run = runs_[key_hash(f)];
+  run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns};
+}
+
+void RepeatRuns::joined(const EventFields& f) {
+  if (const auto it = runs_.find(key_hash(f)); it != runs_.end()) it->second.last_mono_ns = f.mono_ns;
+}
+
+}  // namespace gpucost
