@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "align/internal.hpp"
+#include "gpucost/ingest/repeat_runs.hpp"
 
 namespace gpucost::align_detail {
 
@@ -52,13 +53,23 @@ class Matcher {
       const TimeNs ma = mono_.get_int(a), mb = mono_.get_int(b);
       const TimeNs d = std::llabs(ma - mb);
       if (d <= kMonoMatchNs) return d;
-      // A run of repeats (RepeatRuns) starts at the first line its file printed in the second:
-      // a file that begins mid-second starts the same second's run at a later line.
-      if ((event_repeat(events_, a) > 1 || event_repeat(events_, b) > 1) && ma / kNsPerSec == mb / kNsPerSec) return d;
+      // A run of repeats (RepeatRuns) starts at the first line its file printed in the bucket:
+      // a file that begins mid-bucket starts the same bucket's run at a later line.
+      if ((event_repeat(events_, a) > 1 || event_repeat(events_, b) > 1) && ma / bucket(a) == mb / bucket(a)) return d;
       return -1;
     }
     const TimeNs d = std::llabs(pa.ts - pb.ts);
-    return d <= window_ ? d : -1;
+    if (d <= window_) return d;
+    if (event_repeat(events_, a) > 1 || event_repeat(events_, b) > 1) {  // runs by wall time: the same bucket
+      const TimeNs w = bucket(a);
+      if (pa.ts / w == pb.ts / w) return d;
+    }
+    return -1;
+  }
+  // The bucket of a row's runs (RepeatRuns).
+  TimeNs bucket(std::uint32_t r) const {
+    return repeat_bucket_ns(static_cast<EventKind>(events_.column(event_col::kind).get_int(r)),
+                            events_.column(event_col::text).get_string(r));
   }
   // Two copies in one file with the same boot and the very same printk stamp: a log repeated
   // inside the file (a rotated log appended twice), not two messages.
@@ -299,11 +310,15 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
     }
 
     std::vector<Cluster> clusters;
+    // A run's copy in another file may start later in the run's bucket (RepeatRuns).
+    TimeNs reach = window + kMonoMatchNs;
+    if (std::any_of(rows.begin(), split, [&](std::uint32_t r) { return event_repeat(e, r) > 1; }))
+      reach = std::max(reach, match.bucket(rows.front()) + kMonoMatchNs);
     // Copies with trustworthy times, matched on ts (copies with the same mono have the same ts).
     per_file(rows.begin(), split, [&](const std::vector<std::uint32_t>& f) {
       merge_file(
           clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
-          [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, window + kMonoMatchNs,
+          [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, reach,
           [&](std::uint32_t a, std::uint32_t b) { return match.repeated(a, b); });
     });
     // dmesg -T copies, matched on what dmesg -T would have printed for the other copies.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "features/context.hpp"
+#include "gpucost/benign_messages.hpp"
 
 namespace gpucost::features {
 
@@ -269,12 +270,8 @@ FeatureValue power_event_loss_fraction(const FeatureContext& c, int gpu);
 
 // ---- known-benign driver messages (benign.cpp) ----
 /// A row of the benign table: every part must occur in the message.
-struct BenignDriverMessage {
-  std::string_view parts[2];
-  std::string_view why;  ///< why it is harmless, and who says so
-};
-std::span<const BenignDriverMessage> benign_driver_messages_table() noexcept;
-bool is_benign_driver_message(std::string_view text) noexcept;
+using gpucost::benign_driver_messages_table;
+using gpucost::is_benign_driver_message;
 /// Whether an event row is a driver_error whose text is known-benign.
 bool is_benign_event(const FeatureContext& c, std::uint32_t row);
 FeatureValue benign_driver_messages(const FeatureContext& c, int gpu);

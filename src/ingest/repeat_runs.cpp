@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "gpucost/benign_messages.hpp"
+
 namespace gpucost {
 
 namespace {
@@ -14,7 +16,7 @@ void push_string_or_null(Column& c, std::string_view s) {
   else c.push_string(s);
 }
 
-TimeNs floor_second(TimeNs t) noexcept { return t >= 0 ? t / kNsPerSec : -((-t + kNsPerSec - 1) / kNsPerSec); }
+TimeNs floor_div(TimeNs t, TimeNs w) noexcept { return t >= 0 ? t / w : -((-t + w - 1) / w); }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -22,6 +24,11 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
 }
 
 }  // namespace
+
+TimeNs repeat_bucket_ns(EventKind kind, std::string_view text) noexcept {
+  if (kind == EventKind::cron || (kind == EventKind::driver_error && is_benign_driver_message(text))) return kNsPerMin;
+  return kNsPerSec;
+}
 
 EventFields event_fields(const Table& e, std::size_t r) {
   EventFields f;
@@ -83,16 +90,20 @@ std::int64_t RepeatRuns::find(const Table& e, const EventFields& f) const {
   const auto it = runs_.find(key_hash(f));
   if (it == runs_.end()) return -1;
   const Run& run = it->second;
-  // The same second: of monotonic time when the event has it, else of wall time.
+  // The same bucket: of monotonic time when the event has it, else of wall time.
+  const TimeNs w = repeat_bucket_ns(f.kind, f.text);
   if (f.mono_ns != kNoTime) {
-    if (run.mono_ns == kNoTime || floor_second(f.mono_ns) != floor_second(run.mono_ns) || f.mono_ns <= run.last_mono_ns)
+    if (run.mono_ns == kNoTime || floor_div(f.mono_ns, w) != floor_div(run.mono_ns, w) || f.mono_ns <= run.last_mono_ns ||
+        f.mono_ns - run.last_mono_ns > kRunGapNs)
       return -1;
     if ((f.wall_raw_ns == kNoTime) != (run.wall_raw_ns == kNoTime)) return -1;
-    if (f.wall_raw_ns != kNoTime && (f.wall_raw_ns - run.wall_raw_ns >= 2 * kNsPerSec || run.wall_raw_ns - f.wall_raw_ns >= 2 * kNsPerSec))
+    const TimeNs far = w + kNsPerSec;
+    if (f.wall_raw_ns != kNoTime && (f.wall_raw_ns - run.wall_raw_ns >= far || run.wall_raw_ns - f.wall_raw_ns >= far))
       return -1;
   } else {
     if (run.mono_ns != kNoTime || f.wall_raw_ns == kNoTime || run.wall_raw_ns == kNoTime ||
-        floor_second(f.wall_raw_ns) != floor_second(run.wall_raw_ns))
+        floor_div(f.wall_raw_ns, w) != floor_div(run.wall_raw_ns, w) ||
+        f.wall_raw_ns - run.last_wall_ns > 2 * kRunGapNs || f.wall_raw_ns < run.last_wall_ns)
       return -1;
   }
   // A hash is not the message: the row must say the same (a collision only starts a new run).
@@ -107,11 +118,14 @@ std::int64_t RepeatRuns::find(const Table& e, const EventFields& f) const {
 void RepeatRuns::started(const EventFields& f, std::uint32_t row) {
   if (!event_kind_aggregates(f.kind)) return;
   Run& run = runs_[key_hash(f)];
-  run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns};
+  run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
 }
 
 void RepeatRuns::joined(const EventFields& f) {
-  if (const auto it = runs_.find(key_hash(f)); it != runs_.end()) it->second.last_mono_ns = f.mono_ns;
+  if (const auto it = runs_.find(key_hash(f)); it != runs_.end()) {
+    it->second.last_mono_ns = f.mono_ns;
+    it->second.last_wall_ns = f.wall_raw_ns;
+  }
 }
 
 }  // namespace gpucost

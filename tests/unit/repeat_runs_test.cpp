@@ -275,23 +275,38 @@ TEST(RepeatRuns, WhatJoinsARun) {
     cron.wall_raw_ns = 5 * kNsPerSec + static_cast<TimeNs>(i / 10) * kNsPerSec;  // 10 in second 5, 10 in second 6
     add(cron);
   }
-  // One run per second, whatever the pid that printed each line.
-  ASSERT_EQ(t.rows(), 2u);
-  EXPECT_EQ(event_repeat(t, 0), 10u);
-  EXPECT_EQ(event_repeat(t, 1), 10u);
-  EXPECT_EQ(t.column(event_col::line).get_int(1), 11);  // the run's first line is its exemplar
-  EXPECT_EQ(t.column(event_col::pid).get_int(1), 1010);
-  EXPECT_EQ(event_total(t), 20u);
-
+  // Cron is only counted: one run per minute, whatever the pid that printed each line.
+  ASSERT_EQ(t.rows(), 1u);
+  EXPECT_EQ(event_repeat(t, 0), 20u);
+  EXPECT_EQ(t.column(event_col::line).get_int(0), 1);  // the run's first line is its exemplar
+  EXPECT_EQ(t.column(event_col::pid).get_int(0), 1000);
+  cron.wall_raw_ns = 30 * kNsPerSec;  // more than 2 s after the run's latest line: a row at its instant
+  add(cron);
+  cron.wall_raw_ns = 31 * kNsPerSec;
+  add(cron);
+  cron.wall_raw_ns = 61 * kNsPerSec;  // the next minute
+  add(cron);
+  ASSERT_EQ(t.rows(), 3u);
+  EXPECT_EQ(event_repeat(t, 1), 2u);
+  EXPECT_EQ(event_total(t), 23u);
+  t = make_event_table();
+  runs = RepeatRuns();
+  for (std::uint64_t i = 0; i < 20; ++i) {
+    cron.line = i + 1;
+    cron.wall_raw_ns = 5 * kNsPerSec + static_cast<TimeNs>(i / 10) * kNsPerSec;
+    add(cron);
+  }
+  ASSERT_EQ(t.rows(), 1u);
   EventFields other = cron;
   other.text = "(root) CMD (false)";
   add(other);
   EventFields boot = cron;  // kinds that features pair or order never aggregate
   boot.kind = EventKind::boot;
   for (int i = 0; i < 12; ++i) add(boot);
-  EXPECT_EQ(t.rows(), 2u + 1u + 12u);
+  EXPECT_EQ(t.rows(), 1u + 1u + 12u);
 
-  // Monotonic stamps: the same second joins, a stamp that does not move on (a copy) does not.
+  // Monotonic stamps: the same second joins, a stamp that does not move on (a copy) does not, nor
+  // one more than RepeatRuns::kRunGapNs after the run's latest line.
   EventFields xid;
   xid.kind = EventKind::xid;
   xid.code = 13;
@@ -313,6 +328,12 @@ TEST(RepeatRuns, WhatJoinsARun) {
   xid.wall_raw_ns = 1800 * kNsPerSec;
   add(xid);
   EXPECT_EQ(t.rows(), before + 3);
+  xid.mono_ns = 200 * kNsPerSec;
+  xid.wall_raw_ns = 1900 * kNsPerSec;
+  add(xid);
+  xid.mono_ns = 200 * kNsPerSec + 999'000'000;  // the same second, but after a gap of 0.999 s: joins
+  add(xid);
+  EXPECT_EQ(t.rows(), before + 4);
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ struct EventFields {
   std::int64_t flags = 0;
 };
 
+/// The time bucket of a message's runs: a minute for what is only ever counted (cron jobs,
+/// known-benign driver messages: gpucost/benign_messages.hpp), a second for the rest (features
+/// read their instants against 1 s samples).
+TimeNs repeat_bucket_ns(EventKind kind, std::string_view text) noexcept;
+
 /// Reads row r of an event table back into fields (views into the table's dictionaries).
 EventFields event_fields(const Table& events, std::size_t row);
 
@@ -43,9 +48,12 @@ void push_event_row(Table& events, const EventFields& f, FormatId format, std::u
 /// The open runs of one file's repeated messages: for each message (kind, text, ident, code,
 /// GPU, process, boot, flags: everything but the line, the stamps and the printing process's
 /// pid), the row of its latest run and that row's stamps. An event joins the run when its
-/// message is the same and it was printed within the same second: the same second of kernel
-/// monotonic time when it carries one (and a wall stamp less than 2 s from the run's, so that a
-/// suspend in between splits the run), else the same second of its wall stamp. A monotonic stamp
+/// message is the same and it was printed within the same bucket (repeat_bucket_ns: a second, or
+/// a minute for counted-only messages): of kernel monotonic time when it carries one (and a wall
+/// stamp less than a bucket and a second from the run's, so that a suspend in between splits the
+/// run), else of its wall stamp; and at most kRunGapNs after the run's latest line (2 s by wall
+/// stamps, whose resolution is a second), so that a message printed now and then stays a row per
+/// line at its own instant: only a flood is aggregated. A monotonic stamp
 /// that does not move past the run's latest is a copy of a line (a log appended to itself), not
 /// a repeat: it starts a row of its own, which align's deduplication then matches. Every second
 /// of a message starts a row at its first line, so that two files holding the same kernel
@@ -54,6 +62,8 @@ void push_event_row(Table& events, const EventFields& f, FormatId format, std::u
 /// stamp, and the kinds that do not aggregate (event_kind_aggregates), never join.
 class RepeatRuns {
  public:
+  /// The longest gap between two lines of one run, by monotonic time.
+  static constexpr TimeNs kRunGapNs = kNsPerSec;
   /// The row that an event with these fields joins, or -1 (append a row and remember() it).
   std::int64_t find(const Table& events, const EventFields& f) const;
   /// Notes that `row`, just appended for f, holds the latest run of f's message.
@@ -67,6 +77,7 @@ class RepeatRuns {
     TimeNs wall_raw_ns = kNoTime;
     TimeNs mono_ns = kNoTime;
     TimeNs last_mono_ns = kNoTime;  // of the latest event that joined
+    TimeNs last_wall_ns = kNoTime;
   };
   static std::uint64_t key_hash(const EventFields& f) noexcept;
   std::unordered_map<std::uint64_t, Run> runs_;
