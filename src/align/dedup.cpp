@@ -93,10 +93,14 @@ class Matcher {
 };
 
 // Merges the copies of one file (`rows`, sorted by time `key_of`) into `clusters` (sorted by key).
-// A row that `repeats` the row before it joins that row's cluster.
-template <typename KeyOf, typename Dist, typename Repeats>
+// A row that `repeats` the row before it joins that row's cluster. A cluster that holds a run of
+// repeats (`open`) takes every row of the file that matches it (the lines of its bucket that the
+// file printed one by one or in shorter runs); any other takes one row per file. A run (`is_run`)
+// gathers every cluster it matches, for the same reason the other way round.
+template <typename KeyOf, typename Dist, typename Repeats, typename Open, typename IsRun>
 void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>& rows, KeyOf key_of, Dist dist,
-                TimeNs reach, Repeats repeats) {
+                TimeNs reach, Repeats repeats, Open open, IsRun is_run) {
+  bool gathered = false;
   std::vector<bool> taken(clusters.size(), false);
   std::vector<Cluster> fresh;
   std::size_t j = 0;
@@ -124,8 +128,21 @@ void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>
         }
       }
     }
+    if (best < clusters.size() && is_run(r)) {
+      for (std::size_t c = j; c < clusters.size() && clusters[c].key <= k + reach; ++c) {
+        if (c == best || taken[c] || clusters[c].members.empty()) continue;
+        const bool matches = std::any_of(clusters[c].members.begin(), clusters[c].members.end(),
+                                         [&](std::uint32_t m) { return dist(r, m) >= 0; });
+        if (!matches) continue;
+        auto& into = clusters[best].members;
+        into.insert(into.end(), clusters[c].members.begin(), clusters[c].members.end());
+        clusters[c].members.clear();
+        taken[c] = true;
+        gathered = true;
+      }
+    }
     if (best < clusters.size()) {
-      taken[best] = true;
+      taken[best] = !open(clusters[best]) && !is_run(r);
       clusters[best].members.push_back(r);
       last = &clusters[best];
     } else {
@@ -133,6 +150,9 @@ void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>
       last = &fresh.back();
     }
   }
+  if (gathered)
+    clusters.erase(std::remove_if(clusters.begin(), clusters.end(), [](const Cluster& c) { return c.members.empty(); }),
+                   clusters.end());
   if (fresh.empty()) return;
   const auto mid = static_cast<std::ptrdiff_t>(clusters.size());
   clusters.insert(clusters.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
@@ -310,6 +330,9 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
     }
 
     std::vector<Cluster> clusters;
+    auto holds_run = [&](const Cluster& c) {
+      return std::any_of(c.members.begin(), c.members.end(), [&](std::uint32_t m) { return event_repeat(e, m) > 1; });
+    };
     // A run's copy in another file may start later in the run's bucket (RepeatRuns).
     TimeNs reach = window + kMonoMatchNs;
     if (std::any_of(rows.begin(), split, [&](std::uint32_t r) { return event_repeat(e, r) > 1; }))
@@ -319,7 +342,8 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
       merge_file(
           clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
           [&](std::uint32_t a, std::uint32_t b) { return match.distance(a, b); }, reach,
-          [&](std::uint32_t a, std::uint32_t b) { return match.repeated(a, b); });
+          [&](std::uint32_t a, std::uint32_t b) { return match.repeated(a, b); }, holds_run,
+          [&](std::uint32_t r) { return event_repeat(e, r) > 1; });
     });
     // dmesg -T copies, matched on what dmesg -T would have printed for the other copies.
     if (split != rows.end()) {
@@ -332,7 +356,8 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
         merge_file(
             clusters, f, [&](std::uint32_t r) { return placed[r].ts; },
             [&](std::uint32_t a, std::uint32_t b) { return match.ctime_distance(a, b); }, window,
-            [](std::uint32_t, std::uint32_t) { return false; });
+            [](std::uint32_t, std::uint32_t) { return false; }, [](const Cluster&) { return false; },
+            [](std::uint32_t) { return false; });
       });
     }
 
@@ -347,15 +372,38 @@ std::uint64_t merge_repeat_counts(Table& e, const EventClusters& clusters) {
   const Column& kind = e.column(event_col::kind);
   Column& repeat = e.column(event_col::repeat);
   auto count = [&](std::uint32_t r) -> std::int64_t { return repeat.is_valid(r) ? repeat.get_int(r) : 1; };
+  const Column& file = e.column(event_col::file);
+  const Column& mono = e.column(event_col::mono_ns);
   std::uint64_t merged = 0;
+  // (file, monotonic stamp) -> lines: rows of one file with one stamp are copies of one line (a
+  // log appended to itself), the largest counts; rows with different stamps add up.
+  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, std::int64_t>> lines;
+  std::vector<std::pair<std::int64_t, std::int64_t>> per_file;  // file, lines of the cluster it holds
   for (std::size_t c = 0; c < clusters.size(); ++c) {
     const auto members = clusters[c];
     if (members.size() < 2 || static_cast<EventKind>(kind.get_int(members.front())) == EventKind::log_end) continue;
-    std::int64_t most = count(members.front());
-    for (std::size_t i = 1; i < members.size(); ++i) {
-      merged += static_cast<std::uint64_t>(count(members[i]));
-      most = std::max(most, count(members[i]));
+    if (std::all_of(members.begin(), members.end(), [&](std::uint32_t m) { return count(m) == 1; })) {
+      merged += members.size() - 1;  // copies of one line each (or reports of one physical event)
+      continue;
     }
+    lines.clear();
+    std::int64_t all = 0;
+    for (const auto m : members) {
+      all += count(m);
+      const std::pair<std::int64_t, std::int64_t> at{file.get_int(m), mono.is_valid(m) ? mono.get_int(m) : INT64_MIN + m};
+      auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& p) { return p.first == at; });
+      if (it == lines.end()) lines.emplace_back(at, count(m));
+      else it->second = std::max(it->second, count(m));
+    }
+    per_file.clear();
+    for (const auto& [at, n] : lines) {
+      auto it = std::find_if(per_file.begin(), per_file.end(), [&](const auto& p) { return p.first == at.first; });
+      if (it == per_file.end()) per_file.emplace_back(at.first, n);
+      else it->second += n;
+    }
+    std::int64_t most = 0;
+    for (const auto& [f, n] : per_file) most = std::max(most, n);
+    merged += static_cast<std::uint64_t>(all - most);
     if (most != count(members.front())) repeat.set_int(members.front(), most);
   }
   return merged;

@@ -279,9 +279,9 @@ EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& 
                            const std::vector<TimeNs>& boot_walls, TimeNs window_ns);
 
 /// Copies of a run of repeats (RepeatRuns) in several files are one run: the kept copy's
-/// `repeat` becomes the largest of its cluster's (a source that dropped lines under rate limiting
-/// counts fewer). Returns the events merged away (Σ repeat of the other copies), log_end marks
-/// not counted.
+/// `repeat` becomes the most lines one file holds of the cluster (a source that dropped lines
+/// under rate limiting, or began mid-bucket, counts fewer; a file's rows of one cluster add up).
+/// Returns the events merged away, log_end marks not counted.
 std::uint64_t merge_repeat_counts(Table& events, const EventClusters& clusters);
 
 /// Fills ts and flags of every event row (monotonic + boot, else wall stamp, else mtime).
