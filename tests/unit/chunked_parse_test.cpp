@@ -1,0 +1,337 @@
+// Chunked parsing of one large file (src/ingest/chunked_parse.cpp, src/ingest/sink_merge.cpp):
+// a file cut into chunks at line ends, parsed in parallel and merged, gives what one pass gives,
+// to the line numbers and problem samples, wherever the chunk boundaries fall. The files are
+// generated here (a few thousand lines) and cut into chunks of a few KiB.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gpucost/ingest/ingest.hpp"
+#include "gpucost/time.hpp"
+#include "ingest/chunked_parse.hpp"
+#include "run_binary.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpucost {
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("gpucost_chunked_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// ---- what must be identical -------------------------------------------------------------
+
+void expect_same_table(const Table& want, const Table& got, const std::string& what) {
+  ASSERT_EQ(want.rows(), got.rows()) << what << ": rows";
+  ASSERT_EQ(want.column_count(), got.column_count()) << what;
+  for (std::size_t c = 0; c < want.column_count(); ++c) {
+    const Column& a = want.column(c);
+    const Column& b = got.column(c);
+    for (std::size_t r = 0; r < want.rows(); ++r) {
+      ASSERT_EQ(a.is_valid(r), b.is_valid(r)) << what << " column " << a.name() << " row " << r;
+      if (!a.is_valid(r)) continue;
+      switch (a.type()) {
+        case ColumnType::kFloat64:
+          ASSERT_EQ(a.get_float(r), b.get_float(r)) << what << " column " << a.name() << " row " << r;
+          break;
+        case ColumnType::kDict:
+        case ColumnType::kText:
+          ASSERT_EQ(a.get_string(r), b.get_string(r)) << what << " column " << a.name() << " row " << r;
+          break;
+        default: ASSERT_EQ(a.get_int(r), b.get_int(r)) << what << " column " << a.name() << " row " << r;
+      }
+    }
+  }
+}
+
+void expect_same_diagnostics(const FileDiagnostics& a, const FileDiagnostics& b, const std::string& what) {
+  EXPECT_EQ(a.path, b.path) << what;
+  EXPECT_EQ(a.bytes, b.bytes) << what;
+  EXPECT_EQ(a.format, b.format) << what;
+  EXPECT_EQ(a.lines, b.lines) << what;
+  EXPECT_EQ(a.blank, b.blank) << what;
+  EXPECT_EQ(a.accepted, b.accepted) << what;
+  EXPECT_EQ(a.continuations, b.continuations) << what;
+  EXPECT_EQ(a.prompts, b.prompts) << what;
+  EXPECT_EQ(a.records, b.records) << what;
+  EXPECT_EQ(a.problems, b.problems) << what;
+  EXPECT_EQ(a.notes, b.notes) << what;
+  ASSERT_EQ(a.samples.size(), b.samples.size()) << what;
+  for (std::size_t i = 0; i < a.samples.size(); ++i) {
+    EXPECT_EQ(a.samples[i].problem, b.samples[i].problem) << what << " sample " << i;
+    EXPECT_EQ(a.samples[i].line, b.samples[i].line) << what << " sample " << i;
+    EXPECT_EQ(a.samples[i].offset, b.samples[i].offset) << what << " sample " << i;
+    EXPECT_EQ(a.samples[i].excerpt, b.samples[i].excerpt) << what << " sample " << i;
+    EXPECT_EQ(a.samples[i].reason, b.samples[i].reason) << what << " sample " << i;
+  }
+}
+
+void expect_same(const IngestResult& a, const Diagnostics& da, const IngestResult& b, const Diagnostics& db,
+                 const std::string& what) {
+  expect_same_table(a.events, b.events, what + " events");
+  expect_same_table(a.samples, b.samples, what + " samples");
+  expect_same_table(a.processes, b.processes, what + " processes");
+  ASSERT_EQ(a.anchors.size(), b.anchors.size()) << what << ": anchors";
+  for (std::size_t i = 0; i < a.anchors.size(); ++i) {
+    const BootAnchor &x = a.anchors[i], &y = b.anchors[i];
+    EXPECT_TRUE(x.boot_id == y.boot_id && x.file == y.file && x.boot_seq == y.boot_seq && x.line == y.line &&
+                x.mono_ns == y.mono_ns && x.wall_raw_ns == y.wall_raw_ns && x.wall_kind == y.wall_kind &&
+                x.precision_ns == y.precision_ns)
+        << what << ": anchor " << i << " (line " << x.line << " vs " << y.line << ")";
+  }
+  ASSERT_EQ(a.zone_evidence.size(), b.zone_evidence.size()) << what;
+  for (std::size_t i = 0; i < a.zone_evidence.size(); ++i)
+    EXPECT_TRUE(a.zone_evidence[i].offset_ns == b.zone_evidence[i].offset_ns &&
+                a.zone_evidence[i].count == b.zone_evidence[i].count)
+        << what << ": zone evidence " << i;
+  EXPECT_EQ(a.bytes, b.bytes) << what;
+  EXPECT_EQ(a.lines, b.lines) << what;
+  ASSERT_EQ(da.files.size(), db.files.size()) << what;
+  for (std::size_t i = 0; i < da.files.size(); ++i) expect_same_diagnostics(da.files[i], db.files[i], what);
+  EXPECT_EQ(da.notes, db.notes) << what;
+}
+
+struct Ingested {
+  IngestResult out;
+  Diagnostics diag;
+};
+
+Ingested ingest(const fs::path& dir, unsigned threads, std::uint64_t chunk_bytes, std::size_t max_events = 1'000'000) {
+  IngestOptions o;
+  o.threads = threads;
+  o.chunk_min_file_bytes = 1;
+  o.chunk_bytes = chunk_bytes;
+  o.parse.max_events_per_kind = max_events;
+  Ingested r;
+  IngestStage(o).run(dir, r.out, r.diag);
+  return r;
+}
+
+// The byte offset at which each line of `text` starts (line 1 at index 0).
+std::vector<std::size_t> line_starts(const std::string& text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i + 1 < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  return starts;
+}
+
+// One pass (one thread) against chunked parses: on 2 to 4 threads with the default plan, and
+// with a chunk boundary exactly at each of `interesting` (1-based line numbers).
+void expect_chunked_as_one_pass(const fs::path& dir, const std::string& text, const std::vector<std::size_t>& interesting,
+                                std::size_t max_events = 1'000'000) {
+  const Ingested one = ingest(dir, 1, 0, max_events);
+  ASSERT_EQ(one.diag.files.size(), 1u);
+  for (unsigned threads : {2u, 3u, 4u}) {
+    const Ingested many = ingest(dir, threads, 0, max_events);
+    expect_same(one.out, one.diag, many.out, many.diag, std::to_string(threads) + " threads");
+  }
+  const auto starts = line_starts(text);
+  for (const std::size_t line : interesting) {
+    ASSERT_LT(line - 1, starts.size());
+    // Chunks of exactly the bytes before the line: its start is the first chunk boundary.
+    const std::size_t chunk = starts[line - 1];
+    const Ingested many = ingest(dir, 2, chunk, max_events);
+    expect_same(one.out, one.diag, many.out, many.diag, "a chunk starting at line " + std::to_string(line));
+    if (::testing::Test::HasFailure()) return;  // one boundary's failures say enough
+  }
+}
+
+// ---- a journal (journalctl -o json) -----------------------------------------------------
+
+constexpr const char* kBootA = "0f3c5a1e2b4d4c6e8a9b0c1d2e3f4a5b";
+constexpr const char* kBootB = "9e8d7c6b5a4f4e3d2c1b0a9f8e7d6c5b";
+
+// What was written, and the lines worth a chunk boundary.
+struct Generated {
+  std::string text;
+  std::vector<std::size_t> interesting;
+};
+
+std::string journal_entry(std::int64_t realtime_us, std::int64_t mono_us, const char* boot, bool kernel,
+                          std::string_view ident, std::string_view message) {
+  std::string e = "{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(realtime_us) + "\",\"__MONOTONIC_TIMESTAMP\":\"" +
+                  std::to_string(mono_us) + "\"";
+  if (boot) e += std::string(",\"_BOOT_ID\":\"") + boot + "\"";
+  e += kernel ? ",\"_TRANSPORT\":\"kernel\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"" + std::to_string(mono_us - 40) + "\""
+              : ",\"_TRANSPORT\":\"syslog\",\"_PID\":\"811\"";
+  e += ",\"SYSLOG_IDENTIFIER\":\"" + std::string(ident) + "\",\"MESSAGE\":\"" + std::string(message) + "\"}";
+  return e;
+}
+
+// 3000 lines over the new year (UTC), boot A, then boot B (its monotonic clock restarted), a
+// few entries of A again (two journals merged), then B; a resume inside A (the wall clock jumps
+// an hour ahead of the monotonic one), a flood of one message, cut and damaged lines, entries
+// without a boot id, one from 1970, one that only calls itself kernel, escapes, blank lines and
+// a pasted shell prompt.
+Generated generate_journal() {
+  Generated g;
+  const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 22, 0, 0, 0}) / kNsPerUs;
+  std::int64_t mono_a = 3'600'000'000, mono_b = 5'000'000, resume = 0;
+  std::size_t line = 0;
+  auto put = [&](const std::string& l) {
+    g.text += l;
+    g.text += '\n';
+    ++line;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t wall = t0 + static_cast<std::int64_t>(i) * 5'000'000;  // an entry each 5 s: the new year at 1440
+    const bool in_b = (i >= 1200 && i < 2400) || i >= 2450;
+    if (i == 1200 || i == 2400 || i == 2450 || i == 600 || i == 1440) g.interesting.push_back(line + 1);
+    if (i == 600) resume = 3'600'000'000;  // suspended an hour: wall runs ahead of monotonic
+    std::int64_t& mono = in_b ? mono_b : mono_a;
+    mono += 5'000'000;
+    const std::int64_t mono_now = in_b ? mono : mono - resume;
+    const char* boot = in_b ? kBootB : kBootA;
+    if (i % 131 == 7) {  // no _BOOT_ID: stays in the boot of the entry before
+      g.interesting.push_back(line + 1);
+      put(journal_entry(wall, mono_now, nullptr, false, "anacron", "Job `cron.daily' started"));
+    } else if (i % 97 == 3) {
+      g.interesting.push_back(line + 1);
+      put("{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(wall) + "\",\"MESSAGE\":\"cut here");
+    } else if (i == 333) {
+      g.interesting.push_back(line + 1);
+      put(journal_entry(5'000'000, mono_now, boot, true, "kernel", "clock never set"));
+    } else if (i == 444) {
+      g.interesting.push_back(line + 1);
+      put(journal_entry(wall, mono_now, boot, false, "kernel", "NVRM: Xid (PCI:0000:01:00): 79, spoofed"));
+    } else if (i >= 1500 && i < 1900) {
+      if (i == 1500 || i == 1899) g.interesting.push_back(line + 1);
+      put(journal_entry(wall, mono_now, boot, true, "kernel",
+                        "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state"));
+    } else if (i % 7 == 0) {
+      put(journal_entry(wall, mono_now, boot, true, "kernel",
+                        "NVRM: Xid (PCI:0000:01:00): 31, pid=" + std::to_string(1000 + i) +
+                            ", Ch 00000003, intr 10000000. MMU Fault"));
+    } else if (i % 11 == 0) {
+      put(journal_entry(wall, mono_now, boot, false, "systemd", "Started \\\"Session " + std::to_string(i) + "\\\"."));
+    } else if (i % 13 == 0) {
+      put(journal_entry(wall, mono_now, boot, false, "CRON", "(root) CMD (run-parts /etc/cron.hourly)"));
+    } else {
+      put(journal_entry(wall, mono_now, boot, false, "NetworkManager", "<info>  device (wlp2s0): state change"));
+    }
+    if (i % 401 == 200) put("");
+    if (i == 2100) {
+      g.interesting.push_back(line + 1);
+      put("user@host:~$ journalctl -o json --since yesterday");
+    }
+  }
+  return g;
+}
+
+fs::path write_journal(const std::string& name, const Generated& g) {
+  const fs::path dir = scratch(name);
+  std::ofstream(dir / "journal.json", std::ios::binary) << g.text;
+  return dir;
+}
+
+TEST(ChunkedParse, JournalGivesWhatOnePassGivesWhereverTheChunksStart) {
+  const Generated g = generate_journal();
+  const fs::path dir = write_journal("journal", g);
+  expect_chunked_as_one_pass(dir, g.text, g.interesting);
+  fs::remove_all(dir);
+}
+
+TEST(ChunkedParse, JournalEventCapAppliesOnceOverTheChunks) {
+  // 400 flood lines and about 250 Xids against a cap of 100 per kind: the cap is reached inside
+  // a later chunk, whose events pass it at the merge.
+  const Generated g = generate_journal();
+  const fs::path dir = write_journal("journal_cap", g);
+  const Ingested one = ingest(dir, 1, 0, 100);
+  ASSERT_EQ(one.diag.files.size(), 1u);
+  EXPECT_GT(one.diag.files[0].problems[static_cast<std::size_t>(Problem::events_dropped)], 0u);
+  expect_chunked_as_one_pass(dir, g.text, {1502, 1700, 2000}, 100);
+  fs::remove_all(dir);
+}
+
+// The merge itself, below ingest: the chunks are many, and the ones that begin with an entry
+// without a boot id are parsed again (what a fresh parser gave them cannot be renumbered), the
+// others merged.
+TEST(ChunkedParse, JournalChunksAreMergedAndOnlyTheUnknowableParsedAgain) {
+  const Generated g = generate_journal();
+  const fs::path dir = write_journal("journal_direct", g);
+  const std::string path = (dir / "journal.json").string();
+  const EventRecognizer recognizer;
+  const ParseOptions options;
+  const LogFormat& format = *find_format(FormatId::journal_json);
+  FileSink one(0, "journal.json", kNoTime, options, recognizer);
+  one.set_format(FormatId::journal_json);
+  {
+    std::string err;
+    auto src = open_line_source(path, err);
+    ASSERT_TRUE(src) << err;
+    format.parse(*src, one);
+  }
+  const auto starts = line_starts(g.text);
+  // A boundary at an entry without a boot id (line 8, i = 7) and at one with (line 300).
+  for (const std::size_t first : {std::size_t{8}, std::size_t{300}}) {
+    FileSink chunked(0, "journal.json", kNoTime, options, recognizer);
+    chunked.set_format(FormatId::journal_json);
+    ChunkedRead read;
+    ChunkPlanOptions plan;
+    plan.threads = 2;
+    plan.chunk_bytes = starts[first - 1];
+    ASSERT_TRUE(parse_in_chunks(path, format, chunked, recognizer, plan, read));
+    EXPECT_GT(read.chunks, 2u);
+    EXPECT_LT(read.parsed_again, read.chunks - 1) << "every chunk was parsed again: the merge was not exercised";
+    if (first == 8) {
+      EXPECT_GE(read.parsed_again, 1u);
+    }
+    EXPECT_EQ(read.bytes, g.text.size());
+    EXPECT_EQ(chunked.diagnostics().lines, one.diagnostics().lines);
+    EXPECT_EQ(chunked.diagnostics().records, one.diagnostics().records);
+    expect_same_table(one.events(), chunked.events(), "events, first boundary at line " + std::to_string(first));
+    EXPECT_EQ(one.anchors().size(), chunked.anchors().size());
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ChunkedParse, SmallCompressedOrUnchunkableFilesAreParsedInOnePass) {
+  const fs::path dir = scratch("unchunkable");
+  std::ofstream(dir / "dmesg.txt") << "[    1.000000] Linux version 6.1.0\n[    2.000000] NVRM: loading\n";
+  const EventRecognizer recognizer;
+  const ParseOptions options;
+  FileSink sink(0, "dmesg.txt", kNoTime, options, recognizer);
+  ChunkedRead read;
+  ChunkPlanOptions plan;
+  plan.threads = 4;
+  plan.chunk_bytes = 8;
+  // dmesg does not hand its state over (yet): not chunked, nothing read.
+  EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::dmesg), sink, recognizer, plan, read));
+  EXPECT_EQ(sink.diagnostics().lines, 0u);
+  // One thread, or a file under the threshold: one pass.
+  plan.threads = 1;
+  EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::journal_json), sink, recognizer, plan, read));
+  plan.threads = 4;
+  plan.min_file_bytes = 1 << 20;
+  EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::journal_json), sink, recognizer, plan, read));
+  fs::remove_all(dir);
+}
+
+// ---- the whole run: the JSON report ------------------------------------------------------
+
+TEST(ChunkedParse, JournalReportIsByteIdenticalForAnyThreadCount) {
+  const Generated g = generate_journal();
+  const fs::path dir = write_journal("journal_e2e", g);
+  const auto one = gpucost::testing::run_gpucost({"analyze", dir.string(), "--format", "json", "--no-timings", "--threads", "1"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_GT(one.out.size(), 1000u);
+  for (const char* threads : {"2", "4"}) {
+    const auto many = gpucost::testing::run_gpucost({"-v", "analyze", dir.string(), "--format", "json", "--no-timings",
+                                            "--threads", threads, "--chunk-size", "20000"});
+    ASSERT_EQ(many.exit_code, 0) << many.err;
+    EXPECT_NE(many.err.find("chunks on"), std::string::npos) << "not parsed in chunks:\n" << many.err;
+    EXPECT_TRUE(one.out == many.out) << "--threads " << threads << " with chunks changed the JSON report";
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpucost
