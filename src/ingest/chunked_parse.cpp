@@ -134,7 +134,7 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
   for (std::size_t i = 1; i < n; ++i) {
     FileSink& chunk_sink = *sinks[i];
     const bool mergeable = chunk_sink.diagnostics().prompts == 0 && chunk_sink.diagnostics().notes.empty();
-    if (mergeable && format.continue_chunk(state, *states[i], chunk_sink)) {
+    if (mergeable && format.continue_chunk(state, *states[i], sink, chunk_sink)) {
       sink.append_chunk(chunk_sink);
     } else {
       ++read.parsed_again;
@@ -145,6 +145,7 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
     states[i].reset();
     read.nul_bytes_skipped += nul[i];
   }
+  format.end_chunks(sink, state);
   read.bytes = bytes.size();
   return true;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -303,7 +304,7 @@ TEST(ChunkedParse, SmallCompressedOrUnchunkableFilesAreParsedInOnePass) {
   ChunkPlanOptions plan;
   plan.threads = 4;
   plan.chunk_bytes = 8;
-  // dmesg does not hand its state over (yet): not chunked, nothing read.
+  // dmesg does not hand its state over: not chunked, nothing read.
   EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::dmesg), sink, recognizer, plan, read));
   EXPECT_EQ(sink.diagnostics().lines, 0u);
   // One thread, or a file under the threshold: one pass.
@@ -315,22 +316,149 @@ TEST(ChunkedParse, SmallCompressedOrUnchunkableFilesAreParsedInOnePass) {
   fs::remove_all(dir);
 }
 
+// ---- a kern.log (classic syslog with the kernel's [mono] stamps) ------------------------
+
+std::string bsd_stamp(std::int64_t t_s) {
+  const CivilTime c = ns_to_civil(t_s * kNsPerSec);
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s %2u %02u:%02u:%02u", kMonths[c.month - 1], c.day, c.hour, c.minute, c.second);
+  return buf;
+}
+
+std::string mono_stamp(std::int64_t mono_us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "[%5lld.%06lld]", static_cast<long long>(mono_us / 1'000'000),
+                static_cast<long long>(mono_us % 1'000'000));
+  return buf;
+}
+
+// 4000 lines, one every 3 s from Dec 31 21:00 (no year in the stamps: the new year at line
+// 3600, then a straggler stamped Dec 31); a reboot at line 1500 (`Linux version`, the monotonic
+// clock back at 0) and one at line 2700 said only by `Linux version` (no [mono] on its line); Xids with indented continuation lines; a flood of one message; impossible
+// stamps, a line with nothing to continue, cron and systemd lines.
+Generated generate_kern_log() {
+  Generated g;
+  const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 21, 0, 0, 0}) / kNsPerSec;
+  std::int64_t boot_start = t0 - 100'000;  // the first boot began 100 000 s before
+  std::size_t line = 0;
+  auto put = [&](const std::string& l) {
+    g.text += l;
+    g.text += '\n';
+    ++line;
+  };
+  for (int i = 0; i < 4000; ++i) {
+    const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
+    if (i == 1500) {
+      boot_start = t;
+      g.interesting.push_back(line + 1);
+      put(bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
+      continue;
+    }
+    const std::int64_t mono_us = (t - boot_start) * 1'000'000 + 123'456;
+    const std::string kernel = bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(mono_us) + " ";
+    if (i == 2700) {  // a boot said only by `Linux version`, on a line without [mono]
+      g.interesting.push_back(line + 1);
+      put(bsd_stamp(t) + " gpu-box kernel: Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
+    }
+    if (i == 3600 || i == 3601) g.interesting.push_back(line + 1);
+    if (i == 3601) put(bsd_stamp(t0 + 3 * 3599) + " gpu-box CRON[77]: (root) CMD (late straggler)");
+    if (i >= 2000 && i < 2400) {
+      if (i == 2000) g.interesting.push_back(line + 1);
+      put(kernel + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+    } else if (i % 5 == 0) {
+      put(kernel + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) + ", GPU has fallen off the bus.");
+      if (i % 50 == 0) {
+        g.interesting.push_back(line + 1);
+        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+        g.interesting.push_back(line + 1);
+        put("    NVRM: GPU Board Serial Number: 1652221012345");
+      }
+    } else if (i % 173 == 11) {
+      g.interesting.push_back(line + 1);
+      put("Nov 31 10:00:00 gpu-box kernel: [    1.000000] no such day");
+    } else if (i % 211 == 13) {
+      put("");
+      g.interesting.push_back(line + 1);
+      put("some words that nobody wrote as a log line");
+    } else if (i % 7 == 1) {
+      put(bsd_stamp(t) + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
+    } else {
+      put(bsd_stamp(t) + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
+    }
+  }
+  return g;
+}
+
+TEST(ChunkedParse, KernLogGivesWhatOnePassGivesWhereverTheChunksStart) {
+  const Generated g = generate_kern_log();
+  const fs::path dir = scratch("kernlog");
+  std::ofstream(dir / "kern.log", std::ios::binary) << g.text;
+  expect_chunked_as_one_pass(dir, g.text, g.interesting);
+  expect_chunked_as_one_pass(dir, g.text, {2050}, 100);  // the flood against a cap of 100
+  fs::remove_all(dir);
+}
+
+// Chunks of a kern.log are merged (boot ordinals moved by the boot before them) until the new
+// year; after it, and where a chunk begins inside a multi-line message, they are parsed again.
+TEST(ChunkedParse, KernLogChunksAreMergedUntilTheYearTurns) {
+  const Generated g = generate_kern_log();
+  const fs::path dir = scratch("kernlog_direct");
+  const std::string path = (dir / "kern.log").string();
+  std::ofstream(path, std::ios::binary) << g.text;
+  const EventRecognizer recognizer;
+  const ParseOptions options;
+  const LogFormat& format = *find_format(FormatId::syslog);
+  FileSink one(0, "kern.log", kNoTime, options, recognizer);
+  one.set_format(FormatId::syslog);
+  {
+    std::string err;
+    auto src = open_line_source(path, err);
+    ASSERT_TRUE(src) << err;
+    format.parse(*src, one);
+  }
+  FileSink chunked(0, "kern.log", kNoTime, options, recognizer);
+  chunked.set_format(FormatId::syslog);
+  ChunkedRead read;
+  ChunkPlanOptions plan;
+  plan.threads = 2;
+  plan.chunk_bytes = g.text.size() / 16;
+  ASSERT_TRUE(parse_in_chunks(path, format, chunked, recognizer, plan, read));
+  EXPECT_GE(read.chunks, 16u);
+  EXPECT_GE(read.parsed_again, 1u);  // the chunks after the new year (line 3600 of 4000+)
+  EXPECT_LE(read.parsed_again, read.chunks / 2);
+  expect_same_table(one.events(), chunked.events(), "kern.log events");
+  EXPECT_EQ(one.anchors().size(), chunked.anchors().size());
+  EXPECT_EQ(one.diagnostics().problems, chunked.diagnostics().problems);
+  fs::remove_all(dir);
+}
+
 // ---- the whole run: the JSON report ------------------------------------------------------
 
-TEST(ChunkedParse, JournalReportIsByteIdenticalForAnyThreadCount) {
-  const Generated g = generate_journal();
-  const fs::path dir = write_journal("journal_e2e", g);
+void expect_same_report_in_chunks(const fs::path& dir) {
   const auto one = gpucost::testing::run_gpucost({"analyze", dir.string(), "--format", "json", "--no-timings", "--threads", "1"});
-  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_LT(one.exit_code, 5) << one.err;
   ASSERT_GT(one.out.size(), 1000u);
   for (const char* threads : {"2", "4"}) {
     const auto many = gpucost::testing::run_gpucost({"-v", "analyze", dir.string(), "--format", "json", "--no-timings",
-                                            "--threads", threads, "--chunk-size", "20000"});
-    ASSERT_EQ(many.exit_code, 0) << many.err;
+                                                     "--threads", threads, "--chunk-size", "20000"});
+    ASSERT_EQ(many.exit_code, one.exit_code) << many.err;
     EXPECT_NE(many.err.find("chunks on"), std::string::npos) << "not parsed in chunks:\n" << many.err;
     EXPECT_TRUE(one.out == many.out) << "--threads " << threads << " with chunks changed the JSON report";
   }
+}
+
+TEST(ChunkedParse, ReportsAreByteIdenticalForAnyThreadCount) {
+  const Generated journal = generate_journal();
+  const fs::path dir = write_journal("journal_e2e", journal);
+  expect_same_report_in_chunks(dir);
   fs::remove_all(dir);
+  const Generated kern = generate_kern_log();
+  const fs::path kern_dir = scratch("kernlog_e2e");
+  std::ofstream(kern_dir / "kern.log", std::ios::binary) << kern.text;
+  expect_same_report_in_chunks(kern_dir);
+  fs::remove_all(kern_dir);
 }
 
 }  // namespace

@@ -222,21 +222,26 @@ class LogFormat {
   /// The parser's state at the start of a file.
   virtual std::unique_ptr<ChunkState> start_state() const { return nullptr; }
   /// Parses the lines of one chunk into sink, starting from `state` and leaving in it the state
-  /// after the chunk's last line. Does no end-of-file work: parse() is parse_chunk() from
-  /// start_state() over the whole file.
+  /// after the chunk's last line. Does no end-of-file work (end_chunks): parse() is
+  /// parse_chunk() from start_state() over the whole file, then end_chunks().
   virtual void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const {
     (void)state;
     parse(src, sink);
   }
-  /// `chunk` is what a chunk's parse from start_state() left in `chunk_sink` and `chunk_state`;
-  /// `before` the state at the chunk's start. When the chunk's output can be made what a parse
-  /// from `before` would have given (boot ordinals renumbered, say), does so, sets `before` to
-  /// the state after the chunk and returns true; false when the chunk must be parsed again from
-  /// `before` (it relied on what the fresh state could not know).
-  virtual bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& chunk_sink) const {
-    (void)before, (void)chunk_state, (void)chunk_sink;
+  /// `chunk_state` and `chunk_sink` are what a chunk's parse from start_state() left; `before`
+  /// the state at the chunk's start, `file_sink` what the chunks before it gave. When the chunk's
+  /// output can be made what a parse from `before` would have given (boot ordinals renumbered,
+  /// say), does so (what is left of the chunk before goes to `file_sink`, before the chunk is
+  /// appended to it), sets `before` to the state after the chunk and returns true; false, with
+  /// nothing changed, when the chunk must be parsed again from `before` (it relied on what the
+  /// fresh state could not know).
+  virtual bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                              FileSink& chunk_sink) const {
+    (void)before, (void)chunk_state, (void)file_sink, (void)chunk_sink;
     return false;
   }
+  /// The end-of-file work of a chunked parse, after the last chunk, from the state it ended in.
+  virtual void end_chunks(FileSink& sink, ChunkState& state) const { (void)sink, (void)state; }
 };
 
 /// Every built-in format, in GPUCOST_FORMATS order (ties in detection go to the earlier one):

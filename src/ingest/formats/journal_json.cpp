@@ -296,7 +296,7 @@ class Format final : public LogFormat {
   // over its boots (continue_journal_chunk).
   bool chunkable() const noexcept override { return true; }
   std::unique_ptr<ChunkState> start_state() const override { return std::make_unique<JournalBoots>(); }
-  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& chunk_sink) const override {
+  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink&, FileSink& chunk_sink) const override {
     return continue_journal_chunk(static_cast<JournalBoots&>(before), static_cast<JournalBoots&>(chunk_state),
                                   chunk_sink);
   }

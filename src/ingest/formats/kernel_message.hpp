@@ -88,6 +88,12 @@ class PendingMessage {
   void clear() noexcept { active_ = false; }
 
   const MessageRecord& record() const noexcept { return rec_; }
+  /// Moves the message's line number and boot ordinal (a chunk's state taken over by the file's:
+  /// its lines were numbered from the chunk's start, its boots from 0).
+  void move_by(std::uint64_t lines, std::int32_t boots) noexcept {
+    rec_.line += lines;
+    rec_.boot_seq += boots;
+  }
   /// The message text so far (first line plus joined continuations).
   std::string_view text() const noexcept { return text_; }
   /// Whether its first line carried a stamp, and how far that line was indented.

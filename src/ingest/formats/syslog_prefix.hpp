@@ -5,6 +5,7 @@
 // scoring (which layouts are evidence for which) and the journal's marker lines differ.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "gpucost/ingest/format.hpp"
@@ -65,5 +66,21 @@ inline constexpr int kLeaningBonus = 20;
 /// The parse loop syslog and journal_short share. `journal` adds the journal's marker lines
 /// (`-- Boot ... --`, `-- Logs begin at ... --`) and `systemctl status` blocks.
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal);
+
+// Chunked parsing of the family (format.hpp's LogFormat chunk functions; `journal` false only:
+// the journal's markers and status blocks are not handed over).
+/// The parser's state at the start of a file.
+std::unique_ptr<ChunkState> syslog_family_start_state(bool journal);
+/// Parses the lines of one chunk from `state`, without the end-of-file work.
+void parse_syslog_family_chunk(LineSource& src, FileSink& sink, ChunkState& state);
+/// The end-of-file work (the last pending message, the note on untimed lines), after the last chunk.
+void finish_syslog_family_chunks(FileSink& sink, ChunkState& state);
+/// Takes over a chunk parsed from a fresh state when it gave what a parse from `before` gives
+/// but for its boot ordinals: it began with a stamped (or blank) line, no year rollover came
+/// before it or at its first stamp, and its first kernel line neither began a boot nor continued
+/// a clock that the fresh state could not know. Its boot ordinals then move by the boots before
+/// it, the message the chunk before left pending is flushed into `file_sink`, and `before`
+/// becomes the state after the chunk. False otherwise (the chunk is parsed again).
+bool continue_syslog_chunk(ChunkState& before, ChunkState& chunk, FileSink& file_sink, FileSink& chunk_sink);
 
 }  // namespace gpucost::formats
