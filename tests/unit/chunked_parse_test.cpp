@@ -391,6 +391,65 @@ Generated generate_kern_log() {
   return g;
 }
 
+// journalctl's short output: the kern.log's shape without [mono] stamps, zero-padded days, and
+// the journal's structure: a `systemctl status` block pasted at line 800, `-- Reboot --` at 1500,
+// `-- Boot ID --` at 3000 (from there on the chunks are parsed again: the boot id is state).
+Generated generate_journal_short() {
+  Generated g;
+  const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 21, 0, 0, 0}) / kNsPerSec;
+  std::size_t line = 0;
+  auto put = [&](const std::string& l) {
+    g.text += l;
+    g.text += '\n';
+    ++line;
+  };
+  for (int i = 0; i < 4000; ++i) {
+    const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
+    std::string stamp = bsd_stamp(t);
+    if (stamp[4] == ' ') stamp[4] = '0';  // journalctl pads the day with a zero
+    if (i == 800) {
+      for (const char* l : {"\xe2\x97\x8f nvidia-persistenced.service - NVIDIA Persistence Daemon",
+                            "     Loaded: loaded (/lib/systemd/system/nvidia-persistenced.service; enabled)",
+                            "     Active: active (running) since Thu 2026-12-31 21:40:00 UTC; 1min ago"}) {
+        g.interesting.push_back(line + 1);
+        put(l);
+      }
+    }
+    if (i == 1500 || i == 3000) {
+      g.interesting.push_back(line + 1);
+      put(i == 1500 ? "-- Reboot --" : "-- Boot 0f3c5a1e2b4d4c6e8a9b0c1d2e3f4a5b --");
+      g.interesting.push_back(line + 1);
+    }
+    if (i == 3600) g.interesting.push_back(line + 1);
+    if (i % 5 == 0) {
+      put(stamp + " gpu-box kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) +
+          ", GPU has fallen off the bus.");
+      if (i % 50 == 0) {
+        g.interesting.push_back(line + 1);
+        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+      }
+    } else if (i % 7 == 1) {
+      put(stamp + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
+    } else {
+      put(stamp + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
+    }
+  }
+  return g;
+}
+
+TEST(ChunkedParse, JournalShortGivesWhatOnePassGivesWhereverTheChunksStart) {
+  const Generated g = generate_journal_short();
+  const fs::path dir = scratch("journal_short");
+  std::ofstream(dir / "journal.txt", std::ios::binary) << g.text;
+  {
+    const Ingested one = ingest(dir, 1, 0);
+    ASSERT_EQ(one.diag.files.size(), 1u);
+    ASSERT_EQ(one.diag.files[0].format, FormatId::journal_short);
+  }
+  expect_chunked_as_one_pass(dir, g.text, g.interesting);
+  fs::remove_all(dir);
+}
+
 TEST(ChunkedParse, KernLogGivesWhatOnePassGivesWhereverTheChunksStart) {
   const Generated g = generate_kern_log();
   const fs::path dir = scratch("kernlog");

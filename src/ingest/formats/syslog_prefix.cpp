@@ -333,6 +333,9 @@ class FamilyParser final : public ChunkState {
   // Journal markers and `systemctl status` blocks; true when the line was one.
   bool journal_structure(const Line& line) {
     const std::string_view t = line.text;
+    // Before the chunk's first entry, a marker or status line depends on the entries before it.
+    if (!stamped_seen_ && (starts_with(t, "-- ") || in_status_ || is_status_header(t) || opens_status_block(t)))
+      leaned_on_before_ = true;
     if (starts_with(t, "-- ")) {
       pending_.flush(*sink_);
       in_status_ = false;
@@ -595,6 +598,8 @@ class FamilyParser final : public ChunkState {
 // chunk.
 bool continue_family_chunk(FamilyParser& before, FamilyParser& chunk, FileSink& file_sink, FileSink& chunk_sink) {
   if (chunk.leaned_on_before_) return false;
+  // journalctl's markers: a boot named or awaiting its first entry, a status block open.
+  if (!before.boot_id_.empty() || before.marker_pending_ || before.in_status_) return false;
   // The year: no rollover before the chunk, and none at its first stamp (Dec -> Jan).
   if (chunk.first_month_ != 0 && (before.clock_.rollovers() != 0 || (before.clock_.prev_month() != 0 &&
                                                                       chunk.first_month_ + 6 < before.clock_.prev_month())))

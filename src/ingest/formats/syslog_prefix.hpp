@@ -67,8 +67,7 @@ inline constexpr int kLeaningBonus = 20;
 /// (`-- Boot ... --`, `-- Logs begin at ... --`) and `systemctl status` blocks.
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal);
 
-// Chunked parsing of the family (format.hpp's LogFormat chunk functions; `journal` false only:
-// the journal's markers and status blocks are not handed over).
+// Chunked parsing of the family (format.hpp's LogFormat chunk functions).
 /// The parser's state at the start of a file.
 std::unique_ptr<ChunkState> syslog_family_start_state(bool journal);
 /// Parses the lines of one chunk from `state`, without the end-of-file work.
@@ -76,7 +75,8 @@ void parse_syslog_family_chunk(LineSource& src, FileSink& sink, ChunkState& stat
 /// The end-of-file work (the last pending message, the note on untimed lines), after the last chunk.
 void finish_syslog_family_chunks(FileSink& sink, ChunkState& state);
 /// Takes over a chunk parsed from a fresh state when it gave what a parse from `before` gives
-/// but for its boot ordinals: it began with a stamped (or blank) line, no year rollover came
+/// but for its boot ordinals: it began with a stamped (or blank) line, no journal marker named a
+/// boot or left one waiting for its first entry before it, no year rollover came
 /// before it or at its first stamp, and its first kernel line neither began a boot nor continued
 /// a clock that the fresh state could not know. Its boot ordinals then move by the boots before
 /// it, the message the chunk before left pending is flushed into `file_sink`, and `before`
