@@ -304,8 +304,8 @@ TEST(ChunkedParse, SmallCompressedOrUnchunkableFilesAreParsedInOnePass) {
   ChunkPlanOptions plan;
   plan.threads = 4;
   plan.chunk_bytes = 8;
-  // dmesg does not hand its state over: not chunked, nothing read.
-  EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::dmesg), sink, recognizer, plan, read));
+  // ps does not hand its state over (its header): not chunked, nothing read.
+  EXPECT_FALSE(parse_in_chunks((dir / "dmesg.txt").string(), *find_format(FormatId::ps), sink, recognizer, plan, read));
   EXPECT_EQ(sink.diagnostics().lines, 0u);
   // One thread, or a file under the threshold: one pass.
   plan.threads = 1;
@@ -493,6 +493,101 @@ TEST(ChunkedParse, KernLogChunksAreMergedUntilTheYearTurns) {
   fs::remove_all(dir);
 }
 
+// ---- dmesg ---------------------------------------------------------------------------
+
+// 3000 lines of `dmesg` with monotonic stamps: a reboot at line 1200 (`Linux version`, the clock
+// back at 0) and one at 2500 said only by `Linux version` (a `dmesg -T` line), NVRM messages with indented continuation lines, messages whose stamp was cut
+// (untimed, not indented), a flood, a binary line.
+Generated generate_dmesg() {
+  Generated g;
+  std::int64_t boot_us = -50'000'000'000;  // the first boot's clock at 50 000 s at the start
+  std::size_t line = 0;
+  auto put = [&](const std::string& l) {
+    g.text += l;
+    g.text += '\n';
+    ++line;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t now_us = static_cast<std::int64_t>(i) * 2'000'000;
+    if (i == 1200) {
+      boot_us = now_us;
+      g.interesting.push_back(line + 1);
+      put(mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
+      continue;
+    }
+    const std::string stamp = mono_stamp(now_us - boot_us + 345) + " ";
+    if (i == 2500) {  // a boot said only by `Linux version`, on a `dmesg -T` line (no monotonic restart)
+      g.interesting.push_back(line + 1);
+      put("[Thu Dec 31 21:00:00 2026] Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
+    }
+    if (i >= 1800 && i < 2100) {
+      if (i == 1800) g.interesting.push_back(line + 1);
+      put(stamp + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+    } else if (i % 5 == 0) {
+      put(stamp + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(4000 + i) + ", GPU has fallen off the bus.");
+      if (i % 40 == 0) {
+        g.interesting.push_back(line + 1);
+        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+      }
+    } else if (i % 97 == 3) {
+      g.interesting.push_back(line + 1);
+      put("ACPI: AC: AC Adapter [ADP1] (off-line)");  // its stamp cut from the paste
+    } else if (i == 777) {
+      g.interesting.push_back(line + 1);
+      put(std::string("\x01\x02\x03garbage\x7f\x00\x05", 13));
+    } else {
+      put(stamp + "usb 1-" + std::to_string(i % 9) + ": new high-speed USB device number " + std::to_string(i));
+    }
+  }
+  return g;
+}
+
+// `dmesg -e`: a base stamp per minute (`[Dec31 23:59]`, no year) and deltas after it, over the
+// new year (line 1500 of 2000).
+Generated generate_dmesg_relative() {
+  Generated g;
+  const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 22, 45, 0, 0}) / kNsPerSec;
+  std::size_t line = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
+    std::string l;
+    if (i % 20 == 0) {
+      const CivilTime c = ns_to_civil(t * kNsPerSec);
+      char base[32];
+      std::snprintf(base, sizeof base, "[%s%u %02u:%02u] ", c.month == 12 ? "Dec" : "Jan", c.day, c.hour, c.minute);
+      l = base;
+      if (i == 1500 || i == 1520) g.interesting.push_back(line + 1);
+    } else {
+      l = "[  +3.000000] ";
+    }
+    l += i % 3 == 0 ? "NVRM: Xid (PCI:0000:01:00): 31, pid=" + std::to_string(i) + ", MMU Fault" : "usb 1-1: reset";
+    g.text += l;
+    g.text += '\n';
+    ++line;
+  }
+  return g;
+}
+
+void expect_dmesg_chunked_as_one_pass(const Generated& g) {
+  const fs::path dir = scratch("dmesg");
+  std::ofstream(dir / "dmesg.txt", std::ios::binary) << g.text;
+  {
+    const Ingested one = ingest(dir, 1, 0);
+    ASSERT_EQ(one.diag.files.size(), 1u);
+    ASSERT_EQ(one.diag.files[0].format, FormatId::dmesg);
+  }
+  expect_chunked_as_one_pass(dir, g.text, g.interesting);
+  fs::remove_all(dir);
+}
+
+TEST(ChunkedParse, DmesgGivesWhatOnePassGivesWhereverTheChunksStart) {
+  expect_dmesg_chunked_as_one_pass(generate_dmesg());
+}
+
+TEST(ChunkedParse, DmesgRelativeStampsGiveWhatOnePassGivesOverTheNewYear) {
+  expect_dmesg_chunked_as_one_pass(generate_dmesg_relative());
+}
+
 // ---- the whole run: the JSON report ------------------------------------------------------
 
 void expect_same_report_in_chunks(const fs::path& dir) {
@@ -518,6 +613,11 @@ TEST(ChunkedParse, ReportsAreByteIdenticalForAnyThreadCount) {
   std::ofstream(kern_dir / "kern.log", std::ios::binary) << kern.text;
   expect_same_report_in_chunks(kern_dir);
   fs::remove_all(kern_dir);
+  const Generated dmesg = generate_dmesg();
+  const fs::path dmesg_dir = scratch("dmesg_e2e");
+  std::ofstream(dmesg_dir / "dmesg.txt", std::ios::binary) << dmesg.text;
+  expect_same_report_in_chunks(dmesg_dir);
+  fs::remove_all(dmesg_dir);
 }
 
 }  // namespace
