@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -145,16 +146,56 @@ void expect_chunked_as_one_pass(const fs::path& dir, const std::string& text, co
   }
 }
 
+// What a generator wrote, and the lines worth a chunk boundary.
+struct Generated {
+  std::string text;
+  std::vector<std::size_t> interesting;
+  std::size_t lines = 0;
+
+  /// The next line is worth a chunk boundary.
+  void mark() { interesting.push_back(lines + 1); }
+  void put(const std::string& line) {
+    text += line;
+    text += '\n';
+    ++lines;
+  }
+};
+
+// Writes `g` as `file` alone in a directory, checks that it is read as `format`, and compares
+// chunked parses with one pass (expect_chunked_as_one_pass).
+void expect_file_chunked_as_one_pass(const std::string& file, FormatId format, const Generated& g,
+                                     std::size_t max_events = 1'000'000);
+
+// One pass over the file at `path` as `format`, straight into a sink (no ingest around it).
+std::unique_ptr<FileSink> parse_in_one_pass(const std::string& path, const LogFormat& format,
+                                            const EventRecognizer& recognizer, const ParseOptions& options) {
+  auto sink = std::make_unique<FileSink>(0, fs::path(path).filename().string(), kNoTime, options, recognizer);
+  sink->set_format(format.id());
+  std::string err;
+  auto src = open_line_source(path, err);
+  EXPECT_TRUE(src) << err;
+  if (src) format.parse(*src, *sink);
+  return sink;
+}
+
 // ---- a journal (journalctl -o json) -----------------------------------------------------
 
 constexpr const char* kBootA = "0f3c5a1e2b4d4c6e8a9b0c1d2e3f4a5b";
 constexpr const char* kBootB = "9e8d7c6b5a4f4e3d2c1b0a9f8e7d6c5b";
 
-// What was written, and the lines worth a chunk boundary.
-struct Generated {
-  std::string text;
-  std::vector<std::size_t> interesting;
-};
+
+void expect_file_chunked_as_one_pass(const std::string& file, FormatId format, const Generated& g,
+                                     std::size_t max_events) {
+  const fs::path dir = scratch(file);
+  std::ofstream(dir / file, std::ios::binary) << g.text;
+  {
+    const Ingested one = ingest(dir, 1, 0, max_events);
+    ASSERT_EQ(one.diag.files.size(), 1u);
+    ASSERT_EQ(one.diag.files[0].format, format);
+  }
+  expect_chunked_as_one_pass(dir, g.text, g.interesting, max_events);
+  fs::remove_all(dir);
+}
 
 std::string journal_entry(std::int64_t realtime_us, std::int64_t mono_us, const char* boot, bool kernel,
                           std::string_view ident, std::string_view message) {
@@ -176,52 +217,46 @@ Generated generate_journal() {
   Generated g;
   const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 22, 0, 0, 0}) / kNsPerUs;
   std::int64_t mono_a = 3'600'000'000, mono_b = 5'000'000, resume = 0;
-  std::size_t line = 0;
-  auto put = [&](const std::string& l) {
-    g.text += l;
-    g.text += '\n';
-    ++line;
-  };
   for (int i = 0; i < 3000; ++i) {
     const std::int64_t wall = t0 + static_cast<std::int64_t>(i) * 5'000'000;  // an entry each 5 s: the new year at 1440
     const bool in_b = (i >= 1200 && i < 2400) || i >= 2450;
-    if (i == 1200 || i == 2400 || i == 2450 || i == 600 || i == 1440) g.interesting.push_back(line + 1);
+    if (i == 1200 || i == 2400 || i == 2450 || i == 600 || i == 1440) g.mark();
     if (i == 600) resume = 3'600'000'000;  // suspended an hour: wall runs ahead of monotonic
     std::int64_t& mono = in_b ? mono_b : mono_a;
     mono += 5'000'000;
     const std::int64_t mono_now = in_b ? mono : mono - resume;
     const char* boot = in_b ? kBootB : kBootA;
     if (i % 131 == 7) {  // no _BOOT_ID: stays in the boot of the entry before
-      g.interesting.push_back(line + 1);
-      put(journal_entry(wall, mono_now, nullptr, false, "anacron", "Job `cron.daily' started"));
+      g.mark();
+      g.put(journal_entry(wall, mono_now, nullptr, false, "anacron", "Job `cron.daily' started"));
     } else if (i % 97 == 3) {
-      g.interesting.push_back(line + 1);
-      put("{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(wall) + "\",\"MESSAGE\":\"cut here");
+      g.mark();
+      g.put("{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(wall) + "\",\"MESSAGE\":\"cut here");
     } else if (i == 333) {
-      g.interesting.push_back(line + 1);
-      put(journal_entry(5'000'000, mono_now, boot, true, "kernel", "clock never set"));
+      g.mark();
+      g.put(journal_entry(5'000'000, mono_now, boot, true, "kernel", "clock never set"));
     } else if (i == 444) {
-      g.interesting.push_back(line + 1);
-      put(journal_entry(wall, mono_now, boot, false, "kernel", "NVRM: Xid (PCI:0000:01:00): 79, spoofed"));
+      g.mark();
+      g.put(journal_entry(wall, mono_now, boot, false, "kernel", "NVRM: Xid (PCI:0000:01:00): 79, spoofed"));
     } else if (i >= 1500 && i < 1900) {
-      if (i == 1500 || i == 1899) g.interesting.push_back(line + 1);
-      put(journal_entry(wall, mono_now, boot, true, "kernel",
+      if (i == 1500 || i == 1899) g.mark();
+      g.put(journal_entry(wall, mono_now, boot, true, "kernel",
                         "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state"));
     } else if (i % 7 == 0) {
-      put(journal_entry(wall, mono_now, boot, true, "kernel",
+      g.put(journal_entry(wall, mono_now, boot, true, "kernel",
                         "NVRM: Xid (PCI:0000:01:00): 31, pid=" + std::to_string(1000 + i) +
                             ", Ch 00000003, intr 10000000. MMU Fault"));
     } else if (i % 11 == 0) {
-      put(journal_entry(wall, mono_now, boot, false, "systemd", "Started \\\"Session " + std::to_string(i) + "\\\"."));
+      g.put(journal_entry(wall, mono_now, boot, false, "systemd", "Started \\\"Session " + std::to_string(i) + "\\\"."));
     } else if (i % 13 == 0) {
-      put(journal_entry(wall, mono_now, boot, false, "CRON", "(root) CMD (run-parts /etc/cron.hourly)"));
+      g.put(journal_entry(wall, mono_now, boot, false, "CRON", "(root) CMD (run-parts /etc/cron.hourly)"));
     } else {
-      put(journal_entry(wall, mono_now, boot, false, "NetworkManager", "<info>  device (wlp2s0): state change"));
+      g.put(journal_entry(wall, mono_now, boot, false, "NetworkManager", "<info>  device (wlp2s0): state change"));
     }
-    if (i % 401 == 200) put("");
+    if (i % 401 == 200) g.put("");
     if (i == 2100) {
-      g.interesting.push_back(line + 1);
-      put("user@host:~$ journalctl -o json --since yesterday");
+      g.mark();
+      g.put("user@host:~$ journalctl -o json --since yesterday");
     }
   }
   return g;
@@ -234,10 +269,7 @@ fs::path write_journal(const std::string& name, const Generated& g) {
 }
 
 TEST(ChunkedParse, JournalGivesWhatOnePassGivesWhereverTheChunksStart) {
-  const Generated g = generate_journal();
-  const fs::path dir = write_journal("journal", g);
-  expect_chunked_as_one_pass(dir, g.text, g.interesting);
-  fs::remove_all(dir);
+  expect_file_chunked_as_one_pass("journal.json", FormatId::journal_json, generate_journal());
 }
 
 TEST(ChunkedParse, JournalEventCapAppliesOnceOverTheChunks) {
@@ -248,8 +280,8 @@ TEST(ChunkedParse, JournalEventCapAppliesOnceOverTheChunks) {
   const Ingested one = ingest(dir, 1, 0, 100);
   ASSERT_EQ(one.diag.files.size(), 1u);
   EXPECT_GT(one.diag.files[0].problems[static_cast<std::size_t>(Problem::events_dropped)], 0u);
-  expect_chunked_as_one_pass(dir, g.text, {1502, 1700, 2000}, 100);
   fs::remove_all(dir);
+  expect_file_chunked_as_one_pass("journal.json", FormatId::journal_json, Generated{g.text, {1502, 1700, 2000}}, 100);
 }
 
 // The merge itself, below ingest: the chunks are many, and the ones that begin with an entry
@@ -262,14 +294,8 @@ TEST(ChunkedParse, JournalChunksAreMergedAndOnlyTheUnknowableParsedAgain) {
   const EventRecognizer recognizer;
   const ParseOptions options;
   const LogFormat& format = *find_format(FormatId::journal_json);
-  FileSink one(0, "journal.json", kNoTime, options, recognizer);
-  one.set_format(FormatId::journal_json);
-  {
-    std::string err;
-    auto src = open_line_source(path, err);
-    ASSERT_TRUE(src) << err;
-    format.parse(*src, one);
-  }
+  const auto one_pass = parse_in_one_pass(path, format, recognizer, options);
+  FileSink& one = *one_pass;
   const auto starts = line_starts(g.text);
   // A boundary at an entry without a boot id (line 8, i = 7) and at one with (line 300).
   for (const std::size_t first : {std::size_t{8}, std::size_t{300}}) {
@@ -336,56 +362,51 @@ std::string mono_stamp(std::int64_t mono_us) {
 
 // 4000 lines, one every 3 s from Dec 31 21:00 (no year in the stamps: the new year at line
 // 3600, then a straggler stamped Dec 31); a reboot at line 1500 (`Linux version`, the monotonic
-// clock back at 0) and one at line 2700 said only by `Linux version` (no [mono] on its line); Xids with indented continuation lines; a flood of one message; impossible
-// stamps, a line with nothing to continue, cron and systemd lines.
+// clock back at 0) and one at line 2700 said only by `Linux version` (no [mono] on its line);
+// Xids with indented continuation lines; a flood of one message; impossible stamps, a line with
+// nothing to continue, cron and systemd lines.
 Generated generate_kern_log() {
   Generated g;
   const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 21, 0, 0, 0}) / kNsPerSec;
   std::int64_t boot_start = t0 - 100'000;  // the first boot began 100 000 s before
-  std::size_t line = 0;
-  auto put = [&](const std::string& l) {
-    g.text += l;
-    g.text += '\n';
-    ++line;
-  };
   for (int i = 0; i < 4000; ++i) {
     const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
     if (i == 1500) {
       boot_start = t;
-      g.interesting.push_back(line + 1);
-      put(bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
+      g.mark();
+      g.put(bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
       continue;
     }
     const std::int64_t mono_us = (t - boot_start) * 1'000'000 + 123'456;
     const std::string kernel = bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(mono_us) + " ";
     if (i == 2700) {  // a boot said only by `Linux version`, on a line without [mono]
-      g.interesting.push_back(line + 1);
-      put(bsd_stamp(t) + " gpu-box kernel: Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
+      g.mark();
+      g.put(bsd_stamp(t) + " gpu-box kernel: Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
     }
-    if (i == 3600 || i == 3601) g.interesting.push_back(line + 1);
-    if (i == 3601) put(bsd_stamp(t0 + 3 * 3599) + " gpu-box CRON[77]: (root) CMD (late straggler)");
+    if (i == 3600 || i == 3601) g.mark();
+    if (i == 3601) g.put(bsd_stamp(t0 + 3 * 3599) + " gpu-box CRON[77]: (root) CMD (late straggler)");
     if (i >= 2000 && i < 2400) {
-      if (i == 2000) g.interesting.push_back(line + 1);
-      put(kernel + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      if (i == 2000) g.mark();
+      g.put(kernel + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
     } else if (i % 5 == 0) {
-      put(kernel + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) + ", GPU has fallen off the bus.");
+      g.put(kernel + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) + ", GPU has fallen off the bus.");
       if (i % 50 == 0) {
-        g.interesting.push_back(line + 1);
-        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
-        g.interesting.push_back(line + 1);
-        put("    NVRM: GPU Board Serial Number: 1652221012345");
+        g.mark();
+        g.put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+        g.mark();
+        g.put("    NVRM: GPU Board Serial Number: 1652221012345");
       }
     } else if (i % 173 == 11) {
-      g.interesting.push_back(line + 1);
-      put("Nov 31 10:00:00 gpu-box kernel: [    1.000000] no such day");
+      g.mark();
+      g.put("Nov 31 10:00:00 gpu-box kernel: [    1.000000] no such day");
     } else if (i % 211 == 13) {
-      put("");
-      g.interesting.push_back(line + 1);
-      put("some words that nobody wrote as a log line");
+      g.put("");
+      g.mark();
+      g.put("some words that nobody wrote as a log line");
     } else if (i % 7 == 1) {
-      put(bsd_stamp(t) + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
+      g.put(bsd_stamp(t) + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
     } else {
-      put(bsd_stamp(t) + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
+      g.put(bsd_stamp(t) + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
     }
   }
   return g;
@@ -397,12 +418,6 @@ Generated generate_kern_log() {
 Generated generate_journal_short() {
   Generated g;
   const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 21, 0, 0, 0}) / kNsPerSec;
-  std::size_t line = 0;
-  auto put = [&](const std::string& l) {
-    g.text += l;
-    g.text += '\n';
-    ++line;
-  };
   for (int i = 0; i < 4000; ++i) {
     const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
     std::string stamp = bsd_stamp(t);
@@ -411,52 +426,40 @@ Generated generate_journal_short() {
       for (const char* l : {"\xe2\x97\x8f nvidia-persistenced.service - NVIDIA Persistence Daemon",
                             "     Loaded: loaded (/lib/systemd/system/nvidia-persistenced.service; enabled)",
                             "     Active: active (running) since Thu 2026-12-31 21:40:00 UTC; 1min ago"}) {
-        g.interesting.push_back(line + 1);
-        put(l);
+        g.mark();
+        g.put(l);
       }
     }
     if (i == 1500 || i == 3000) {
-      g.interesting.push_back(line + 1);
-      put(i == 1500 ? "-- Reboot --" : "-- Boot 0f3c5a1e2b4d4c6e8a9b0c1d2e3f4a5b --");
-      g.interesting.push_back(line + 1);
+      g.mark();
+      g.put(i == 1500 ? "-- Reboot --" : "-- Boot 0f3c5a1e2b4d4c6e8a9b0c1d2e3f4a5b --");
+      g.mark();
     }
-    if (i == 3600) g.interesting.push_back(line + 1);
+    if (i == 3600) g.mark();
     if (i % 5 == 0) {
-      put(stamp + " gpu-box kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) +
+      g.put(stamp + " gpu-box kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) +
           ", GPU has fallen off the bus.");
       if (i % 50 == 0) {
-        g.interesting.push_back(line + 1);
-        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+        g.mark();
+        g.put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
       }
     } else if (i % 7 == 1) {
-      put(stamp + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
+      g.put(stamp + " gpu-box CRON[" + std::to_string(3000 + i) + "]: (root) CMD (run-parts /etc/cron.hourly)");
     } else {
-      put(stamp + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
+      g.put(stamp + " gpu-box systemd[1]: Started session-" + std::to_string(i) + ".scope - Session of user ml.");
     }
   }
   return g;
 }
 
 TEST(ChunkedParse, JournalShortGivesWhatOnePassGivesWhereverTheChunksStart) {
-  const Generated g = generate_journal_short();
-  const fs::path dir = scratch("journal_short");
-  std::ofstream(dir / "journal.txt", std::ios::binary) << g.text;
-  {
-    const Ingested one = ingest(dir, 1, 0);
-    ASSERT_EQ(one.diag.files.size(), 1u);
-    ASSERT_EQ(one.diag.files[0].format, FormatId::journal_short);
-  }
-  expect_chunked_as_one_pass(dir, g.text, g.interesting);
-  fs::remove_all(dir);
+  expect_file_chunked_as_one_pass("journal.txt", FormatId::journal_short, generate_journal_short());
 }
 
 TEST(ChunkedParse, KernLogGivesWhatOnePassGivesWhereverTheChunksStart) {
   const Generated g = generate_kern_log();
-  const fs::path dir = scratch("kernlog");
-  std::ofstream(dir / "kern.log", std::ios::binary) << g.text;
-  expect_chunked_as_one_pass(dir, g.text, g.interesting);
-  expect_chunked_as_one_pass(dir, g.text, {2050}, 100);  // the flood against a cap of 100
-  fs::remove_all(dir);
+  expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, g);
+  expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, Generated{g.text, {2050}}, 100);  // the flood, capped
 }
 
 // Chunks of a kern.log are merged (boot ordinals moved by the boot before them) until the new
@@ -469,14 +472,8 @@ TEST(ChunkedParse, KernLogChunksAreMergedUntilTheYearTurns) {
   const EventRecognizer recognizer;
   const ParseOptions options;
   const LogFormat& format = *find_format(FormatId::syslog);
-  FileSink one(0, "kern.log", kNoTime, options, recognizer);
-  one.set_format(FormatId::syslog);
-  {
-    std::string err;
-    auto src = open_line_source(path, err);
-    ASSERT_TRUE(src) << err;
-    format.parse(*src, one);
-  }
+  const auto one_pass = parse_in_one_pass(path, format, recognizer, options);
+  FileSink& one = *one_pass;
   FileSink chunked(0, "kern.log", kNoTime, options, recognizer);
   chunked.set_format(FormatId::syslog);
   ChunkedRead read;
@@ -501,42 +498,36 @@ TEST(ChunkedParse, KernLogChunksAreMergedUntilTheYearTurns) {
 Generated generate_dmesg() {
   Generated g;
   std::int64_t boot_us = -50'000'000'000;  // the first boot's clock at 50 000 s at the start
-  std::size_t line = 0;
-  auto put = [&](const std::string& l) {
-    g.text += l;
-    g.text += '\n';
-    ++line;
-  };
   for (int i = 0; i < 3000; ++i) {
     const std::int64_t now_us = static_cast<std::int64_t>(i) * 2'000'000;
     if (i == 1200) {
       boot_us = now_us;
-      g.interesting.push_back(line + 1);
-      put(mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
+      g.mark();
+      g.put(mono_stamp(0) + " Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)");
       continue;
     }
     const std::string stamp = mono_stamp(now_us - boot_us + 345) + " ";
     if (i == 2500) {  // a boot said only by `Linux version`, on a `dmesg -T` line (no monotonic restart)
-      g.interesting.push_back(line + 1);
-      put("[Thu Dec 31 21:00:00 2026] Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
+      g.mark();
+      g.put("[Thu Dec 31 21:00:00 2026] Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
     }
     if (i >= 1800 && i < 2100) {
-      if (i == 1800) g.interesting.push_back(line + 1);
-      put(stamp + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      if (i == 1800) g.mark();
+      g.put(stamp + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
     } else if (i % 5 == 0) {
-      put(stamp + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(4000 + i) + ", GPU has fallen off the bus.");
+      g.put(stamp + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(4000 + i) + ", GPU has fallen off the bus.");
       if (i % 40 == 0) {
-        g.interesting.push_back(line + 1);
-        put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
+        g.mark();
+        g.put("    NVRM: GPU at PCI:0000:01:00: GPU-5a3c1e2b-1d4f-4c6e-8a9b-0c1d2e3f4a5b");
       }
     } else if (i % 97 == 3) {
-      g.interesting.push_back(line + 1);
-      put("ACPI: AC: AC Adapter [ADP1] (off-line)");  // its stamp cut from the paste
+      g.mark();
+      g.put("ACPI: AC: AC Adapter [ADP1] (off-line)");  // its stamp cut from the paste
     } else if (i == 777) {
-      g.interesting.push_back(line + 1);
-      put(std::string("\x01\x02\x03garbage\x7f\x00\x05", 13));
+      g.mark();
+      g.put(std::string("\x01\x02\x03garbage\x7f\x00\x05", 13));
     } else {
-      put(stamp + "usb 1-" + std::to_string(i % 9) + ": new high-speed USB device number " + std::to_string(i));
+      g.put(stamp + "usb 1-" + std::to_string(i % 9) + ": new high-speed USB device number " + std::to_string(i));
     }
   }
   return g;
@@ -547,7 +538,6 @@ Generated generate_dmesg() {
 Generated generate_dmesg_relative() {
   Generated g;
   const std::int64_t t0 = civil_to_ns(CivilTime{2026, 12, 31, 22, 45, 0, 0}) / kNsPerSec;
-  std::size_t line = 0;
   for (int i = 0; i < 2000; ++i) {
     const std::int64_t t = t0 + 3 * static_cast<std::int64_t>(i);
     std::string l;
@@ -556,36 +546,22 @@ Generated generate_dmesg_relative() {
       char base[32];
       std::snprintf(base, sizeof base, "[%s%u %02u:%02u] ", c.month == 12 ? "Dec" : "Jan", c.day, c.hour, c.minute);
       l = base;
-      if (i == 1500 || i == 1520) g.interesting.push_back(line + 1);
+      if (i == 1500 || i == 1520) g.mark();
     } else {
       l = "[  +3.000000] ";
     }
     l += i % 3 == 0 ? "NVRM: Xid (PCI:0000:01:00): 31, pid=" + std::to_string(i) + ", MMU Fault" : "usb 1-1: reset";
-    g.text += l;
-    g.text += '\n';
-    ++line;
+    g.put(l);
   }
   return g;
 }
 
-void expect_dmesg_chunked_as_one_pass(const Generated& g) {
-  const fs::path dir = scratch("dmesg");
-  std::ofstream(dir / "dmesg.txt", std::ios::binary) << g.text;
-  {
-    const Ingested one = ingest(dir, 1, 0);
-    ASSERT_EQ(one.diag.files.size(), 1u);
-    ASSERT_EQ(one.diag.files[0].format, FormatId::dmesg);
-  }
-  expect_chunked_as_one_pass(dir, g.text, g.interesting);
-  fs::remove_all(dir);
-}
-
 TEST(ChunkedParse, DmesgGivesWhatOnePassGivesWhereverTheChunksStart) {
-  expect_dmesg_chunked_as_one_pass(generate_dmesg());
+  expect_file_chunked_as_one_pass("dmesg.txt", FormatId::dmesg, generate_dmesg());
 }
 
 TEST(ChunkedParse, DmesgRelativeStampsGiveWhatOnePassGivesOverTheNewYear) {
-  expect_dmesg_chunked_as_one_pass(generate_dmesg_relative());
+  expect_file_chunked_as_one_pass("dmesg.txt", FormatId::dmesg, generate_dmesg_relative());
 }
 
 // ---- the whole run: the JSON report ------------------------------------------------------

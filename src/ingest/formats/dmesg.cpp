@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <vector>
 
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
@@ -306,24 +305,14 @@ bool continue_dmesg_chunk(DmesgParser& before, DmesgParser& chunk, FileSink& fil
   // The first stamp began no boot that the fresh state could not see.
   if (before.seen_stamp && chunk.first_linux_) return false;
   // The year of -e bases: no rollover before the chunk, and none at its first base.
-  if (chunk.first_month_ != 0 && (before.clock.rollovers() != 0 || (before.clock.prev_month() != 0 &&
-                                                                    chunk.first_month_ + 6 < before.clock.prev_month())))
+  if (!year_clock_continues(before.clock, chunk.first_month_)) return false;
+  // The first monotonic stamp read the clock as one pass reads it, and did not go back.
+  if (chunk.mono_seen_ &&
+      (!wrap_continues(before.wrap, chunk.first_mono_raw_, chunk.first_mono_boot_start_,
+                       !before.seen_stamp || chunk.first_mono_linux_) ||
+       (before.prev_mono != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_mono)))
     return false;
-  if (chunk.mono_seen_) {
-    // The first monotonic stamp read the clock as one pass reads it, and did not go back.
-    JiffiesWrap fresh, file = before.wrap;
-    fresh.adjust(chunk.first_mono_raw_, chunk.first_mono_boot_start_);
-    file.adjust(chunk.first_mono_raw_, !before.seen_stamp || chunk.first_mono_linux_);
-    if (fresh.active() != file.active() || (fresh.active() && fresh.base() != file.base())) return false;
-    if (before.prev_mono != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_mono) return false;
-  }
-  before.pending.flush(file_sink);
-  if (before.boot_seq != 0) {
-    std::vector<std::int32_t> to_file(static_cast<std::size_t>(chunk.boot_seq) + 1);
-    for (std::size_t i = 0; i < to_file.size(); ++i) to_file[i] = before.boot_seq + static_cast<std::int32_t>(i);
-    chunk_sink.renumber_boots(to_file);
-  }
-  chunk.pending.move_by(file_sink.diagnostics().lines, before.boot_seq);
+  take_chunk_over(before.pending, before.boot_seq, chunk.boot_seq, chunk.pending, file_sink, chunk_sink);
   // What the chunk did not touch stays as it was before it (a chunk without a stamp held only
   // blank and elided lines).
   if (!chunk.seen_stamp) chunk.last = before.last;

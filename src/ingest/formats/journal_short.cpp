@@ -19,8 +19,9 @@ Nov 29 11:28:11 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=12890, Ch 00000
      2},
 };
 
-class Format final : public LogFormat {
+class Format final : public SyslogFamilyFormat {
  public:
+  Format() noexcept : SyslogFamilyFormat(true) {}
   FormatId id() const noexcept override { return FormatId::journal_short; }
   std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
@@ -29,17 +30,6 @@ class Format final : public LogFormat {
     const bool journal = leaning == Leaning::kJournal || leaning == Leaning::kJournalOnly;
     return std::max(base + (journal ? kLeaningBonus : 0), journal_structure_score(line));
   }
-  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, true); }
-  bool chunkable() const noexcept override { return true; }
-  std::unique_ptr<ChunkState> start_state() const override { return syslog_family_start_state(true); }
-  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override {
-    parse_syslog_family_chunk(src, sink, state);
-  }
-  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
-                      FileSink& chunk_sink) const override {
-    return continue_syslog_chunk(before, chunk_state, file_sink, chunk_sink);
-  }
-  void end_chunks(FileSink& sink, ChunkState& state) const override { finish_syslog_family_chunks(sink, state); }
 };
 
 }  // namespace

@@ -21,8 +21,9 @@ Sep 19 16:18:02 bubz kernel: [68183.637907] pcieport 0000:00:03.1:    [ 6] BadTL
      2},
 };
 
-class Format final : public LogFormat {
+class Format final : public SyslogFamilyFormat {
  public:
+  Format() noexcept : SyslogFamilyFormat(false) {}
   FormatId id() const noexcept override { return FormatId::syslog; }
   std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
@@ -31,17 +32,6 @@ class Format final : public LogFormat {
     if (leaning == Leaning::kJournalOnly) return 0;
     return base + (leaning == Leaning::kSyslog ? kLeaningBonus : 0);
   }
-  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, false); }
-  bool chunkable() const noexcept override { return true; }
-  std::unique_ptr<ChunkState> start_state() const override { return syslog_family_start_state(false); }
-  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override {
-    parse_syslog_family_chunk(src, sink, state);
-  }
-  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
-                      FileSink& chunk_sink) const override {
-    return continue_syslog_chunk(before, chunk_state, file_sink, chunk_sink);
-  }
-  void end_chunks(FileSink& sink, ChunkState& state) const override { finish_syslog_family_chunks(sink, state); }
 };
 
 }  // namespace

@@ -422,7 +422,7 @@ class FamilyParser final : public ChunkState {
         const bool boot_start = !wrap_started_ || is_linux_version(l.text);
         m.mono_ns = wrap_.adjust(l.mono_ns, boot_start);
         if (!wrap_started_) {
-          first_mono_boot_start_ = is_linux_version(l.text);
+          first_mono_linux_ = is_linux_version(l.text);
           first_mono_raw_ = l.mono_ns;
           first_mono_ = m.mono_ns;
         }
@@ -581,13 +581,13 @@ class FamilyParser final : public ChunkState {
   // What a chunk parsed from a fresh state assumed about the state before it (checked by
   // continue_family_chunk): no line leaned on it before the first stamped one, the month of the
   // first BSD stamp (0: none), whether the first kernel line said `Linux version`, the first
-  // kernel monotonic stamp as printed and as placed, and whether it began a boot's clock.
+  // kernel monotonic stamp as printed and as placed, and whether its line said `Linux version`.
   bool any_line_ = false;
   bool stamped_seen_ = false;
   bool leaned_on_before_ = false;
   unsigned first_month_ = 0;
   bool first_kernel_linux_ = false;
-  bool first_mono_boot_start_ = false;
+  bool first_mono_linux_ = false;
   TimeNs first_mono_raw_ = kNoTime;
   TimeNs first_mono_ = kNoTime;
 };
@@ -601,33 +601,17 @@ bool continue_family_chunk(FamilyParser& before, FamilyParser& chunk, FileSink& 
   // journalctl's markers: a boot named or awaiting its first entry, a status block open.
   if (!before.boot_id_.empty() || before.marker_pending_ || before.in_status_) return false;
   // The year: no rollover before the chunk, and none at its first stamp (Dec -> Jan).
-  if (chunk.first_month_ != 0 && (before.clock_.rollovers() != 0 || (before.clock_.prev_month() != 0 &&
-                                                                      chunk.first_month_ + 6 < before.clock_.prev_month())))
-    return false;
+  if (!year_clock_continues(before.clock_, chunk.first_month_)) return false;
   if (chunk.seen_kernel_) {
     // The first kernel line began no boot that the fresh state could not see.
     if (before.seen_kernel_ && chunk.first_kernel_linux_) return false;
-    if (chunk.wrap_started_) {
-      // Its clock continues the wrap state before it, and did not restart.
-      if (before.wrap_started_ && !chunk.first_mono_boot_start_) {
-        JiffiesWrap fresh;
-        fresh.adjust(chunk.first_mono_raw_, true);
-        if (fresh.active() != before.wrap_.active() || (fresh.active() && fresh.base() != before.wrap_.base()))
-          return false;
-      }
-      if (before.prev_kernel_mono_ != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_kernel_mono_)
-        return false;
-    }
+    // Its clock continues the wrap state before it, and did not restart.
+    if (chunk.wrap_started_ &&
+        (!wrap_continues(before.wrap_, chunk.first_mono_raw_, true, !before.wrap_started_ || chunk.first_mono_linux_) ||
+         (before.prev_kernel_mono_ != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_kernel_mono_)))
+      return false;
   }
-  before.pending_.flush(file_sink);
-  if (before.boot_seq_ != 0) {
-    std::vector<std::int32_t> to_file(static_cast<std::size_t>(chunk.boot_seq_) + 1);
-    for (std::size_t i = 0; i < to_file.size(); ++i) to_file[i] = before.boot_seq_ + static_cast<std::int32_t>(i);
-    chunk_sink.renumber_boots(to_file);
-  }
-  // The message the chunk left pending is flushed into the file's sink after the chunk was
-  // appended: its line and boot are the file's.
-  chunk.pending_.move_by(file_sink.diagnostics().lines, before.boot_seq_);
+  take_chunk_over(before.pending_, before.boot_seq_, chunk.boot_seq_, chunk.pending_, file_sink, chunk_sink);
   // What the chunk did not touch stays as it was before it.
   chunk.boot_seq_ += before.boot_seq_;
   chunk.untimed_ += before.untimed_;
@@ -661,23 +645,24 @@ void parse_syslog_family(LineSource& src, FileSink& sink, bool journal) {
   p.finish();
 }
 
-std::unique_ptr<ChunkState> syslog_family_start_state(bool journal) { return std::make_unique<FamilyParser>(journal); }
+std::unique_ptr<ChunkState> SyslogFamilyFormat::start_state() const { return std::make_unique<FamilyParser>(journal_); }
 
-void parse_syslog_family_chunk(LineSource& src, FileSink& sink, ChunkState& state) {
+void SyslogFamilyFormat::parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const {
   auto& p = static_cast<FamilyParser&>(state);
   p.attach(sink);
   Line line;
   while (src.next(line)) p.line(line);
 }
 
-void finish_syslog_family_chunks(FileSink& sink, ChunkState& state) {
+void SyslogFamilyFormat::end_chunks(FileSink& sink, ChunkState& state) const {
   auto& p = static_cast<FamilyParser&>(state);
   p.attach(sink);
   p.finish();
 }
 
-bool continue_syslog_chunk(ChunkState& before, ChunkState& chunk, FileSink& file_sink, FileSink& chunk_sink) {
-  return continue_family_chunk(static_cast<FamilyParser&>(before), static_cast<FamilyParser&>(chunk), file_sink,
+bool SyslogFamilyFormat::continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                                        FileSink& chunk_sink) const {
+  return continue_family_chunk(static_cast<FamilyParser&>(before), static_cast<FamilyParser&>(chunk_state), file_sink,
                                chunk_sink);
 }
 

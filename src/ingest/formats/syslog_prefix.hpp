@@ -67,20 +67,27 @@ inline constexpr int kLeaningBonus = 20;
 /// (`-- Boot ... --`, `-- Logs begin at ... --`) and `systemctl status` blocks.
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal);
 
-// Chunked parsing of the family (format.hpp's LogFormat chunk functions).
-/// The parser's state at the start of a file.
-std::unique_ptr<ChunkState> syslog_family_start_state(bool journal);
-/// Parses the lines of one chunk from `state`, without the end-of-file work.
-void parse_syslog_family_chunk(LineSource& src, FileSink& sink, ChunkState& state);
-/// The end-of-file work (the last pending message, the note on untimed lines), after the last chunk.
-void finish_syslog_family_chunks(FileSink& sink, ChunkState& state);
-/// Takes over a chunk parsed from a fresh state when it gave what a parse from `before` gives
-/// but for its boot ordinals: it began with a stamped (or blank) line, no journal marker named a
-/// boot or left one waiting for its first entry before it, no year rollover came
-/// before it or at its first stamp, and its first kernel line neither began a boot nor continued
-/// a clock that the fresh state could not know. Its boot ordinals then move by the boots before
-/// it, the message the chunk before left pending is flushed into `file_sink`, and `before`
-/// becomes the state after the chunk. False otherwise (the chunk is parsed again).
-bool continue_syslog_chunk(ChunkState& before, ChunkState& chunk, FileSink& file_sink, FileSink& chunk_sink);
+/// A format that parse_syslog_family reads (`syslog`, `journal_short`), in one pass or in chunks
+/// (format.hpp's LogFormat chunk functions). A chunk parsed from a fresh state is taken over
+/// when it gave what a parse from the state before it gives but for its boot ordinals: it began
+/// with a stamped (or blank) line, no journal marker named a boot or left one waiting for its
+/// first entry before it, no year rollover came before it or at its first stamp, and its first
+/// kernel line neither began a boot nor continued a clock that the fresh state could not know.
+/// Its boot ordinals then move by the boots before it, and the message the chunk before left
+/// pending goes to the file's sink first. Any other chunk is parsed again.
+class SyslogFamilyFormat : public LogFormat {
+ public:
+  explicit SyslogFamilyFormat(bool journal) noexcept : journal_(journal) {}
+  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, journal_); }
+  bool chunkable() const noexcept override { return true; }
+  std::unique_ptr<ChunkState> start_state() const override;
+  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override;
+  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                      FileSink& chunk_sink) const override;
+  void end_chunks(FileSink& sink, ChunkState& state) const override;
+
+ private:
+  bool journal_;
+};
 
 }  // namespace gpucost::formats
