@@ -9,6 +9,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -122,29 +123,41 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
       sinks[i]->diagnostics().format = sink.format();
     }
   }
-  for_each_parallel(n, options.threads, [&](std::size_t i) { parse_chunk(i, i ? *sinks[i] : sink, *states[i], 1); });
-
-  // Merged in order: each chunk continues from the state the chunks before it ended in, or,
-  // when its format cannot take that state over (or its lines held what a fresh sink cannot
-  // merge: pasted prompts, notes), is parsed again from that state into the file's sink.
+  // Merged in order, each as soon as the chunks before it are (so that a chunk's sink is let go
+  // early, and the merge overlaps the parse of the chunks after it): each chunk continues from
+  // the state the chunks before it ended in, or, when its format cannot take that state over
+  // (or its lines held what a fresh sink cannot merge: pasted prompts, notes), is parsed again
+  // from that state into the file's sink.
   read = ChunkedRead{};
   read.chunks = n;
   ChunkState& state = *states[0];
-  read.nul_bytes_skipped = nul[0];
-  for (std::size_t i = 1; i < n; ++i) {
-    FileSink& chunk_sink = *sinks[i];
-    const bool mergeable = chunk_sink.diagnostics().prompts == 0 && chunk_sink.diagnostics().notes.empty();
-    if (mergeable && format.continue_chunk(state, *states[i], sink, chunk_sink)) {
-      sink.append_chunk(chunk_sink);
-    } else {
-      ++read.parsed_again;
+  std::mutex merge_mutex;
+  std::vector<char> parsed(n, 0);
+  std::size_t merged = 1;  // chunk 0 was parsed into the file's sink itself
+  auto merge_ready = [&](std::size_t done) {
+    const std::lock_guard lock(merge_mutex);
+    parsed[done] = 1;
+    if (!parsed[0]) return;  // the file's sink is still being written
+    for (; merged < n && parsed[merged]; ++merged) {
+      const std::size_t i = merged;
+      FileSink& chunk_sink = *sinks[i];
+      const bool mergeable = chunk_sink.diagnostics().prompts == 0 && chunk_sink.diagnostics().notes.empty();
+      if (mergeable && format.continue_chunk(state, *states[i], sink, chunk_sink)) {
+        sink.append_chunk(chunk_sink);
+      } else {
+        ++read.parsed_again;
+        sinks[i].reset();
+        parse_chunk(i, sink, state, sink.diagnostics().lines + 1);
+      }
       sinks[i].reset();
-      parse_chunk(i, sink, state, sink.diagnostics().lines + 1);
+      states[i].reset();
     }
-    sinks[i].reset();
-    states[i].reset();
-    read.nul_bytes_skipped += nul[i];
-  }
+  };
+  for_each_parallel(n, options.threads, [&](std::size_t i) {
+    parse_chunk(i, i ? *sinks[i] : sink, *states[i], 1);
+    merge_ready(i);
+  });
+  for (const std::uint64_t skipped : nul) read.nul_bytes_skipped += skipped;
   format.end_chunks(sink, state);
   read.bytes = bytes.size();
   return true;
