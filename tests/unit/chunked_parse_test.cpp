@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -562,6 +563,95 @@ TEST(ChunkedParse, DmesgGivesWhatOnePassGivesWhereverTheChunksStart) {
 
 TEST(ChunkedParse, DmesgRelativeStampsGiveWhatOnePassGivesOverTheNewYear) {
   expect_file_chunked_as_one_pass("dmesg.txt", FormatId::dmesg, generate_dmesg_relative());
+}
+
+// ---- random mixes ------------------------------------------------------------------------
+
+// Files of 400 lines drawn at random (fixed seeds) from the lines that carry state in each
+// format, after 70 ordinary ones that lock detection; cut into chunks of random sizes.
+enum class Mix { kKernLog, kJournalShort, kDmesg, kJournal };
+
+Generated random_mix(Mix mix, unsigned seed) {
+  std::mt19937 rng(seed);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  Generated g;
+  std::int64_t t = civil_to_ns(CivilTime{2026, 12, 31, 20, 0, 0, 0}) / kNsPerSec;
+  std::int64_t mono_us = 50'000'000'000;
+  bool boot_b = false;
+  for (int i = 0; i < 470; ++i) {
+    t += pick(4) == 0 ? 3600 : pick(30);  // now and then an hour: the new year comes in some files
+    mono_us += 1'000'000 * (pick(30) + 1);
+    const int kind = i < 70 ? 0 : pick(10);
+    std::string stamp = bsd_stamp(t);
+    if (mix == Mix::kJournalShort && stamp[4] == ' ') stamp[4] = '0';
+    const std::string host = stamp + " gpu-box ";
+    const std::string kmono = mix == Mix::kKernLog ? mono_stamp(mono_us) + " " : "";
+    if (kind == 1 && mix != Mix::kJournal) {  // a reboot
+      mono_us = 0;
+      if (mix == Mix::kDmesg) g.put(mono_stamp(0) + " Linux version 6.1.0");
+      else g.put(host + "kernel: " + (mix == Mix::kKernLog ? mono_stamp(0) + " " : "") + "Linux version 6.1.0");
+      continue;
+    }
+    switch (mix) {
+      case Mix::kJournal: {
+        if (kind == 1) boot_b = !boot_b;
+        const char* boot = kind == 2 ? nullptr : boot_b ? kBootB : kBootA;
+        if (kind == 3) g.put("{\"__REALTIME_TIMESTAMP\":\"12");
+        else if (kind == 4) g.put("");
+        else if (kind == 5 && pick(3) == 0) g.put("$ journalctl -o json");
+        else
+          g.put(journal_entry(t * 1'000'000, mono_us, boot, pick(2) == 0, "kernel",
+                              pick(2) ? "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus." : "usb 1-1: reset"));
+        break;
+      }
+      case Mix::kDmesg:
+        if (kind == 2) g.put("    NVRM: continued");
+        else if (kind == 3) g.put("NVRM: a message whose stamp was cut");
+        else if (kind == 4) g.put("");
+        else if (kind == 5) g.put("[Thu Dec 31 21:00:00 2026] Linux version 6.1.0-29-amd64");
+        else g.put(mono_stamp(mono_us) + " NVRM: Xid (PCI:0000:01:00): 31, pid=" + std::to_string(i) + ", MMU Fault");
+        break;
+      case Mix::kKernLog:
+      case Mix::kJournalShort:
+        if (kind == 2) g.put("    NVRM: continued");
+        else if (kind == 3) g.put(pick(2) ? "NVRM: a message whose stamp was cut" : "words with nothing to continue");
+        else if (kind == 4) g.put("");
+        else if (kind == 5) g.put(bsd_stamp(t - 30) + " gpu-box CRON[1]: (root) CMD (a straggler)");
+        else if (kind == 6 && mix == Mix::kJournalShort)
+          g.put(pick(2) ? "-- Reboot --" : "\xe2\x97\x8f nvidia-persistenced.service - NVIDIA Persistence Daemon");
+        else if (kind == 7) g.put("Nov 31 10:00:00 gpu-box kernel: no such day");
+        else g.put(host + "kernel: " + kmono + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(i));
+        break;
+    }
+  }
+  return g;
+}
+
+TEST(ChunkedParse, RandomMixesGiveWhatOnePassGives) {
+  const std::pair<Mix, FormatId> mixes[] = {{Mix::kKernLog, FormatId::syslog},
+                                            {Mix::kJournalShort, FormatId::journal_short},
+                                            {Mix::kDmesg, FormatId::dmesg},
+                                            {Mix::kJournal, FormatId::journal_json}};
+  for (const auto& [mix, format] : mixes) {
+    for (unsigned seed = 1; seed <= 12; ++seed) {
+      const Generated g = random_mix(mix, seed);
+      const fs::path dir = scratch("mix");
+      std::ofstream(dir / "log.txt", std::ios::binary) << g.text;
+      const Ingested one = ingest(dir, 1, 0);
+      ASSERT_EQ(one.diag.files.size(), 1u);
+      ASSERT_EQ(one.diag.files[0].format, format) << "seed " << seed;
+      std::mt19937 rng(seed);
+      for (int cut = 0; cut < 6; ++cut) {
+        const std::size_t chunk = 40 + rng() % 3000;
+        const Ingested many = ingest(dir, 2 + cut % 2, chunk);
+        expect_same(one.out, one.diag, many.out, many.diag,
+                    "mix " + std::to_string(static_cast<int>(mix)) + " seed " + std::to_string(seed) + " chunks of " +
+                        std::to_string(chunk));
+        if (::testing::Test::HasFailure()) return;
+      }
+      fs::remove_all(dir);
+    }
+  }
 }
 
 // ---- the whole run: the JSON report ------------------------------------------------------
