@@ -667,6 +667,11 @@ void expect_same_report_in_chunks(const fs::path& dir) {
     EXPECT_NE(many.err.find("chunks on"), std::string::npos) << "not parsed in chunks:\n" << many.err;
     EXPECT_TRUE(one.out == many.out) << "--threads " << threads << " with chunks changed the JSON report";
   }
+  const auto t1 = gpucost::testing::run_gpucost({"timeline", dir.string(), "--threads", "1"});
+  const auto t2 = gpucost::testing::run_gpucost({"timeline", dir.string(), "--threads", "2", "--chunk-size", "20000"});
+  ASSERT_EQ(t1.exit_code, t2.exit_code) << t2.err;
+  EXPECT_FALSE(t1.out.empty());
+  EXPECT_TRUE(t1.out == t2.out) << "--threads 2 with chunks changed the timeline";
 }
 
 TEST(ChunkedParse, ReportsAreByteIdenticalForAnyThreadCount) {
