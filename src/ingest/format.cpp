@@ -108,6 +108,7 @@ void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, 
     else
       ++diag_.problems[static_cast<std::size_t>(Problem::events_dropped)];
     ++n;
+    if (kind != EventKind::log_end) record();  // a record of the file's, counted if not kept
     return;
   }
   ++n;

@@ -31,7 +31,6 @@ void FileSink::append_event_rows(const Table& events) {
     }
     ++n;
     for (std::size_t c = 0; c < t.column_count(); ++c) t.column(c).push_from(events.column(c), row);
-    if (kind != EventKind::log_end) record();
   }
 }
 
@@ -78,15 +77,9 @@ void FileSink::append_chunk(FileSink& chunk) {
   // (The chunk itself had no cap: it recorded no events_dropped.)
   std::array<std::uint64_t, kProblemCount> before = diag_.problems;
   const std::size_t own_samples = diag_.samples.size();
-  std::int64_t chunk_event_records = 0;
-  if (chunk.out_.events.rows()) {
-    const ColumnReader kinds(chunk.out_.events.column(event_col::kind));
-    for (std::size_t row = 0; row < chunk.out_.events.rows(); ++row)
-      chunk_event_records += static_cast<EventKind>(kinds.get_int(row)) != EventKind::log_end;
-    append_event_rows(chunk.out_.events);
-  }
-  // append_event_rows() counted the events it kept as records; the chunk counted all of its own.
-  diag_.records += c.records - static_cast<std::uint64_t>(chunk_event_records);
+  if (chunk.out_.events.rows()) append_event_rows(chunk.out_.events);
+  // The chunk counted its records (events kept or not, as event() counts them).
+  diag_.records += c.records;
   std::vector<ProblemSample> dropped(std::make_move_iterator(diag_.samples.begin() + static_cast<std::ptrdiff_t>(own_samples)),
                                      std::make_move_iterator(diag_.samples.end()));
   diag_.samples.resize(own_samples);

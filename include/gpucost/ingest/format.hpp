@@ -110,7 +110,7 @@ class FileSink {
 
   /// Appends these event rows (a table of make_event_table()'s schema), in order, as if they had
   /// been produced by event() now: the per-kind cap of ParseOptions applies (what passes it is
-  /// counted and noted like event() does), and each row but a `log_end` counts as a record.
+  /// counted and noted like event() does). Counts no record: the sink that made the rows did.
   void append_event_rows(const Table& events);
   /// Appends what the sink of the file's next chunk holds, so that this sink holds what one pass
   /// over both chunks would have given: the chunk's line numbers (from 1) moved past this
