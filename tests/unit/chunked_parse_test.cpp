@@ -387,8 +387,12 @@ Generated generate_kern_log() {
     if (i == 3600 || i == 3601) g.mark();
     if (i == 3601) g.put(bsd_stamp(t0 + 3 * 3599) + " gpu-box CRON[77]: (root) CMD (late straggler)");
     if (i >= 2000 && i < 2400) {
-      if (i == 2000) g.mark();
-      g.put(kernel + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      // The flood: four lines in the same second (a run of repeats, wherever a chunk starts).
+      for (int k = 0; k < 4; ++k) {
+        if (i == 2000 || (i == 2101 && k == 2)) g.mark();
+        g.put(bsd_stamp(t) + " gpu-box kernel: " + mono_stamp(mono_us + 200'000 * k) +
+              " nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      }
     } else if (i % 5 == 0) {
       g.put(kernel + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(2000 + i) + ", GPU has fallen off the bus.");
       if (i % 50 == 0) {
@@ -460,7 +464,7 @@ TEST(ChunkedParse, JournalShortGivesWhatOnePassGivesWhereverTheChunksStart) {
 TEST(ChunkedParse, KernLogGivesWhatOnePassGivesWhereverTheChunksStart) {
   const Generated g = generate_kern_log();
   expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, g);
-  expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, Generated{g.text, {2050}}, 100);  // the flood, capped
+  expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, Generated{g.text, {2200}}, 100);  // the flood, capped
 }
 
 // Chunks of a kern.log are merged (boot ordinals moved by the boot before them) until the new
@@ -513,8 +517,12 @@ Generated generate_dmesg() {
       g.put("[Thu Dec 31 21:00:00 2026] Linux version 6.1.0-29-amd64 (debian-kernel@lists.debian.org)");
     }
     if (i >= 1800 && i < 2100) {
-      if (i == 1800) g.mark();
-      g.put(stamp + "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      // The flood: four lines in the same second (a run of repeats, wherever a chunk starts).
+      for (int k = 0; k < 4; ++k) {
+        if (i == 1800 || (i == 1901 && k == 2)) g.mark();
+        g.put(mono_stamp(now_us - boot_us + 345 + 200'000 * k) +
+              " nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state");
+      }
     } else if (i % 5 == 0) {
       g.put(stamp + "NVRM: Xid (PCI:0000:01:00): 79, pid=" + std::to_string(4000 + i) + ", GPU has fallen off the bus.");
       if (i % 40 == 0) {
