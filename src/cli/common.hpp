@@ -28,6 +28,7 @@ struct InputOptions {
   std::string patterns;
   double dmon_interval_s = 1.0;
   double max_error_rate = 0.05;
+  std::uint64_t chunk_bytes = 0;  ///< hidden --chunk-size: chunked parsing of files this large, in chunks this large
 };
 
 /// Adds the DIR argument and the ingest/align options to a subcommand.

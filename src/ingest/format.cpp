@@ -146,6 +146,7 @@ void FileSink::add_event(const EventFields& f, std::uint64_t repeat) {
                                       options_.max_events_per_kind, event_kind_name(f.kind)));
     else
       ++diag_.problems[static_cast<std::size_t>(Problem::events_dropped)];
+    diag_.problems[static_cast<std::size_t>(Problem::events_dropped)] += repeat - 1;  // a run: its lines
     ++n;
     return;
   }
@@ -164,17 +165,38 @@ void FileSink::anchor(const BootAnchor& a) {
                                     format_rfc3339(a.wall_raw_ns, 6)));
     return;
   }
-  const TimeNs offset = a.wall_raw_ns - a.mono_ns;
-  // Thin: keep an anchor when the offset moved by more than the stamp's resolution (a resume,
-  // a new boot), or at least once a minute of monotonic time, so memory stays bounded.
-  if (a.boot_seq == last_anchor_seq_ && last_anchor_offset_ != kNoTime) {
-    const TimeNs moved = offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset;
-    if (moved <= a.precision_ns && a.mono_ns - last_anchor_mono_ < kNsPerMin && a.mono_ns >= last_anchor_mono_)
-      return;
+  if (chunk_ && !synced_) {
+    if (offered_ && anchor_forced(a)) {
+      synced_ = true;
+      synced_at_ = out_.anchors.size();
+    } else {
+      unsynced_.push_back(a);
+      unsynced_.back().file = file_;
+    }
   }
+  offer_anchor(a);
+}
+
+bool FileSink::anchor_forced(const BootAnchor& a) const noexcept {
+  return !offered_ || a.boot_seq != offered_seq_ || a.mono_ns / kNsPerMin != offered_mono_ / kNsPerMin;
+}
+
+void FileSink::offer_anchor(const BootAnchor& a) {
+  // Thin, so that memory stays bounded (format.hpp says when an anchor is kept). The forced
+  // anchors make the choice the same in whichever chunk of the file it is made, from the first
+  // forced anchor of the chunk on.
+  const TimeNs offset = a.wall_raw_ns - a.mono_ns;
+  bool keep = anchor_forced(a);
+  if (!keep) {
+    const TimeNs moved = offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset;
+    keep = moved > a.precision_ns || a.mono_ns < last_anchor_mono_;
+  }
+  offered_ = true;
+  offered_mono_ = a.mono_ns;
+  offered_seq_ = a.boot_seq;
+  if (!keep) return;
   last_anchor_offset_ = offset;
   last_anchor_mono_ = a.mono_ns;
-  last_anchor_seq_ = a.boot_seq;
   BootAnchor copy = a;
   copy.file = file_;
   out_.anchors.push_back(std::move(copy));

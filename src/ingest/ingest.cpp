@@ -16,6 +16,8 @@
 
 #include "gpucost/ingest/decompress.hpp"
 #include "gpucost/text.hpp"
+#include "ingest/chunked_parse.hpp"
+#include "ingest/prompt_filter.hpp"
 
 namespace fs = std::filesystem;
 
@@ -58,30 +60,6 @@ struct Job {
   std::string failed;              // or this exception's what()
 };
 
-// The file's lines as a format sees them: pasted shell prompt lines are taken out here, counted
-// as prompts and turned into hints (FileSink::prompt), so that no format reads them as data.
-class PromptFilter final : public LineSource {
- public:
-  PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
-  bool next(Line& line) override {
-    while (inner_.next(line)) {
-      if (!parse_shell_prompt(line.text)) return true;
-      sink_.line_read(line);
-      sink_.prompt(line);
-    }
-    return false;
-  }
-  std::size_t read_raw(std::size_t n, std::string& out) override { return inner_.read_raw(n, out); }
-  bool rewind() override { return inner_.rewind(); }
-  const std::string& error() const noexcept override { return inner_.error(); }
-  std::uint64_t bytes_read() const noexcept override { return inner_.bytes_read(); }
-  std::uint64_t nul_bytes_skipped() const noexcept override { return inner_.nul_bytes_skipped(); }
-
- private:
-  LineSource& inner_;
-  FileSink& sink_;
-};
-
 // A tar archive (POSIX ustar or GNU tar: "ustar" at byte 257 of its first 512-byte header). Its
 // members are logs too, but read as one stream their lines would count beside the same lines
 // unpacked (a `syslog.2.gz` that is really a .tar.gz): the archive is skipped and named.
@@ -94,7 +72,14 @@ bool starts_tar_archive(LineSource& src) {
   return src.rewind() && tar;
 }
 
-void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
+// A file to be parsed in chunks where it qualifies (chunked_parse.hpp).
+struct Chunking {
+  const std::string& path;
+  const EventRecognizer& recognizer;
+  ChunkPlanOptions options;
+};
+
+void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunking* chunking = nullptr) {
   FileDiagnostics& d = sink.diagnostics();
   FormatId fmt = forced;
   if (fmt == FormatId::unknown && starts_tar_archive(src)) {
@@ -142,10 +127,18 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced) {
     sink.file_problem(Problem::unknown_format, "format not available");
     return;
   }
-  PromptFilter lines(src, sink);
-  f->parse(lines, sink);
-  d.bytes = src.bytes_read();
-  if (const auto nul = src.nul_bytes_skipped())
+  ChunkedRead chunked;
+  if (chunking && parse_in_chunks(chunking->path, *f, sink, chunking->recognizer, chunking->options, chunked)) {
+    spdlog::info("{}: parsed in {} chunks on {} threads; {} parsed again from the state before them",
+                 text::printable(sink.path()), chunked.chunks, chunking->options.threads, chunked.parsed_again);
+    d.bytes = chunked.bytes;
+  } else {
+    PromptFilter lines(src, sink);
+    f->parse(lines, sink);
+    d.bytes = src.bytes_read();
+    chunked.nul_bytes_skipped = src.nul_bytes_skipped();
+  }
+  if (const auto nul = chunked.nul_bytes_skipped)
     d.notes.push_back(std::to_string(nul) +
                       " NUL bytes skipped at line starts (zero padding that a crash or power loss left in the file)");
   if (!src.error().empty()) {
@@ -377,6 +370,7 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
 
+  const unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   // File indices continue those already in `out`, so run() can be called for several inputs.
   const auto base = static_cast<std::uint32_t>(out.files.size());
   auto read_job = [&](std::size_t k) {
@@ -390,13 +384,15 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
       return;
     }
     job.sink->diagnostics().gzip = is_gzip_file(job.file.abs_path);
-    parse_source(*src, *job.sink, FormatId::unknown);
+    const Chunking chunking{job.file.abs_path, recognizer_,
+                            ChunkPlanOptions{threads, options_.chunk_min_file_bytes, options_.chunk_bytes,
+                                             options_.parse.max_line_length}};
+    parse_source(*src, *job.sink, FormatId::unknown, &chunking);
     job.sink->finish();
     job.sink->release_empty_tables();
   };
 
   // Sinks are merged in file order: the output is the same for any thread count.
-  const unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   read_in_parallel(jobs, order, threads, read_job, out, diag);
   for (auto& d : skipped) diag.files.push_back(std::move(d));
 }

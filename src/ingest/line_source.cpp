@@ -177,6 +177,11 @@ class ChunkedLineSource : public LineSource {
     whole_size_ = end_ = bytes.size();
     eof_ = true;
   }
+  /// The first byte is at `offset` of the stream and begins line `first_line` (a chunk).
+  void number_from(std::uint64_t offset, std::uint64_t first_line) noexcept {
+    base_ = offset;
+    lineno_ = first_line - 1;
+  }
   /// Whole-buffer mode: the bytes before `offset` will not be read again.
   virtual void release_before(std::size_t offset) { (void)offset; }
   /// Whole-buffer mode: how many bytes there are now.
@@ -329,6 +334,34 @@ class MappedLineSource final : public ChunkedLineSource {
   std::unique_ptr<MappedFile> map_;
 };
 
+// One chunk of a mapped file (chunked parsing): its bytes read in place, numbered as in the file.
+class MappedChunkSource final : public ChunkedLineSource {
+ public:
+  MappedChunkSource(std::shared_ptr<const MappedFile> map, std::size_t begin, std::size_t end, std::uint64_t first_line,
+                    std::size_t max_line)
+      : ChunkedLineSource(max_line), map_(std::move(map)), begin_(begin), chunk_end_(end) {
+    use_whole(map_->bytes().substr(begin, end - begin), &map_->faults());
+    number_from(begin, first_line);
+  }
+
+ protected:
+  std::size_t fill(char*, std::size_t) override { return 0; }
+  bool reset() override { return false; }
+  void release_before(std::size_t offset) override {
+    map_->release(begin_ + released_, begin_ + offset);
+    released_ = offset;
+  }
+  std::size_t size_now() override {
+    const std::size_t zeros = map_->zeros_from();
+    return zeros > begin_ ? std::min(zeros, chunk_end_) - begin_ : 0;
+  }
+
+ private:
+  std::shared_ptr<const MappedFile> map_;
+  std::size_t begin_, chunk_end_;
+  std::size_t released_ = 0;
+};
+
 // A rotated archive (gzip, zstd, xz: decompress.hpp), decompressed block by block.
 class DecompressedLineSource final : public ChunkedLineSource {
  public:
@@ -359,6 +392,11 @@ class DecompressedLineSource final : public ChunkedLineSource {
 
 std::unique_ptr<LineSource> make_buffer_source(std::string_view data, std::size_t max_line) {
   return std::make_unique<BufferLineSource>(data, max_line);
+}
+
+std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const MappedFile> file, std::size_t begin,
+                                              std::size_t end, std::uint64_t first_line, std::size_t max_line) {
+  return std::make_unique<MappedChunkSource>(std::move(file), begin, end, first_line, max_line);
 }
 
 bool is_gzip_file(const std::string& path) noexcept {

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -125,6 +126,13 @@ void MappedFile::release_before(std::uint64_t offset) noexcept {
   const std::size_t to = static_cast<std::size_t>(offset) & ~(page_size() - 1);
   ::madvise(const_cast<char*>(data_) + released_, to - released_, MADV_DONTNEED);
   released_ = to;
+}
+
+void MappedFile::release(std::uint64_t from, std::uint64_t to) const noexcept {
+  const std::uint64_t page = page_size();
+  from = (from + page - 1) & ~(page - 1);
+  to = std::min<std::uint64_t>(to, size_) & ~(page - 1);
+  if (to > from) ::madvise(const_cast<char*>(data_) + from, static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
 }  // namespace gpucost

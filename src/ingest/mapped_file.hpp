@@ -40,6 +40,10 @@ class MappedFile {
 
   /// Drops the pages before `offset` from memory (they will not be read again).
   void release_before(std::uint64_t offset) noexcept;
+  /// Drops the whole pages inside [from, to) from memory (a chunk's reader, behind itself: the
+  /// readers of the chunks around it may touch the pages at its edges again, which reads them
+  /// back from the page cache).
+  void release(std::uint64_t from, std::uint64_t to) const noexcept;
 
  private:
   MappedFile(const char* data, std::size_t size, int slot) : data_(data), size_(size), slot_(slot) {}

@@ -101,10 +101,7 @@ class FileSink {
   /// Appends an event of a known kind without classifying (markers, structured sources).
   void event(EventKind kind, const MessageRecord& m, std::int64_t code = INT64_MIN,
              std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
-  /// Appends event rows of another sink of this file (the next chunk of it), in order, as if
-  /// event() had made them now: repeats join the runs of this sink, the per-kind caps apply.
-  void append_event_rows(const Table& events);
-  /// Appends an anchor; consecutive anchors that say the same offset are thinned.
+  /// Appends an anchor; consecutive anchors that say the same offset are thinned (offer_anchor).
   void anchor(const BootAnchor& a);
   /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
   void observe_utc_offset(TimeNs offset_ns);
@@ -113,7 +110,37 @@ class FileSink {
   /// may be appended to them afterwards.
   void release_empty_tables();
 
+  // Chunked parsing of one large file (src/ingest/sink_merge.cpp).
+
+  /// Appends these event rows (a table of make_event_table()'s schema), in order, as if they had
+  /// been produced by event() now: repeats join the runs of this sink (RepeatRuns), the per-kind
+  /// cap of ParseOptions applies. Counts no record: the sink that made the rows did.
+  void append_event_rows(const Table& events);
+  /// Appends what the sink of the file's next chunk holds, so that this sink holds what one pass
+  /// over both chunks would have given: the chunk's line numbers (from 1) moved past this
+  /// sink's lines, counts summed, the first problem samples kept in the
+  /// order one pass records them, tables appended (events through append_event_rows), the
+  /// chunk's first anchor thinned against this sink's last, the last stamps per boot and the
+  /// shell hints carried on. `chunk` was filled from its parser's state at the chunk start, with
+  /// its boot ordinals already those of the whole file (renumber_boots), without finish(), and
+  /// without a per-kind cap (max_events_per_kind at its largest); it is left empty.
+  void append_chunk(FileSink& chunk);
+  /// Rewrites every boot ordinal this sink holds (events, anchors, last stamps): ordinal b
+  /// becomes to_file[b]. For the sink of a chunk whose parser numbered its boots from 0.
+  void renumber_boots(std::span<const std::int32_t> to_file);
+  /// Marks the sink as a chunk's after the first (before anything is appended): it keeps the
+  /// anchors whose thinning depends on the anchors before the chunk, for append_chunk().
+  void start_chunk() noexcept { chunk_ = true; }
+
  private:
+  // Thinning: an anchor is kept when it is the first of its boot or of a minute of monotonic time
+  // after the anchor offered before it (forced: the same whichever anchors were kept before), or
+  // when its offset moved by more than the stamp's resolution from the last anchor kept, or its
+  // monotonic time went back (a resume, a clock step; drift at boot, when the syslog daemon
+  // stamps the kernel's first messages late).
+  bool anchor_forced(const BootAnchor& a) const noexcept;
+  void offer_anchor(const BootAnchor& a);
+
   std::uint32_t file_;
   FormatId format_ = FormatId::unknown;
   const ParseOptions& options_;
@@ -135,9 +162,18 @@ class FileSink {
   };
   std::vector<LastStamp> last_stamps_;
   ShellHints hints_;
-  TimeNs last_anchor_offset_ = kNoTime;
+  TimeNs last_anchor_offset_ = kNoTime;  // of the last anchor kept
   TimeNs last_anchor_mono_ = kNoTime;
-  std::int32_t last_anchor_seq_ = -1;
+  bool offered_ = false;                 // an anchor was offered; the last one's:
+  TimeNs offered_mono_ = kNoTime;
+  std::int32_t offered_seq_ = 0;
+  // A chunk's sink (start_chunk): the anchors offered before the first forced one that had an
+  // anchor offered before it in the chunk (from there on, what is kept no longer depends on the
+  // anchors before the chunk), and the index in out_.anchors of that forced one.
+  bool chunk_ = false;
+  bool synced_ = false;
+  std::vector<BootAnchor> unsynced_;
+  std::size_t synced_at_ = 0;
 };
 
 /// A few real lines of a format, kept beside its parser (lnav's idea): the unit tests run every
@@ -162,6 +198,13 @@ void feed_lines(LineSource& src, FileSink& sink, Parser& parser) {
   if constexpr (requires { parser.finish(); }) parser.finish();
 }
 
+/// A parser's state between two lines of a file, as one chunk of the file hands it to the next
+/// (chunked parsing); each chunkable format defines its own.
+class ChunkState {
+ public:
+  virtual ~ChunkState() = default;
+};
+
 /// A log format: one file under src/ingest/formats/ and one row of GPUCOST_FORMATS (records.hpp),
 /// which holds its traits. Implementations are stateless; parse() keeps per-file state on its stack.
 class LogFormat {
@@ -176,6 +219,36 @@ class LogFormat {
   virtual void parse(LineSource& src, FileSink& sink) const = 0;
   /// Real lines of the format, with what the parser must make of them (at least one sample).
   virtual std::span<const FormatSample> samples() const noexcept = 0;
+
+  // Chunked parsing (src/ingest/chunked_parse.cpp): a large file cut at line ends into chunks
+  // parsed in parallel, each from a fresh parser state, then merged in order. A format takes
+  // part only when it can hand its state from one chunk to the next exactly.
+
+  /// True when the format defines the three functions below.
+  virtual bool chunkable() const noexcept { return false; }
+  /// The parser's state at the start of a file.
+  virtual std::unique_ptr<ChunkState> start_state() const { return nullptr; }
+  /// Parses the lines of one chunk into sink, starting from `state` and leaving in it the state
+  /// after the chunk's last line. Does no end-of-file work (end_chunks): parse() is
+  /// parse_chunk() from start_state() over the whole file, then end_chunks().
+  virtual void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const {
+    (void)state;
+    parse(src, sink);
+  }
+  /// `chunk_state` and `chunk_sink` are what a chunk's parse from start_state() left; `before`
+  /// the state at the chunk's start, `file_sink` what the chunks before it gave. When the chunk's
+  /// output can be made what a parse from `before` would have given (boot ordinals renumbered,
+  /// say), does so (what is left of the chunk before goes to `file_sink`, before the chunk is
+  /// appended to it), sets `before` to the state after the chunk and returns true; false, with
+  /// nothing changed, when the chunk must be parsed again from `before` (it relied on what the
+  /// fresh state could not know).
+  virtual bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                              FileSink& chunk_sink) const {
+    (void)before, (void)chunk_state, (void)file_sink, (void)chunk_sink;
+    return false;
+  }
+  /// The end-of-file work of a chunked parse, after the last chunk, from the state it ended in.
+  virtual void end_chunks(FileSink& sink, ChunkState& state) const { (void)sink, (void)state; }
 };
 
 /// Every built-in format, in GPUCOST_FORMATS order (ties in detection go to the earlier one):

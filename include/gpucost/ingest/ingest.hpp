@@ -18,6 +18,11 @@ struct IngestOptions {
   unsigned threads = 0;           ///< 0 = all cores
   ParseOptions parse;
   std::string patterns_file;      ///< --patterns FILE (empty = built-ins only)
+  /// A plain file at least this large, of a format that can hand its parser's state from one
+  /// chunk to the next (LogFormat::chunkable), is cut at line ends into chunks parsed on all
+  /// threads and merged into what one pass gives (docs/performance.md).
+  std::uint64_t chunk_min_file_bytes = 64ull << 20;
+  std::uint64_t chunk_bytes = 0;  ///< bytes per chunk; 0: the file's size / (2 × threads)
 };
 
 /// Reads a directory (or one file) of logs into columnar tables.

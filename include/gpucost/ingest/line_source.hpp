@@ -54,6 +54,16 @@ std::unique_ptr<LineSource> make_buffer_source(std::string_view data,
 std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
                                              std::size_t max_line = kDefaultMaxLineLength);
 
+class MappedFile;
+
+/// Lines of the bytes [begin, end) of a mapped file, as a source over the whole file would give
+/// them from `begin` on: numbered from `first_line`, offsets counted from the file's start
+/// (chunked parsing; `begin` is the start of a line). Pages already read are dropped, like the
+/// whole file's source does. Cannot rewind.
+std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const MappedFile> file, std::size_t begin,
+                                              std::size_t end, std::uint64_t first_line,
+                                              std::size_t max_line = kDefaultMaxLineLength);
+
 /// True when the file starts with the gzip magic bytes.
 bool is_gzip_file(const std::string& path) noexcept;
 

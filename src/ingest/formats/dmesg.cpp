@@ -3,6 +3,8 @@
 // -e relative stamps; continuation lines; and pastes whose stamps were cut.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
 #include "ingest/formats/kernel_message.hpp"
@@ -141,6 +143,197 @@ DmesgLine take_apart(std::string_view line) {
   return d;
 }
 
+/// Per-file state of the dmesg parse: what one chunk of a file hands to the next.
+class DmesgParser final : public ChunkState {
+ public:
+  /// The sink the next lines go to.
+  void attach(FileSink& sink) noexcept { sink_ = &sink; }
+
+  void line(const Line& line) {
+    FileSink& sink = *sink_;
+    if (!any_line_ && line.truncated) leaned_on_before_ = true;  // its sample precedes the flush before it
+    any_line_ = true;
+    if (text::is_blank(line.text)) {
+      pending.flush(sink);
+      return;
+    }
+    const DmesgLine d = take_apart(line.text);
+    if (d.form == Form::kElision) {
+      pending.flush(sink);
+      sink.accept();
+      return;
+    }
+    MessageRecord m;
+    m.line = line.number;
+    m.ident = "kernel";
+    // Before the chunk's first stamp, an unstamped line continues or borrows from the chunk before.
+    if (d.form == Form::kNone && !seen_stamp) leaned_on_before_ = true;
+    if (d.form == Form::kNone && text::looks_binary(d.text)) {  // garbage: no message, no continuation
+      pending.flush(sink);
+      sink.problem(line, Problem::binary_data, "binary bytes where a kernel message should be");
+      return;
+    }
+    if (d.form == Form::kNone) {
+      // Continuation lines are indented under the message (NVRM tables, multi-line printks).
+      const std::size_t ind = text::is_space(d.text.empty() ? 'x' : d.text[0]) ? indentation(d.text) : 0;
+      if (pending.active() && (pending.stamped() ? ind > 0 : ind > pending.indent())) {
+        pending.append(d.text, sink);
+        sink.continuation();
+        return;
+      }
+      pending.flush(sink);
+      m.text = text::ltrim(d.text);
+      m.boot_seq = boot_seq;
+      last.lend(m);
+      ++untimed;
+      pending.start(m, false, ind);
+      sink.accept();
+      return;
+    }
+    pending.flush(sink);
+    m.text = d.text;
+    const bool first_stamp = !seen_stamp;
+    if (first_stamp) first_linux_ = is_linux_version(m.text);
+    switch (d.form) {
+      case Form::kMono: {
+        const bool boot_start = !seen_stamp || is_linux_version(m.text);
+        if (!mono_seen_) {
+          first_mono_raw_ = d.mono_ns;
+          first_mono_boot_start_ = boot_start;
+          first_mono_linux_ = is_linux_version(m.text);
+        }
+        m.mono_ns = wrap.adjust(d.mono_ns, boot_start);
+        if (!mono_seen_) first_mono_ = m.mono_ns;
+        mono_seen_ = true;
+        if (wrap.active() && !wrap_noted) {
+          wrap_noted = true;
+          sink.diagnostics().notes.push_back(fmt::format(
+              "line {}: the kernel's clock starts at [{:.6f}], just below the 32-bit jiffies wrap: an old kernel's "
+              "counter, read as time since boot (not 49.7 days of uptime)",
+              line.number, static_cast<double>(wrap.base()) / kNsPerSec));
+        }
+        break;
+      }
+      case Form::kCtime:
+        m.wall_kind = WallKind::kLocal;
+        m.wall_raw_ns = civil_to_ns(d.stamp.civil);
+        m.flags |= kFlagUnreliableWall;
+        break;
+      case Form::kIso:
+        m.wall_kind = WallKind::kUtc;
+        m.wall_raw_ns = utc_of(d.stamp);
+        sink.observe_utc_offset(d.stamp.offset_ns);
+        break;
+      case Form::kRelBase:
+        if (first_month_ == 0) first_month_ = d.stamp.civil.month;
+        rel_wall = clock.place(d.stamp.civil);
+        m.wall_kind = WallKind::kLocalNoYear;
+        m.wall_raw_ns = rel_wall;
+        m.flags |= kFlagUnreliableWall;
+        break;
+      case Form::kRelDelta:
+        if (first_month_ == 0) leaned_on_before_ = true;  // a delta from the chunk before's base
+        if (rel_wall != kNoTime) {
+          rel_wall += d.delta_ns;
+          m.wall_kind = WallKind::kLocalNoYear;
+          m.wall_raw_ns = rel_wall;
+        }
+        m.flags |= kFlagUnreliableWall;
+        break;
+      default: break;
+    }
+    // A new boot inside the file: monotonic time restarts, or the kernel announces itself.
+    bool restart = seen_stamp && is_linux_version(m.text);
+    if (m.mono_ns != kNoTime) {
+      if (prev_mono != kNoTime && m.mono_ns + kBootRestartNs < prev_mono) restart = true;
+      prev_mono = m.mono_ns;
+    }
+    if (restart) ++boot_seq;
+    seen_stamp = true;
+    m.boot_seq = boot_seq;
+    last.remember(m);
+    pending.start(m, true, 0);
+    sink.accept();
+  }
+
+  void finish() {
+    pending.flush(*sink_);
+    if (untimed > 0)
+      sink_->diagnostics().notes.push_back(
+          fmt::format("{} messages had no timestamp (cut from the paste, or dmesg -t); they carry the previous "
+                      "stamp, or none, flagged approximate",
+                      untimed));
+  }
+
+ private:
+  friend bool continue_dmesg_chunk(DmesgParser& before, DmesgParser& chunk, FileSink& file_sink,
+                                   FileSink& chunk_sink);
+
+  FileSink* sink_ = nullptr;
+  PendingMessage pending;
+  LastStamp last;
+  NoYearClock clock;
+  std::int32_t boot_seq = 0;
+  bool seen_stamp = false;
+  TimeNs prev_mono = kNoTime;
+  TimeNs rel_wall = kNoTime;
+  std::uint64_t untimed = 0;
+  JiffiesWrap wrap;
+  bool wrap_noted = false;
+  // What a chunk parsed from a fresh state assumed about the state before it (checked by
+  // continue_dmesg_chunk): no line leaned on it before the first stamp (an unstamped line, a
+  // -e delta before the chunk's first -e base, a cut first line), whether the first stamp said
+  // `Linux version`, the month of the first -e base (0: none), the first monotonic stamp as
+  // printed and as placed, and how it was read.
+  bool any_line_ = false;
+  bool leaned_on_before_ = false;
+  bool first_linux_ = false;
+  unsigned first_month_ = 0;
+  bool mono_seen_ = false;
+  bool first_mono_boot_start_ = false;
+  bool first_mono_linux_ = false;
+  TimeNs first_mono_raw_ = kNoTime;
+  TimeNs first_mono_ = kNoTime;
+};
+
+// Whether a chunk parsed from a fresh state gave what a parse from `before` gives, but for its
+// boot ordinals (which move by the boots before it); if so, makes it so, flushes the message the
+// chunk before left pending into the file's sink, and leaves in `before` the state after the
+// chunk.
+bool continue_dmesg_chunk(DmesgParser& before, DmesgParser& chunk, FileSink& file_sink, FileSink& chunk_sink) {
+  if (chunk.leaned_on_before_) return false;
+  // The first stamp began no boot that the fresh state could not see.
+  if (before.seen_stamp && chunk.first_linux_) return false;
+  // The year of -e bases: no rollover before the chunk, and none at its first base.
+  if (!year_clock_continues(before.clock, chunk.first_month_)) return false;
+  // The first monotonic stamp read the clock as one pass reads it, and did not go back.
+  if (chunk.mono_seen_ &&
+      (!wrap_continues(before.wrap, chunk.first_mono_raw_, chunk.first_mono_boot_start_,
+                       !before.seen_stamp || chunk.first_mono_linux_) ||
+       (before.prev_mono != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_mono)))
+    return false;
+  take_chunk_over(before.pending, before.boot_seq, chunk.boot_seq, chunk.pending, file_sink, chunk_sink);
+  // What the chunk did not touch stays as it was before it (a chunk without a stamp held only
+  // blank and elided lines).
+  if (!chunk.seen_stamp) chunk.last = before.last;
+  chunk.seen_stamp = chunk.seen_stamp || before.seen_stamp;
+  chunk.boot_seq += before.boot_seq;
+  chunk.untimed += before.untimed;
+  chunk.wrap_noted = chunk.wrap_noted || before.wrap_noted;
+  if (chunk.first_month_ == 0) {
+    chunk.clock = before.clock;
+    chunk.rel_wall = before.rel_wall;
+  }
+  if (!chunk.mono_seen_) {
+    chunk.wrap = before.wrap;
+    chunk.prev_mono = before.prev_mono;
+  }
+  FileSink* sink = before.sink_;
+  before = std::move(chunk);
+  before.sink_ = sink;
+  return true;
+}
+
 // Real lines of the format, with what the parser makes of them (tests/unit/format_samples_test.cpp).
 constexpr FormatSample kSamples[] = {
     {"dmesg.txt", "tests/data/real/kern/xid31-mmu-fault-dmesg-proton.txt",
@@ -174,112 +367,32 @@ class Format final : public LogFormat {
   }
 
   void parse(LineSource& src, FileSink& sink) const override {
-    PendingMessage pending;
-    LastStamp last;
-    NoYearClock clock;
-    std::int32_t boot_seq = 0;
-    bool seen_stamp = false;
-    TimeNs prev_mono = kNoTime;
-    TimeNs rel_wall = kNoTime;
-    std::uint64_t untimed = 0;
-    JiffiesWrap wrap;
-    bool wrap_noted = false;
+    DmesgParser p;
+    p.attach(sink);
+    feed_lines(src, sink, p);
+  }
+
+  // Chunked parsing: the parser's state handed from one chunk to the next (continue_dmesg_chunk).
+  bool chunkable() const noexcept override { return true; }
+  std::unique_ptr<ChunkState> start_state() const override { return std::make_unique<DmesgParser>(); }
+  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override {
+    auto& p = static_cast<DmesgParser&>(state);
+    p.attach(sink);
     Line line;
     while (src.next(line)) {
       sink.line_read(line);
-      if (text::is_blank(line.text)) {
-        pending.flush(sink);
-        continue;
-      }
-      const DmesgLine d = take_apart(line.text);
-      if (d.form == Form::kElision) {
-        pending.flush(sink);
-        sink.accept();
-        continue;
-      }
-      MessageRecord m;
-      m.line = line.number;
-      m.ident = "kernel";
-      if (d.form == Form::kNone && text::looks_binary(d.text)) {  // garbage: no message, no continuation
-        pending.flush(sink);
-        sink.problem(line, Problem::binary_data, "binary bytes where a kernel message should be");
-        continue;
-      }
-      if (d.form == Form::kNone) {
-        // Continuation lines are indented under the message (NVRM tables, multi-line printks).
-        const std::size_t ind = text::is_space(d.text.empty() ? 'x' : d.text[0]) ? indentation(d.text) : 0;
-        if (pending.active() && (pending.stamped() ? ind > 0 : ind > pending.indent())) {
-          pending.append(d.text, sink);
-          sink.continuation();
-          continue;
-        }
-        pending.flush(sink);
-        m.text = text::ltrim(d.text);
-        m.boot_seq = boot_seq;
-        last.lend(m);
-        ++untimed;
-        pending.start(m, false, ind);
-        sink.accept();
-        continue;
-      }
-      pending.flush(sink);
-      m.text = d.text;
-      switch (d.form) {
-        case Form::kMono:
-          m.mono_ns = wrap.adjust(d.mono_ns, !seen_stamp || is_linux_version(m.text));
-          if (wrap.active() && !wrap_noted) {
-            wrap_noted = true;
-            sink.diagnostics().notes.push_back(fmt::format(
-                "line {}: the kernel's clock starts at [{:.6f}], just below the 32-bit jiffies wrap: an old kernel's "
-                "counter, read as time since boot (not 49.7 days of uptime)",
-                line.number, static_cast<double>(wrap.base()) / kNsPerSec));
-          }
-          break;
-        case Form::kCtime:
-          m.wall_kind = WallKind::kLocal;
-          m.wall_raw_ns = civil_to_ns(d.stamp.civil);
-          m.flags |= kFlagUnreliableWall;
-          break;
-        case Form::kIso:
-          m.wall_kind = WallKind::kUtc;
-          m.wall_raw_ns = utc_of(d.stamp);
-          sink.observe_utc_offset(d.stamp.offset_ns);
-          break;
-        case Form::kRelBase:
-          rel_wall = clock.place(d.stamp.civil);
-          m.wall_kind = WallKind::kLocalNoYear;
-          m.wall_raw_ns = rel_wall;
-          m.flags |= kFlagUnreliableWall;
-          break;
-        case Form::kRelDelta:
-          if (rel_wall != kNoTime) {
-            rel_wall += d.delta_ns;
-            m.wall_kind = WallKind::kLocalNoYear;
-            m.wall_raw_ns = rel_wall;
-          }
-          m.flags |= kFlagUnreliableWall;
-          break;
-        default: break;
-      }
-      // A new boot inside the file: monotonic time restarts, or the kernel announces itself.
-      bool restart = seen_stamp && is_linux_version(m.text);
-      if (m.mono_ns != kNoTime) {
-        if (prev_mono != kNoTime && m.mono_ns + kBootRestartNs < prev_mono) restart = true;
-        prev_mono = m.mono_ns;
-      }
-      if (restart) ++boot_seq;
-      seen_stamp = true;
-      m.boot_seq = boot_seq;
-      last.remember(m);
-      pending.start(m, true, 0);
-      sink.accept();
+      p.line(line);
     }
-    pending.flush(sink);
-    if (untimed > 0)
-      sink.diagnostics().notes.push_back(
-          fmt::format("{} messages had no timestamp (cut from the paste, or dmesg -t); they carry the previous "
-                      "stamp, or none, flagged approximate",
-                      untimed));
+  }
+  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                      FileSink& chunk_sink) const override {
+    return continue_dmesg_chunk(static_cast<DmesgParser&>(before), static_cast<DmesgParser&>(chunk_state), file_sink,
+                                chunk_sink);
+  }
+  void end_chunks(FileSink& sink, ChunkState& state) const override {
+    auto& p = static_cast<DmesgParser&>(state);
+    p.attach(sink);
+    p.finish();
   }
 };
 

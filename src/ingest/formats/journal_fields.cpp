@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpucost/text.hpp"
 
 namespace gpucost::formats {
@@ -39,11 +41,28 @@ std::optional<TimeNs> journal_usec_to_ns(std::string_view digits) noexcept {
 }
 
 std::int32_t JournalEntrySink::boot_seq(std::string_view boot_id) {
-  if (!boots_.empty() && boots_[static_cast<std::size_t>(last_seq_)] == boot_id) return last_seq_;
-  for (std::size_t i = 0; i < boots_.size(); ++i)
-    if (boots_[i] == boot_id) return last_seq_ = static_cast<std::int32_t>(i);
-  boots_.emplace_back(boot_id);
-  return last_seq_ = static_cast<std::int32_t>(boots_.size() - 1);
+  std::vector<std::string>& ids = boots_.ids;
+  std::int32_t& last = boots_.last_seq;
+  if (!ids.empty() && ids[static_cast<std::size_t>(last)] == boot_id) return last;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == boot_id) return last = static_cast<std::int32_t>(i);
+  ids.emplace_back(boot_id);
+  return last = static_cast<std::int32_t>(ids.size() - 1);
+}
+
+bool continue_journal_chunk(JournalBoots& before, JournalBoots& chunk, FileSink& chunk_sink) {
+  if (chunk.took_boot_before && !before.ids.empty()) return false;
+  std::vector<std::int32_t> to_file(chunk.ids.size());
+  bool same = true;
+  for (std::size_t i = 0; i < chunk.ids.size(); ++i) {
+    const auto known = std::find(before.ids.begin(), before.ids.end(), chunk.ids[i]);
+    to_file[i] = static_cast<std::int32_t>(known - before.ids.begin());
+    if (known == before.ids.end()) before.ids.push_back(std::move(chunk.ids[i]));
+    same = same && to_file[i] == static_cast<std::int32_t>(i);
+  }
+  if (!same) chunk_sink.renumber_boots(to_file);
+  if (!chunk.ids.empty()) before.last_seq = to_file[static_cast<std::size_t>(chunk.last_seq)];
+  return true;
 }
 
 std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line& at) {
@@ -97,7 +116,8 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
     m.boot_id = *e.boot_id;
     m.boot_seq = boot_seq(*e.boot_id);
   } else {
-    m.boot_seq = last_seq_;
+    if (boots_.ids.empty()) boots_.took_boot_before = true;
+    m.boot_seq = boots_.last_seq;
   }
 
   // journald takes both stamps when it receives the entry, so together they say when this boot

@@ -32,10 +32,23 @@ struct JournalEntry {
 /// Which field of JournalEntry a journal field name fills, or nullptr.
 std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_view name) noexcept;
 
+/// The boots of a journal file met so far: what one chunk of the file hands to the next.
+struct JournalBoots : ChunkState {
+  std::vector<std::string> ids;  ///< boot ids in order of first appearance; index = boot_seq
+  std::int32_t last_seq = 0;     ///< the boot of the last entry (entries without a boot id stay in it)
+  /// An entry without a boot id came before any entry with one: it took the boot that the
+  /// entries before this chunk ended in (0 from a fresh state).
+  bool took_boot_before = false;
+};
+
 /// Turns entries into anchors and messages for one file; keeps the file's boot ordinals.
 class JournalEntrySink {
  public:
   explicit JournalEntrySink(FileSink& sink) : sink_(sink) {}
+  /// Continues from the boots met before (a chunk of the file).
+  JournalEntrySink(FileSink& sink, JournalBoots boots) : sink_(sink), boots_(std::move(boots)) {}
+  /// The boots met so far.
+  JournalBoots& boots() noexcept { return boots_; }
 
   /// Emits one entry that starts at `at` (problems are reported against that line). Calls
   /// sink.accept() once when the entry is usable; otherwise reports one problem (missing or
@@ -47,9 +60,14 @@ class JournalEntrySink {
   std::int32_t boot_seq(std::string_view boot_id);
 
   FileSink& sink_;
-  std::vector<std::string> boots_;  // boot ids in order of first appearance; index = boot_seq
-  std::int32_t last_seq_ = 0;
+  JournalBoots boots_;
 };
+
+/// The chunk hand-over of the journal formats (format.hpp's LogFormat::continue_chunk): the
+/// chunk's boot ordinals, numbered from 0 by its own parse, become the file's (a boot met before
+/// keeps its ordinal, a new one takes the next). False when an entry without a boot id came
+/// before the chunk named one while boots were already known (it must be parsed again).
+bool continue_journal_chunk(JournalBoots& before, JournalBoots& chunk, FileSink& chunk_sink);
 
 /// Parses a decimal count of microseconds into nanoseconds; nullopt when it is not one or
 /// overflows (µs beyond year 2262).

@@ -288,8 +288,23 @@ class Format final : public LogFormat {
   }
 
   void parse(LineSource& src, FileSink& sink) const override {
+    JournalBoots start;
+    parse_chunk(src, sink, start);
+  }
+
+  // One entry per line, and nothing carried from line to line but the boots met: a chunk hands
+  // over its boots (continue_journal_chunk).
+  bool chunkable() const noexcept override { return true; }
+  std::unique_ptr<ChunkState> start_state() const override { return std::make_unique<JournalBoots>(); }
+  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink&, FileSink& chunk_sink) const override {
+    return continue_journal_chunk(static_cast<JournalBoots&>(before), static_cast<JournalBoots&>(chunk_state),
+                                  chunk_sink);
+  }
+
+  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override {
+    auto& boots = static_cast<JournalBoots&>(state);
     JournalJsonReader reader;
-    JournalEntrySink out(sink);
+    JournalEntrySink out(sink, std::move(boots));
     JournalEntry entry;
     std::string why;
     Line line;
@@ -305,6 +320,7 @@ class Format final : public LogFormat {
       }
       out.emit(entry, line);
     }
+    boots = std::move(out.boots());
   }
 };
 

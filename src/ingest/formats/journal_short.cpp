@@ -19,8 +19,9 @@ Nov 29 11:28:11 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=12890, Ch 00000
      2},
 };
 
-class Format final : public LogFormat {
+class Format final : public SyslogFamilyFormat {
  public:
+  Format() noexcept : SyslogFamilyFormat(true) {}
   FormatId id() const noexcept override { return FormatId::journal_short; }
   std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
@@ -29,7 +30,6 @@ class Format final : public LogFormat {
     const bool journal = leaning == Leaning::kJournal || leaning == Leaning::kJournalOnly;
     return std::max(base + (journal ? kLeaningBonus : 0), journal_structure_score(line));
   }
-  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, true); }
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "gpucost/text.hpp"
 
 namespace gpucost::formats {
@@ -182,6 +184,29 @@ bool PendingMessage::flush(FileSink& sink) {
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
   return sink.message(rec_);
+}
+
+bool year_clock_continues(const NoYearClock& before, unsigned first_month) noexcept {
+  return first_month == 0 ||
+         (before.rollovers() == 0 && (before.prev_month() == 0 || first_month + 6 >= before.prev_month()));
+}
+
+bool wrap_continues(const JiffiesWrap& before, TimeNs raw, bool fresh_boot_start, bool boot_start) noexcept {
+  JiffiesWrap fresh, file = before;
+  fresh.adjust(raw, fresh_boot_start);
+  file.adjust(raw, boot_start);
+  return fresh.active() == file.active() && (!fresh.active() || fresh.base() == file.base());
+}
+
+void take_chunk_over(PendingMessage& before_pending, std::int32_t before_boots, std::int32_t chunk_boots,
+                     PendingMessage& chunk_pending, FileSink& file_sink, FileSink& chunk_sink) {
+  before_pending.flush(file_sink);
+  if (before_boots != 0) {
+    std::vector<std::int32_t> to_file(static_cast<std::size_t>(chunk_boots) + 1);
+    for (std::size_t i = 0; i < to_file.size(); ++i) to_file[i] = before_boots + static_cast<std::int32_t>(i);
+    chunk_sink.renumber_boots(to_file);
+  }
+  chunk_pending.move_by(file_sink.diagnostics().lines, before_boots);
 }
 
 }  // namespace gpucost::formats

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gpucost/ingest/format.hpp"
+#include "ingest/formats/stamps.hpp"
 
 namespace gpucost::formats {
 
@@ -88,6 +89,12 @@ class PendingMessage {
   void clear() noexcept { active_ = false; }
 
   const MessageRecord& record() const noexcept { return rec_; }
+  /// Moves the message's line number and boot ordinal (a chunk's state taken over by the file's:
+  /// its lines were numbered from the chunk's start, its boots from 0).
+  void move_by(std::uint64_t lines, std::int32_t boots) noexcept {
+    rec_.line += lines;
+    rec_.boot_seq += boots;
+  }
   /// The message text so far (first line plus joined continuations).
   std::string_view text() const noexcept { return text_; }
   /// Whether its first line carried a stamp, and how far that line was indented.
@@ -122,5 +129,25 @@ struct LastStamp {
     m.flags |= kFlagApproxTime;
   }
 };
+
+// Chunked parsing (format.hpp's LogFormat::continue_chunk): what the kernel-message parsers
+// (the syslog family, dmesg) share when they take over a chunk parsed from a fresh state.
+
+/// Whether a chunk whose first year-less stamp has month `first_month` (0: it had none) placed
+/// its stamps as one pass does from the clock `before`: no rollover before the chunk, and none
+/// at its first stamp (Dec -> Jan).
+bool year_clock_continues(const NoYearClock& before, unsigned first_month) noexcept;
+
+/// Whether a chunk's first monotonic stamp `raw`, read from a fresh wrap state (a boot start or
+/// not: `fresh_boot_start`), leaves the wrap state that one pass leaves reading it from `before`
+/// (as a boot start or not: `boot_start`).
+bool wrap_continues(const JiffiesWrap& before, TimeNs raw, bool fresh_boot_start, bool boot_start) noexcept;
+
+/// Takes a chunk over once it passed its format's checks: the message the chunk before left
+/// pending goes to `file_sink`; the chunk's boot ordinals (in `chunk_sink` and in the message it
+/// leaves pending) move by the `before_boots` before it, and that message's line past the file's
+/// lines so far.
+void take_chunk_over(PendingMessage& before_pending, std::int32_t before_boots, std::int32_t chunk_boots,
+                     PendingMessage& chunk_pending, FileSink& file_sink, FileSink& chunk_sink);
 
 }  // namespace gpucost::formats

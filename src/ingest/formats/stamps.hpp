@@ -59,6 +59,8 @@ class NoYearClock {
   /// Raw ns (WallKind::kLocalNoYear) of a stamp whose year is unknown.
   TimeNs place(CivilTime c) noexcept;
   int rollovers() const noexcept { return rollovers_; }
+  /// The month of the last stamp placed (0 before the first).
+  unsigned prev_month() const noexcept { return prev_month_; }
   /// More year rollovers than this are damage (lines alternating Dec/Jan), not twenty years of
   /// log; the count stops there so that the year, once inferred, stays in range (time.hpp).
   static constexpr int kMaxRollovers = 20;

@@ -21,8 +21,9 @@ Sep 19 16:18:02 bubz kernel: [68183.637907] pcieport 0000:00:03.1:    [ 6] BadTL
      2},
 };
 
-class Format final : public LogFormat {
+class Format final : public SyslogFamilyFormat {
  public:
+  Format() noexcept : SyslogFamilyFormat(false) {}
   FormatId id() const noexcept override { return FormatId::syslog; }
   std::span<const FormatSample> samples() const noexcept override { return kSamples; }
   int score(std::string_view line) const noexcept override {
@@ -31,7 +32,6 @@ class Format final : public LogFormat {
     if (leaning == Leaning::kJournalOnly) return 0;
     return base + (leaning == Leaning::kSyslog ? kLeaningBonus : 0);
   }
-  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, false); }
 };
 
 }  // namespace

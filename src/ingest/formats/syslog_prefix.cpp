@@ -281,16 +281,21 @@ bool impossible_stamp(std::string_view t, std::string& why) {
   return clock_bad(j + 1);
 }
 
-/// Per-file state of the syslog/journal parse.
-class FamilyParser {
+/// Per-file state of the syslog/journal parse: what one chunk of a file hands to the next
+/// (continue_syslog_chunk).
+class FamilyParser final : public ChunkState {
  public:
-  FamilyParser(FileSink& sink, bool journal) : sink_(sink), journal_(journal) {}
+  explicit FamilyParser(bool journal) : journal_(journal) {}
+  /// The sink the next lines go to.
+  void attach(FileSink& sink) noexcept { sink_ = &sink; }
 
   void line(const Line& line) {
-    sink_.line_read(line);
+    sink_->line_read(line);
+    if (!any_line_ && line.truncated) leaned_on_before_ = true;  // its sample precedes the flush before it
+    any_line_ = true;
     const std::string_view t = line.text;
     if (text::is_blank(t)) {
-      pending_.flush(sink_);
+      pending_.flush(*sink_);
       in_status_ = false;
       return;
     }
@@ -299,26 +304,26 @@ class FamilyParser {
     if (parse_syslog_line(t, l)) {
       in_status_ = false;
       stamped(line, l);
-      sink_.accept();
+      sink_->accept();
       return;
     }
     if (is_elision(t)) {
-      pending_.flush(sink_);
-      sink_.accept();
+      pending_.flush(*sink_);
+      sink_->accept();
       return;
     }
     unstamped(line);
   }
 
   void finish() {
-    pending_.flush(sink_);
+    pending_.flush(*sink_);
     if (marker_pending_) {
       MessageRecord b;
       b.flags = kFlagApproxTime;
       emit_boot(b);
     }
     if (untimed_ > 0)
-      sink_.diagnostics().notes.push_back(
+      sink_->diagnostics().notes.push_back(
           fmt::format("{} messages had no stamp of their own (prefix cut in the paste); they carry the "
                       "previous line's time, or none, flagged approximate",
                       untimed_));
@@ -328,8 +333,11 @@ class FamilyParser {
   // Journal markers and `systemctl status` blocks; true when the line was one.
   bool journal_structure(const Line& line) {
     const std::string_view t = line.text;
+    // Before the chunk's first entry, a marker or status line depends on the entries before it.
+    if (!stamped_seen_ && (starts_with(t, "-- ") || in_status_ || is_status_header(t) || opens_status_block(t)))
+      leaned_on_before_ = true;
     if (starts_with(t, "-- ")) {
-      pending_.flush(sink_);
+      pending_.flush(*sink_);
       in_status_ = false;
       if (starts_with(t, "-- Boot ")) {
         std::string_view id = t.substr(8);
@@ -338,20 +346,20 @@ class FamilyParser {
       } else if (starts_with(t, "-- Reboot --")) {
         new_boot(line, {});
       }
-      sink_.accept();
+      sink_->accept();
       return true;
     }
     if (is_status_header(t) || opens_status_block(t) ||
         (in_status_ && (indentation(t) > 0 || is_tree_line(t) || is_status_key(t)))) {
-      pending_.flush(sink_);
+      pending_.flush(*sink_);
       in_status_ = true;
-      sink_.accept();
+      sink_->accept();
       return true;
     }
     // systemctl's footers, printed after the journal lines of a status block.
     if (starts_with(t, "Hint: Some lines were ellipsized") || (in_status_ && starts_with(t, "Warning: "))) {
-      pending_.flush(sink_);
-      sink_.accept();
+      pending_.flush(*sink_);
+      sink_->accept();
       return true;
     }
     return false;
@@ -374,12 +382,12 @@ class FamilyParser {
     b.boot_id = boot_id_;
     b.ident = {};
     b.ident_pid = INT64_MIN;
-    sink_.event(EventKind::boot, b);
+    sink_->event(EventKind::boot, b);
     marker_pending_ = false;
   }
 
   void stamped(const Line& line, const SyslogLine& l) {
-    pending_.flush(sink_);
+    pending_.flush(*sink_);
     MessageRecord m;
     m.line = line.number;
     m.ident = l.ident;
@@ -390,13 +398,14 @@ class FamilyParser {
     switch (l.form) {
       case StampForm::kBsd:
       case StampForm::kBsdPrecise:
+        if (first_month_ == 0) first_month_ = l.stamp.civil.month;
         m.wall_kind = WallKind::kLocalNoYear;
         m.wall_raw_ns = clock_.place(l.stamp.civil);
         break;
       case StampForm::kRfc3339:
         m.wall_kind = WallKind::kUtc;
         m.wall_raw_ns = utc_of(l.stamp);
-        sink_.observe_utc_offset(l.stamp.offset_ns);
+        sink_->observe_utc_offset(l.stamp.offset_ns);
         break;
       case StampForm::kUnix:
         m.wall_kind = WallKind::kUtc;
@@ -406,10 +415,17 @@ class FamilyParser {
       case StampForm::kFull: full_stamp(l, m); break;
     }
     const bool kernel = l.ident == "kernel";
+    if (kernel && !seen_kernel_) first_kernel_linux_ = is_linux_version(l.text);
     if (l.mono_ns != kNoTime) {
       m.mono_ns = l.mono_ns;
       if (kernel) {
-        m.mono_ns = wrap_.adjust(l.mono_ns, !wrap_started_ || is_linux_version(l.text));
+        const bool boot_start = !wrap_started_ || is_linux_version(l.text);
+        m.mono_ns = wrap_.adjust(l.mono_ns, boot_start);
+        if (!wrap_started_) {
+          first_mono_linux_ = is_linux_version(l.text);
+          first_mono_raw_ = l.mono_ns;
+          first_mono_ = m.mono_ns;
+        }
         wrap_started_ = true;
       }
     }
@@ -434,7 +450,7 @@ class FamilyParser {
       a.wall_raw_ns = m.wall_raw_ns;
       a.wall_kind = m.wall_kind;
       a.precision_ns = precision;
-      sink_.anchor(a);
+      sink_->anchor(a);
     }
     if (marker_pending_) {
       // The marker's boot event takes this entry's time, unless the entry is the kernel's own
@@ -443,6 +459,7 @@ class FamilyParser {
       else emit_boot(m);
     }
     seen_entry_ = true;
+    stamped_seen_ = true;
     last_.remember(m);
     pending_.start(m, true, 0);
   }
@@ -460,7 +477,7 @@ class FamilyParser {
       } else {
         exact = parse_utc_offset(l.zone, off);
       }
-      if (exact) sink_.observe_utc_offset(off);
+      if (exact) sink_->observe_utc_offset(off);
     }
     if (exact) {
       m.wall_kind = WallKind::kUtc;
@@ -471,22 +488,25 @@ class FamilyParser {
     m.wall_raw_ns = civil_to_ns(l.stamp.civil);
     if (!zone_noted_) {
       zone_noted_ = true;
-      sink_.diagnostics().notes.push_back(fmt::format(
+      sink_->diagnostics().notes.push_back(fmt::format(
           "short-full stamps name the zone only by the abbreviation '{}', which is ambiguous; read as local time",
           l.zone));
     }
   }
 
   void unstamped(const Line& line) {
+    // Before the chunk's first stamped line, what an unstamped line becomes depends on the
+    // message the chunk before left pending and on its stamp.
+    if (!stamped_seen_) leaned_on_before_ = true;
     const std::string_view t = line.text;
     if (text::looks_binary(t)) {  // garbage ends the message before it; never joined to it
-      pending_.flush(sink_);
-      sink_.problem(line, Problem::binary_data, "binary bytes where a syslog line should be");
+      pending_.flush(*sink_);
+      sink_->problem(line, Problem::binary_data, "binary bytes where a syslog line should be");
       return;
     }
     if (impossible_stamp(t, why_)) {
-      pending_.flush(sink_);
-      sink_.problem(line, Problem::bad_timestamp, why_ + "; the line is rejected, not joined to the message before it");
+      pending_.flush(*sink_);
+      sink_->problem(line, Problem::bad_timestamp, why_ + "; the line is rejected, not joined to the message before it");
       return;
     }
     const std::size_t ind = indentation(t);
@@ -504,8 +524,8 @@ class FamilyParser {
       body = after_ident(s.substr(7));
     } else if (pending_.active() && pending_.stamped() && ind > 0) {
       // Multi-line messages are printed with their continuation lines indented.
-      pending_.append(t, sink_);
-      sink_.continuation();
+      pending_.append(t, *sink_);
+      sink_->continuation();
       return;
     } else if (const int k = kernel_likeness(s); k >= 40 || (k > 0 && !pending_.active())) {
       // Only the message is left (`NVRM: ...`). With a message pending, only unmistakable kernel
@@ -513,16 +533,16 @@ class FamilyParser {
       ident = "kernel";
       body = s;
     } else if (pending_.active() && !line.truncated) {  // hard-wrapped by a terminal (never this long)
-      pending_.append(t, sink_);
-      sink_.continuation();
+      pending_.append(t, *sink_);
+      sink_->continuation();
       return;
     } else {
-      sink_.problem(line, Problem::unparsable_line,
+      sink_->problem(line, Problem::unparsable_line,
                     line.truncated ? "no syslog/journal stamp, and too long to be a wrapped continuation"
                                    : "no syslog/journal stamp, and nothing to continue");
       return;
     }
-    pending_.flush(sink_);
+    pending_.flush(*sink_);
     MessageRecord m;
     m.line = line.number;
     m.ident = ident;
@@ -533,11 +553,14 @@ class FamilyParser {
     last_.lend(m);
     ++untimed_;
     pending_.start(m, false, ind);
-    sink_.accept();
+    sink_->accept();
   }
 
-  FileSink& sink_;
-  const bool journal_;
+  friend bool continue_family_chunk(FamilyParser& before, FamilyParser& chunk, FileSink& file_sink,
+                                    FileSink& chunk_sink);
+
+  FileSink* sink_ = nullptr;
+  bool journal_;
   PendingMessage pending_;
   LastStamp last_;
   NoYearClock clock_;
@@ -555,15 +578,92 @@ class FamilyParser {
   std::string why_;  // reason of an impossible stamp (reused)
   bool zone_noted_ = false;
   std::uint64_t untimed_ = 0;
+  // What a chunk parsed from a fresh state assumed about the state before it (checked by
+  // continue_family_chunk): no line leaned on it before the first stamped one, the month of the
+  // first BSD stamp (0: none), whether the first kernel line said `Linux version`, the first
+  // kernel monotonic stamp as printed and as placed, and whether its line said `Linux version`.
+  bool any_line_ = false;
+  bool stamped_seen_ = false;
+  bool leaned_on_before_ = false;
+  unsigned first_month_ = 0;
+  bool first_kernel_linux_ = false;
+  bool first_mono_linux_ = false;
+  TimeNs first_mono_raw_ = kNoTime;
+  TimeNs first_mono_ = kNoTime;
 };
+
+// Whether a chunk parsed from a fresh state gave what a parse from `before` gives, but for its
+// boot ordinals (which move by the boots before it); if so, makes it so, flushes the message the
+// chunk before left pending into the file's sink, and leaves in `before` the state after the
+// chunk.
+bool continue_family_chunk(FamilyParser& before, FamilyParser& chunk, FileSink& file_sink, FileSink& chunk_sink) {
+  if (chunk.leaned_on_before_) return false;
+  // journalctl's markers: a boot named or awaiting its first entry, a status block open.
+  if (!before.boot_id_.empty() || before.marker_pending_ || before.in_status_) return false;
+  // The year: no rollover before the chunk, and none at its first stamp (Dec -> Jan).
+  if (!year_clock_continues(before.clock_, chunk.first_month_)) return false;
+  if (chunk.seen_kernel_) {
+    // The first kernel line began no boot that the fresh state could not see.
+    if (before.seen_kernel_ && chunk.first_kernel_linux_) return false;
+    // Its clock continues the wrap state before it, and did not restart.
+    if (chunk.wrap_started_ &&
+        (!wrap_continues(before.wrap_, chunk.first_mono_raw_, true, !before.wrap_started_ || chunk.first_mono_linux_) ||
+         (before.prev_kernel_mono_ != kNoTime && chunk.first_mono_ + kBootRestartNs < before.prev_kernel_mono_)))
+      return false;
+  }
+  take_chunk_over(before.pending_, before.boot_seq_, chunk.boot_seq_, chunk.pending_, file_sink, chunk_sink);
+  // What the chunk did not touch stays as it was before it.
+  chunk.boot_seq_ += before.boot_seq_;
+  chunk.untimed_ += before.untimed_;
+  chunk.zone_noted_ = chunk.zone_noted_ || before.zone_noted_;
+  chunk.seen_entry_ = chunk.seen_entry_ || before.seen_entry_;
+  if (chunk.first_month_ == 0) chunk.clock_ = before.clock_;
+  if (!chunk.seen_kernel_) {
+    chunk.seen_kernel_ = before.seen_kernel_;
+    chunk.prev_kernel_mono_ = before.prev_kernel_mono_;
+  }
+  if (!chunk.wrap_started_) {
+    chunk.wrap_started_ = before.wrap_started_;
+    chunk.wrap_ = before.wrap_;
+    if (chunk.prev_kernel_mono_ == kNoTime) chunk.prev_kernel_mono_ = before.prev_kernel_mono_;
+  }
+  if (!chunk.stamped_seen_) chunk.last_ = before.last_;
+  FileSink* sink = before.sink_;
+  before = std::move(chunk);
+  before.sink_ = sink;
+  return true;
+}
+
 
 }  // namespace
 
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal) {
-  FamilyParser p(sink, journal);
+  FamilyParser p(journal);
+  p.attach(sink);
   Line line;
   while (src.next(line)) p.line(line);
   p.finish();
+}
+
+std::unique_ptr<ChunkState> SyslogFamilyFormat::start_state() const { return std::make_unique<FamilyParser>(journal_); }
+
+void SyslogFamilyFormat::parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const {
+  auto& p = static_cast<FamilyParser&>(state);
+  p.attach(sink);
+  Line line;
+  while (src.next(line)) p.line(line);
+}
+
+void SyslogFamilyFormat::end_chunks(FileSink& sink, ChunkState& state) const {
+  auto& p = static_cast<FamilyParser&>(state);
+  p.attach(sink);
+  p.finish();
+}
+
+bool SyslogFamilyFormat::continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                                        FileSink& chunk_sink) const {
+  return continue_family_chunk(static_cast<FamilyParser&>(before), static_cast<FamilyParser&>(chunk_state), file_sink,
+                               chunk_sink);
 }
 
 }  // namespace gpucost::formats

@@ -5,6 +5,7 @@
 // scoring (which layouts are evidence for which) and the journal's marker lines differ.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "gpucost/ingest/format.hpp"
@@ -65,5 +66,28 @@ inline constexpr int kLeaningBonus = 20;
 /// The parse loop syslog and journal_short share. `journal` adds the journal's marker lines
 /// (`-- Boot ... --`, `-- Logs begin at ... --`) and `systemctl status` blocks.
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal);
+
+/// A format that parse_syslog_family reads (`syslog`, `journal_short`), in one pass or in chunks
+/// (format.hpp's LogFormat chunk functions). A chunk parsed from a fresh state is taken over
+/// when it gave what a parse from the state before it gives but for its boot ordinals: it began
+/// with a stamped (or blank) line, no journal marker named a boot or left one waiting for its
+/// first entry before it, no year rollover came before it or at its first stamp, and its first
+/// kernel line neither began a boot nor continued a clock that the fresh state could not know.
+/// Its boot ordinals then move by the boots before it, and the message the chunk before left
+/// pending goes to the file's sink first. Any other chunk is parsed again.
+class SyslogFamilyFormat : public LogFormat {
+ public:
+  explicit SyslogFamilyFormat(bool journal) noexcept : journal_(journal) {}
+  void parse(LineSource& src, FileSink& sink) const override { parse_syslog_family(src, sink, journal_); }
+  bool chunkable() const noexcept override { return true; }
+  std::unique_ptr<ChunkState> start_state() const override;
+  void parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const override;
+  bool continue_chunk(ChunkState& before, ChunkState& chunk_state, FileSink& file_sink,
+                      FileSink& chunk_sink) const override;
+  void end_chunks(FileSink& sink, ChunkState& state) const override;
+
+ private:
+  bool journal_;
+};
 
 }  // namespace gpucost::formats

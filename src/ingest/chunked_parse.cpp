@@ -1,0 +1,166 @@
+#include "ingest/chunked_parse.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "gpucost/ingest/decompress.hpp"
+#include "ingest/mapped_file.hpp"
+#include "ingest/prompt_filter.hpp"
+
+namespace gpucost {
+
+namespace {
+
+// Chunk starts: 0, then the first line start at or after each multiple of the chunk size; the
+// file's size last.
+std::vector<std::size_t> plan_chunks(std::string_view bytes, std::size_t chunk) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t target = chunk; target < bytes.size(); target += chunk) {
+    if (target <= starts.back()) continue;
+    const void* nl = std::memchr(bytes.data() + target - 1, '\n', bytes.size() - (target - 1));
+    if (!nl) break;
+    const auto start = static_cast<std::size_t>(static_cast<const char*>(nl) - bytes.data()) + 1;
+    if (start >= bytes.size()) break;
+    if (start > starts.back()) starts.push_back(start);
+  }
+  starts.push_back(bytes.size());
+  return starts;
+}
+
+// Runs task(i) for every i < n on up to `threads` threads (this one included); rethrows the first
+// exception after every thread ended.
+template <typename Task>
+void for_each_parallel(std::size_t n, unsigned threads, Task task) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  auto worker = [&]() noexcept {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= n || failed.load()) return;
+      try {
+        task(i);
+      } catch (...) {
+        if (!failed.exchange(true)) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t < n; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // a thread refused (a pids limit): the others share the chunks
+    }
+  }
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+std::shared_ptr<const MappedFile> map_plain_file(const std::string& path, std::uint64_t min_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  std::shared_ptr<const MappedFile> map;
+  struct stat st {};
+  char magic[kCompressionMagicBytes];
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<std::uint64_t>(st.st_size) >= min_bytes) {
+    const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+    if (detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0)) == Compression::kNone)
+      map = MappedFile::map(fd, static_cast<std::uint64_t>(st.st_size));
+  }
+  ::close(fd);  // the mapping stays
+  return map;
+}
+
+}  // namespace
+
+bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink& sink,
+                     const EventRecognizer& recognizer, const ChunkPlanOptions& options, ChunkedRead& read) {
+  if (!format.chunkable() || options.threads < 2) return false;
+  const auto map = map_plain_file(path, options.min_file_bytes);
+  if (!map) return false;
+  const std::string_view bytes = map->bytes();
+  const std::size_t chunk =
+      options.chunk_bytes ? options.chunk_bytes : std::max<std::size_t>(1, bytes.size() / (2 * options.threads));
+  const std::vector<std::size_t> starts = plan_chunks(bytes, chunk);
+  const std::size_t n = starts.size() - 1;
+  if (n < 2) return false;
+
+  // The chunks after the first are parsed from a fresh state into sinks of their own, without
+  // the per-kind cap (which applies when they are merged); the first into the file's sink.
+  ParseOptions uncapped = sink.options();
+  uncapped.max_events_per_kind = std::numeric_limits<std::size_t>::max();
+  std::vector<std::unique_ptr<FileSink>> sinks(n);
+  std::vector<std::unique_ptr<ChunkState>> states(n);
+  std::vector<std::uint64_t> nul(n, 0);
+  // A chunk's lines are numbered from 1; the merge adds the lines of the chunks before it
+  // (FileSink::append_chunk), which only it knows without a pass over their bytes.
+  auto parse_chunk = [&](std::size_t i, FileSink& into, ChunkState& state, std::uint64_t first_line) {
+    auto src = make_chunk_source(map, starts[i], starts[i + 1], first_line, options.max_line);
+    PromptFilter lines(*src, into);
+    format.parse_chunk(lines, into, state);
+    nul[i] = src->nul_bytes_skipped();
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    states[i] = format.start_state();
+    if (i > 0) {
+      sinks[i] = std::make_unique<FileSink>(sink.file_index(), sink.path(), sink.mtime_ns(), uncapped, recognizer);
+      sinks[i]->start_chunk();
+      sinks[i]->set_format(sink.format());
+      sinks[i]->diagnostics().format = sink.format();
+    }
+  }
+  // Merged in order, each as soon as the chunks before it are (so that a chunk's sink is let go
+  // early, and the merge overlaps the parse of the chunks after it): each chunk continues from
+  // the state the chunks before it ended in, or, when its format cannot take that state over
+  // (or its lines held what a fresh sink cannot merge: pasted prompts, notes), is parsed again
+  // from that state into the file's sink.
+  read = ChunkedRead{};
+  read.chunks = n;
+  ChunkState& state = *states[0];
+  std::mutex merge_mutex;
+  std::vector<char> parsed(n, 0);
+  std::size_t merged = 1;  // chunk 0 was parsed into the file's sink itself
+  auto merge_ready = [&](std::size_t done) {
+    const std::lock_guard lock(merge_mutex);
+    parsed[done] = 1;
+    if (!parsed[0]) return;  // the file's sink is still being written
+    for (; merged < n && parsed[merged]; ++merged) {
+      const std::size_t i = merged;
+      FileSink& chunk_sink = *sinks[i];
+      const bool mergeable = chunk_sink.diagnostics().prompts == 0 && chunk_sink.diagnostics().notes.empty();
+      if (mergeable && format.continue_chunk(state, *states[i], sink, chunk_sink)) {
+        sink.append_chunk(chunk_sink);
+      } else {
+        ++read.parsed_again;
+        sinks[i].reset();
+        parse_chunk(i, sink, state, sink.diagnostics().lines + 1);
+      }
+      sinks[i].reset();
+      states[i].reset();
+    }
+  };
+  for_each_parallel(n, options.threads, [&](std::size_t i) {
+    parse_chunk(i, i ? *sinks[i] : sink, *states[i], 1);
+    merge_ready(i);
+  });
+  for (const std::uint64_t skipped : nul) read.nul_bytes_skipped += skipped;
+  format.end_chunks(sink, state);
+  read.bytes = bytes.size();
+  return true;
+}
+
+}  // namespace gpucost

@@ -1,0 +1,36 @@
+#pragma once
+// The lines of a file as a format sees them (ingest.cpp, chunked_parse.cpp).
+
+#include <string>
+
+#include "gpucost/ingest/format.hpp"
+#include "gpucost/ingest/line_source.hpp"
+#include "gpucost/ingest/shell_prompt.hpp"
+
+namespace gpucost {
+
+// The file's lines as a format sees them: pasted shell prompt lines are taken out here, counted
+// as prompts and turned into hints (FileSink::prompt), so that no format reads them as data.
+class PromptFilter final : public LineSource {
+ public:
+  PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
+  bool next(Line& line) override {
+    while (inner_.next(line)) {
+      if (!parse_shell_prompt(line.text)) return true;
+      sink_.line_read(line);
+      sink_.prompt(line);
+    }
+    return false;
+  }
+  std::size_t read_raw(std::size_t n, std::string& out) override { return inner_.read_raw(n, out); }
+  bool rewind() override { return inner_.rewind(); }
+  const std::string& error() const noexcept override { return inner_.error(); }
+  std::uint64_t bytes_read() const noexcept override { return inner_.bytes_read(); }
+  std::uint64_t nul_bytes_skipped() const noexcept override { return inner_.nul_bytes_skipped(); }
+
+ private:
+  LineSource& inner_;
+  FileSink& sink_;
+};
+
+}  // namespace gpucost
