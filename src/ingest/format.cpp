@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
@@ -124,13 +125,19 @@ void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, 
 
 void FileSink::append_event_rows(const Table& events) {
   const Column& repeat = events.column(event_col::repeat);
-  for (std::size_t r = 0; r < events.rows(); ++r)
-    add_event(event_fields(events, r), repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1);
+  // Only a message's first row in the chunk can continue a run of this sink: the chunk's sink
+  // split its later rows from that one with everything one pass knows (the run's latest line).
+  std::unordered_set<std::uint64_t> met;
+  for (std::size_t r = 0; r < events.rows(); ++r) {
+    const EventFields f = event_fields(events, r);
+    const bool first = met.insert(RepeatRuns::message_key(f)).second;
+    add_event(f, repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1, first);
+  }
 }
 
-void FileSink::add_event(const EventFields& f, std::uint64_t repeat) {
+void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_join) {
   Table& t = out_.events;
-  if (options_.aggregate_repeats) {
+  if (options_.aggregate_repeats && may_join) {
     if (const std::int64_t row = runs_.find(t, f); row >= 0) {
       Column& c = t.column(event_col::repeat);
       c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + static_cast<std::int64_t>(repeat));

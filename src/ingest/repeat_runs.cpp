@@ -70,18 +70,18 @@ void push_event_row(Table& t, const EventFields& f, FormatId format, std::uint32
   t.column(event_col::repeat).push_int(static_cast<std::int64_t>(repeat));
 }
 
+// Not the boot: a chunk of a file numbers its boots from 0 until the merge renumbers them, and its
+// runs must be found under the same key (find() checks the boot on the row).
 std::uint64_t RepeatRuns::key_hash(const EventFields& f) noexcept {
   const std::hash<std::string_view> hs;
   std::uint64_t h = static_cast<std::uint64_t>(f.kind);
   h = mix(h, static_cast<std::uint64_t>(f.wall_kind));
-  h = mix(h, static_cast<std::uint64_t>(f.boot_seq));
   h = mix(h, static_cast<std::uint64_t>(f.code));
   h = mix(h, static_cast<std::uint64_t>(f.flags));
   h = mix(h, hs(f.text));
   h = mix(h, hs(f.ident));
   h = mix(h, hs(f.gpu));
   h = mix(h, hs(f.process));
-  h = mix(h, hs(f.boot_id));
   return h;
 }
 
@@ -119,6 +119,15 @@ void RepeatRuns::started(const EventFields& f, std::uint32_t row) {
   if (!event_kind_aggregates(f.kind)) return;
   Run& run = runs_[key_hash(f)];
   run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
+}
+
+void RepeatRuns::continue_with(const RepeatRuns& chunk) {
+  for (const auto& [key, later] : chunk.runs_) {
+    const auto it = runs_.find(key);
+    if (it == runs_.end()) continue;
+    it->second.last_mono_ns = later.last_mono_ns;
+    it->second.last_wall_ns = later.last_wall_ns;
+  }
 }
 
 void RepeatRuns::joined(const EventFields& f) {

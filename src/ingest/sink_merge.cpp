@@ -54,7 +54,10 @@ void FileSink::append_chunk(FileSink& chunk) {
   // (The chunk itself had no cap: it recorded no events_dropped.)
   std::array<std::uint64_t, kProblemCount> before = diag_.problems;
   const std::size_t own_samples = diag_.samples.size();
-  if (chunk.out_.events.rows()) append_event_rows(chunk.out_.events);
+  if (chunk.out_.events.rows()) {
+    append_event_rows(chunk.out_.events);
+    runs_.continue_with(chunk.runs_);
+  }
   // The chunk counted its records (events kept or not, as event() counts them).
   diag_.records += c.records;
   std::vector<ProblemSample> dropped(std::make_move_iterator(diag_.samples.begin() + static_cast<std::ptrdiff_t>(own_samples)),

@@ -338,3 +338,43 @@ TEST(RepeatRuns, WhatJoinsARun) {
 
 }  // namespace
 }  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+// A flood after a reboot, cut into many chunks (--chunk-size) and read on 3 threads, gives the
+// report of one pass: a run that goes on across a chunk boundary continues from the line the
+// chunk before saw last, whatever boot number the chunk gave it before the merge.
+TEST(RepeatRuns, ChunkedFloodAfterARebootIsOnePass) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "repeat_runs_chunked";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream kern(dir / "kern.log");
+    kern << bsd_stamp(-200) << " lab kernel: [    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) #49-Ubuntu SMP\n";
+    kern << bsd_stamp(-190) << " lab kernel: [   10.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120\n";
+    kern << bsd_stamp(-100) << " lab kernel: [    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) #49-Ubuntu SMP\n";
+    for (int ms = 0; ms < 300'000; ms += 70) {
+      kern << bsd_stamp(ms / 1000) << " lab kernel: " << mono_stamp(ms)
+           << " nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d:4:0:0x0000000f\n";
+      if (ms % 490 == 0)
+        kern << bsd_stamp(ms / 1000) << " lab kernel: " << mono_stamp(ms + 1)
+             << " [drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip event timeout on head 0\n";
+    }
+  }
+  const auto one = run_gpucost({"analyze", dir.string(), "--format", "json", "--no-timings", "--threads", "1"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  for (const char* chunk : {"20000", "65536"}) {
+    const auto many = run_gpucost(
+        {"analyze", dir.string(), "--format", "json", "--no-timings", "--threads", "3", "--chunk-size", chunk});
+    ASSERT_EQ(many.exit_code, 0) << many.err;
+    EXPECT_TRUE(one.out == many.out) << "--chunk-size " << chunk << " changed the report";
+  }
+  const auto t1 = run_gpucost({"timeline", dir.string(), "--threads", "1"});
+  const auto t3 = run_gpucost({"timeline", dir.string(), "--threads", "3", "--chunk-size", "20000"});
+  EXPECT_TRUE(t1.out == t3.out) << "chunks changed the timeline";
+  EXPECT_LT(std::count(t1.out.begin(), t1.out.end(), '\n'), 1000);  // the flood was aggregated
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -149,8 +149,9 @@ class FileSink {
   IngestResult out_;
   std::array<std::uint64_t, kEventKindCount> kind_counts_{};
   RepeatRuns runs_;
-  // Appends one event (a run of `repeat`), joining the run of its message when it repeats one.
-  void add_event(const EventFields& f, std::uint64_t repeat);
+  // Appends one event (a run of `repeat`), joining the run of its message when it repeats one
+  // and `may_join`.
+  void add_event(const EventFields& f, std::uint64_t repeat, bool may_join = true);
   // The last stamped message of each boot of the file, in the order the boots were met.
   struct LastStamp {
     std::string boot_id;
