@@ -396,10 +396,11 @@ std::uint64_t merge_repeat_counts(Table& e, const EventClusters& clusters) {
       else it->second = std::max(it->second, count(m));
     }
     per_file.clear();
-    for (const auto& [at, n] : lines) {
-      auto it = std::find_if(per_file.begin(), per_file.end(), [&](const auto& p) { return p.first == at.first; });
-      if (it == per_file.end()) per_file.emplace_back(at.first, n);
-      else it->second += n;
+    for (const auto& line : lines) {
+      const std::int64_t f = line.first.first;  // not a structured binding: clang < 16 cannot capture one
+      auto it = std::find_if(per_file.begin(), per_file.end(), [&](const auto& p) { return p.first == f; });
+      if (it == per_file.end()) per_file.emplace_back(f, line.second);
+      else it->second += line.second;
     }
     std::int64_t most = 0;
     for (const auto& [f, n] : per_file) most = std::max(most, n);
