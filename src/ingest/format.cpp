@@ -137,11 +137,13 @@ void FileSink::append_event_rows(const Table& events) {
 
 void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_join) {
   Table& t = out_.events;
-  if (options_.aggregate_repeats && may_join) {
-    if (const std::int64_t row = runs_.find(t, f); row >= 0) {
+  const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
+  const std::uint64_t key = runs ? RepeatRuns::message_key(f) : 0;
+  if (runs && may_join) {
+    if (const std::int64_t row = runs_.find(t, f, key); row >= 0) {
       Column& c = t.column(event_col::repeat);
       c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + static_cast<std::int64_t>(repeat));
-      runs_.joined(f);
+      runs_.joined(f, key);
       return;
     }
   }
@@ -159,7 +161,7 @@ void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_jo
   }
   ++n;
   push_event_row(t, f, format_, file_, repeat);
-  if (options_.aggregate_repeats) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1));
+  if (runs) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
 }
 
 void FileSink::anchor(const BootAnchor& a) {

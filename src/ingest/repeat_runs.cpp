@@ -85,9 +85,9 @@ std::uint64_t RepeatRuns::key_hash(const EventFields& f) noexcept {
   return h;
 }
 
-std::int64_t RepeatRuns::find(const Table& e, const EventFields& f) const {
+std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, std::uint64_t key) const {
   if (!event_kind_aggregates(f.kind)) return -1;
-  const auto it = runs_.find(key_hash(f));
+  const auto it = runs_.find(key);
   if (it == runs_.end()) return -1;
   const Run& run = it->second;
   // The same bucket: of monotonic time when the event has it, else of wall time.
@@ -115,9 +115,9 @@ std::int64_t RepeatRuns::find(const Table& e, const EventFields& f) const {
   return run.row;
 }
 
-void RepeatRuns::started(const EventFields& f, std::uint32_t row) {
+void RepeatRuns::started(const EventFields& f, std::uint32_t row, std::uint64_t key) {
   if (!event_kind_aggregates(f.kind)) return;
-  Run& run = runs_[key_hash(f)];
+  Run& run = runs_[key];
   run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
 }
 
@@ -130,8 +130,8 @@ void RepeatRuns::continue_with(const RepeatRuns& chunk) {
   }
 }
 
-void RepeatRuns::joined(const EventFields& f) {
-  if (const auto it = runs_.find(key_hash(f)); it != runs_.end()) {
+void RepeatRuns::joined(const EventFields& f, std::uint64_t key) {
+  if (const auto it = runs_.find(key); it != runs_.end()) {
     it->second.last_mono_ns = f.mono_ns;
     it->second.last_wall_ns = f.wall_raw_ns;
   }

@@ -65,14 +65,15 @@ class RepeatRuns {
   /// The longest gap between two lines of one run, by monotonic time.
   static constexpr TimeNs kRunGapNs = kNsPerSec;
   /// The row that an event with these fields joins, or -1 (append a row and remember() it).
-  std::int64_t find(const Table& events, const EventFields& f) const;
+  /// `key` is message_key(f), computed once by the caller for find() and what follows it.
+  std::int64_t find(const Table& events, const EventFields& f, std::uint64_t key) const;
   /// What identifies f's message (a hash of everything but the line, the stamps, the pid and
   /// the boot, which find() checks on the row).
   static std::uint64_t message_key(const EventFields& f) noexcept { return key_hash(f); }
   /// Notes that `row`, just appended for f, holds the latest run of f's message.
-  void started(const EventFields& f, std::uint32_t row);
+  void started(const EventFields& f, std::uint32_t row, std::uint64_t key);
   /// Notes that f joined the row find() returned.
-  void joined(const EventFields& f);
+  void joined(const EventFields& f, std::uint64_t key);
   /// After the rows of the file's next chunk were appended (each message's first row joining its
   /// run here when it could): each message's latest line is the one the chunk saw last.
   void continue_with(const RepeatRuns& chunk);
