@@ -1,7 +1,5 @@
 #include "ingest/chunked_parse.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,7 +13,6 @@
 #include <vector>
 
 #include "gpucost/ingest/decompress.hpp"
-#include "ingest/mapped_file.hpp"
 #include "ingest/prompt_filter.hpp"
 
 namespace gpucost {
@@ -23,18 +20,25 @@ namespace gpucost {
 namespace {
 
 // Chunk starts: 0, then the first line start at or after each multiple of the chunk size; the
-// file's size last.
-std::vector<std::size_t> plan_chunks(std::string_view bytes, std::size_t chunk) {
-  std::vector<std::size_t> starts{0};
-  for (std::size_t target = chunk; target < bytes.size(); target += chunk) {
+// file's size last. The line ends are looked for with pread, a small window at each cut.
+std::vector<std::uint64_t> plan_chunks(const OpenFile& file, std::uint64_t chunk) {
+  const std::uint64_t size = file.size();
+  std::vector<std::uint64_t> starts{0};
+  char window[16 * 1024];
+  for (std::uint64_t target = chunk; target < size; target += chunk) {
     if (target <= starts.back()) continue;
-    const void* nl = std::memchr(bytes.data() + target - 1, '\n', bytes.size() - (target - 1));
-    if (!nl) break;
-    const auto start = static_cast<std::size_t>(static_cast<const char*>(nl) - bytes.data()) + 1;
-    if (start >= bytes.size()) break;
+    std::uint64_t start = 0;  // 0: no line end after the target
+    for (std::uint64_t at = target - 1; at < size && !start;) {
+      const ssize_t got = ::pread(file.fd(), window, sizeof window, static_cast<off_t>(at));
+      if (got <= 0) break;  // the file shrank (or cannot be read): no more cuts
+      if (const void* nl = std::memchr(window, '\n', static_cast<std::size_t>(got)))
+        start = at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - window) + 1;
+      at += static_cast<std::uint64_t>(got);
+    }
+    if (!start || start >= size) break;
     if (start > starts.back()) starts.push_back(start);
   }
-  starts.push_back(bytes.size());
+  starts.push_back(size);
   return starts;
 }
 
@@ -69,20 +73,11 @@ void for_each_parallel(std::size_t n, unsigned threads, Task task) {
   if (error) std::rethrow_exception(error);
 }
 
-std::shared_ptr<const MappedFile> map_plain_file(const std::string& path, std::uint64_t min_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  std::shared_ptr<const MappedFile> map;
-  struct stat st {};
-  char magic[kCompressionMagicBytes];
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      static_cast<std::uint64_t>(st.st_size) >= min_bytes) {
-    const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
-    if (detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0)) == Compression::kNone)
-      map = MappedFile::map(fd, static_cast<std::uint64_t>(st.st_size));
-  }
-  ::close(fd);  // the mapping stays
-  return map;
+std::shared_ptr<const OpenFile> open_plain_file(const std::string& path, std::uint64_t min_bytes) {
+  std::string error;
+  auto file = OpenFile::open(path, error);
+  if (!file || file->size() == 0 || file->size() < min_bytes || file->compression() != Compression::kNone) return nullptr;
+  return file;
 }
 
 }  // namespace
@@ -90,12 +85,11 @@ std::shared_ptr<const MappedFile> map_plain_file(const std::string& path, std::u
 bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink& sink,
                      const EventRecognizer& recognizer, const ChunkPlanOptions& options, ChunkedRead& read) {
   if (!format.chunkable() || options.threads < 2) return false;
-  const auto map = map_plain_file(path, options.min_file_bytes);
-  if (!map) return false;
-  const std::string_view bytes = map->bytes();
-  const std::size_t chunk =
-      options.chunk_bytes ? options.chunk_bytes : std::max<std::size_t>(1, bytes.size() / (2 * options.threads));
-  const std::vector<std::size_t> starts = plan_chunks(bytes, chunk);
+  const auto file = open_plain_file(path, options.min_file_bytes);
+  if (!file) return false;
+  const std::uint64_t chunk =
+      options.chunk_bytes ? options.chunk_bytes : std::max<std::uint64_t>(1, file->size() / (2 * options.threads));
+  const std::vector<std::uint64_t> starts = plan_chunks(*file, chunk);
   const std::size_t n = starts.size() - 1;
   if (n < 2) return false;
 
@@ -105,14 +99,15 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
   uncapped.max_events_per_kind = std::numeric_limits<std::size_t>::max();
   std::vector<std::unique_ptr<FileSink>> sinks(n);
   std::vector<std::unique_ptr<ChunkState>> states(n);
-  std::vector<std::uint64_t> nul(n, 0);
+  std::vector<std::uint64_t> nul(n, 0), consumed(n, 0);
   // A chunk's lines are numbered from 1; the merge adds the lines of the chunks before it
   // (FileSink::append_chunk), which only it knows without a pass over their bytes.
   auto parse_chunk = [&](std::size_t i, FileSink& into, ChunkState& state, std::uint64_t first_line) {
-    auto src = make_chunk_source(map, starts[i], starts[i + 1], first_line, options.max_line);
+    auto src = make_chunk_source(file, starts[i], starts[i + 1], first_line, options.max_line);
     PromptFilter lines(*src, into);
     format.parse_chunk(lines, into, state);
     nul[i] = src->nul_bytes_skipped();
+    consumed[i] = src->bytes_read() - starts[i];
   };
   for (std::size_t i = 0; i < n; ++i) {
     states[i] = format.start_state();
@@ -157,9 +152,11 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
     parse_chunk(i, i ? *sinks[i] : sink, *states[i], 1);
     merge_ready(i);
   });
-  for (const std::uint64_t skipped : nul) read.nul_bytes_skipped += skipped;
+  for (std::size_t i = 0; i < n; ++i) {
+    read.nul_bytes_skipped += nul[i];
+    read.bytes += consumed[i];
+  }
   format.end_chunks(sink, state);
-  read.bytes = bytes.size();
   return true;
 }
 

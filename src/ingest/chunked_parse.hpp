@@ -28,7 +28,7 @@ struct ChunkedRead {
 
 /// Parses the file at `path`, detected as `format`, into `sink` in chunks, when the format is
 /// chunkable and the file plain (not compressed), at least options.min_file_bytes long and
-/// mappable, and more than one thread is given; sink.finish() is left to the caller. Returns
+/// readable, and more than one thread is given; sink.finish() is left to the caller. Returns
 /// false, having read nothing, when the file does not qualify.
 bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink& sink,
                      const EventRecognizer& recognizer, const ChunkPlanOptions& options, ChunkedRead& read);

@@ -4,26 +4,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include "gpucost/ingest/decompress.hpp"
-#include "ingest/mapped_file.hpp"
 
 namespace gpucost {
 
 namespace {
 
 constexpr std::size_t kBlock = 1 << 20;  // 1 MiB reads: large enough for memory speed
-constexpr std::uint64_t kMapAtLeast = kBlock;  // smaller files are read, larger ones mapped
 // How far ahead one search for '\r' looks: a file without any is scanned for it once per 64 KiB
 // (in the cache, just ahead of the lines), not once per line.
 constexpr std::size_t kCrLookahead = 64 * 1024;
 
-/// Splits a byte stream into lines; subclasses supply the bytes, in blocks through fill() or
-/// all at once (a mapped file: then nothing is copied). A line ends at '\n', at "\r\n" and at a
+/// Splits a byte stream into lines; subclasses supply the bytes in blocks through fill(). A line ends at '\n', at "\r\n" and at a
 /// lone '\r' (old Mac line ends: without it such a file would be one record).
 class ChunkedLineSource : public LineSource {
  public:
@@ -39,10 +35,6 @@ class ChunkedLineSource : public LineSource {
   }
 
   bool next(Line& line) override {
-    if (whole_ && pos_ >= release_at_) [[unlikely]] {  // now and then, not on every line
-      release_before(pos_);
-      release_at_ = pos_ + kBlock;
-    }
     for (;;) {
       if (after_cr_ && pos_ < end_) {  // the '\n' of a "\r\n" whose '\r' ended the last line
         if (data_[pos_] == '\n') ++pos_;
@@ -59,12 +51,6 @@ class ChunkedLineSource : public LineSource {
       if (!nl) no_nl_before_ = end_;
       const std::size_t to_nl = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : avail;
       const char* cr = find_cr(pos_, pos_ + to_nl);
-      // A mapped file that shrank under the scan just now: end at its new end and look again.
-      if (faults_ && faults_->load(std::memory_order_relaxed) != faults_seen_) [[unlikely]] {
-        faults_seen_ = faults_->load(std::memory_order_relaxed);
-        end_at(size_now());
-        continue;
-      }
       if (cr) {  // "\r\n" or a lone '\r': the line ends at the '\r'
         const std::size_t len = static_cast<std::size_t>(cr - begin);
         after_cr_ = true;
@@ -149,11 +135,6 @@ class ChunkedLineSource : public LineSource {
     eof_ = skipping_ = after_cr_ = false;
     nul_skipped_ = 0;
     no_cr_before_ = no_nl_before_ = 0;
-    release_at_ = 0;
-    if (whole_) {  // everything is there again, up to a new end if the file shrank
-      end_ = faults_ && faults_->load(std::memory_order_relaxed) ? std::min(whole_size_, size_now()) : whole_size_;
-      eof_ = true;
-    }
     return true;
   }
 
@@ -166,36 +147,14 @@ class ChunkedLineSource : public LineSource {
   virtual std::size_t fill(char* dst, std::size_t cap) = 0;
   /// Restarts the byte stream.
   virtual bool reset() = 0;
-  /// Whole-buffer mode: every byte is already in `bytes`, which the subclass keeps alive;
-  /// `faults` (of a mapped file) counts the times the bytes were cut short under the reader.
-  void use_whole(std::string_view bytes, const std::atomic<unsigned>* faults) {
-    faults_ = faults;
-    whole_ = true;
-    buf_ = {};
-    buf_.shrink_to_fit();
-    data_ = bytes.data();
-    whole_size_ = end_ = bytes.size();
-    eof_ = true;
-  }
   /// The first byte is at `offset` of the stream and begins line `first_line` (a chunk).
   void number_from(std::uint64_t offset, std::uint64_t first_line) noexcept {
     base_ = offset;
     lineno_ = first_line - 1;
   }
-  /// Whole-buffer mode: the bytes before `offset` will not be read again.
-  virtual void release_before(std::size_t offset) { (void)offset; }
-  /// Whole-buffer mode: how many bytes there are now.
-  virtual std::size_t size_now() { return end_; }
   std::string error_;
 
  private:
-  // The bytes end at `size` after all (a mapped file shrank): nothing past it is read.
-  void end_at(std::size_t size) noexcept {
-    end_ = std::min(end_, size);
-    pos_ = std::min(pos_, end_);
-    no_cr_before_ = std::min(no_cr_before_, end_);
-    no_nl_before_ = std::min(no_nl_before_, end_);
-  }
   // The first '\r' in data_[from, to), or nullptr. What was searched without finding one is
   // remembered (no_cr_before_), and each search looks kCrLookahead ahead, so a file without '\r'
   // costs one memchr per 64 KiB, not one per line.
@@ -233,12 +192,7 @@ class ChunkedLineSource : public LineSource {
 
   std::size_t max_line_;
   std::vector<char> buf_;
-  const char* data_ = nullptr;  // buf_'s bytes, or the whole input in whole-buffer mode
-  bool whole_ = false;
-  std::size_t whole_size_ = 0;
-  const std::atomic<unsigned>* faults_ = nullptr;
-  unsigned faults_seen_ = 0;
-  std::size_t release_at_ = 0;  // next offset at which to let go of what was read
+  const char* data_ = nullptr;  // buf_'s bytes
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buf_[0]
   std::uint64_t lineno_ = 0;
@@ -271,23 +225,32 @@ class BufferLineSource final : public ChunkedLineSource {
   std::size_t at_ = 0;
 };
 
-// Files are read up to the size they had when opened: a log that another process keeps appending
-// to (faster than it can be parsed) must not keep the run going forever. A file that shrinks
-// just ends early.
-class FdLineSource final : public ChunkedLineSource {
+// The bytes [begin, end) of a file, read with pread in 1 MiB blocks. A file is read up to the size
+// it had when opened: a log that another process keeps appending to (faster than it can be parsed)
+// must not keep the run going forever. A file that shrinks just ends early (logrotate's
+// copytruncate). Reading beats mapping the file: on these virtual machines a page fault of a
+// mapping costs more than the copy read() makes (docs/performance.md, "Read, not mapped").
+class FileRangeSource final : public ChunkedLineSource {
  public:
-  FdLineSource(int fd, std::size_t max_line, std::uint64_t size)
-      : ChunkedLineSource(max_line, size), fd_(fd), size_(size), left_(size) {}
-  ~FdLineSource() override { ::close(fd_); }
+  FileRangeSource(std::shared_ptr<const OpenFile> file, std::uint64_t begin, std::uint64_t end, std::size_t max_line)
+      : ChunkedLineSource(max_line, end - begin), file_(std::move(file)), begin_(begin), end_(end), at_(begin) {}
+
+  /// Numbered as in the whole file: the first line is `first_line`, offsets count from byte 0.
+  void number_as_in_file(std::uint64_t first_line) { number_from(begin_, first_line); }
 
  protected:
   std::size_t fill(char* dst, std::size_t cap) override {
     for (;;) {
-      if (left_ == 0) return 0;
-      const ssize_t n = ::read(fd_, dst, static_cast<std::size_t>(std::min<std::uint64_t>(std::min(cap, kBlock), left_)));
-      if (n >= 0) {
-        left_ -= static_cast<std::uint64_t>(n);
+      if (at_ >= end_) return 0;
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(std::min(cap, kBlock), end_ - at_));
+      const ssize_t n = ::pread(file_->fd(), dst, want, static_cast<off_t>(at_));
+      if (n > 0) {
+        at_ += static_cast<std::uint64_t>(n);
         return static_cast<std::size_t>(n);
+      }
+      if (n == 0) {  // the file shrank: it ends here
+        at_ = end_;
+        return 0;
       }
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return 0;
@@ -296,81 +259,22 @@ class FdLineSource final : public ChunkedLineSource {
     }
   }
   bool reset() override {
-    left_ = size_;
-    return ::lseek(fd_, 0, SEEK_SET) == 0;
+    at_ = begin_;
+    return true;
   }
 
  private:
-  int fd_;
-  std::uint64_t size_, left_;
-};
-
-// A large file read in place from a mapping (mapped_file.hpp), up to its size when opened like
-// FdLineSource; a file that shrinks ends at its new end.
-class MappedLineSource final : public ChunkedLineSource {
- public:
-  MappedLineSource(int fd, std::size_t max_line, std::unique_ptr<MappedFile> map)
-      : ChunkedLineSource(max_line), fd_(fd), map_(std::move(map)) {
-    use_whole(map_->bytes(), &map_->faults());
-  }
-  ~MappedLineSource() override {
-    map_.reset();
-    ::close(fd_);
-  }
-
- protected:
-  std::size_t fill(char*, std::size_t) override { return 0; }
-  bool reset() override { return true; }
-  void release_before(std::size_t offset) override { map_->release_before(offset); }
-  // The file's size now, and never past the zeros that replaced what it lost.
-  std::size_t size_now() override {
-    struct stat st {};
-    const std::size_t size = ::fstat(fd_, &st) == 0 && st.st_size >= 0 ? static_cast<std::size_t>(st.st_size) : 0;
-    return std::min(size, map_->zeros_from());
-  }
-
- private:
-  int fd_;
-  std::unique_ptr<MappedFile> map_;
-};
-
-// One chunk of a mapped file (chunked parsing): its bytes read in place, numbered as in the file.
-class MappedChunkSource final : public ChunkedLineSource {
- public:
-  MappedChunkSource(std::shared_ptr<const MappedFile> map, std::size_t begin, std::size_t end, std::uint64_t first_line,
-                    std::size_t max_line)
-      : ChunkedLineSource(max_line), map_(std::move(map)), begin_(begin), chunk_end_(end) {
-    use_whole(map_->bytes().substr(begin, end - begin), &map_->faults());
-    number_from(begin, first_line);
-  }
-
- protected:
-  std::size_t fill(char*, std::size_t) override { return 0; }
-  bool reset() override { return false; }
-  void release_before(std::size_t offset) override {
-    map_->release(begin_ + released_, begin_ + offset);
-    released_ = offset;
-  }
-  std::size_t size_now() override {
-    const std::size_t zeros = map_->zeros_from();
-    return zeros > begin_ ? std::min(zeros, chunk_end_) - begin_ : 0;
-  }
-
- private:
-  std::shared_ptr<const MappedFile> map_;
-  std::size_t begin_, chunk_end_;
-  std::size_t released_ = 0;
+  std::shared_ptr<const OpenFile> file_;
+  std::uint64_t begin_, end_, at_;
 };
 
 // A rotated archive (gzip, zstd, xz: decompress.hpp), decompressed block by block.
 class DecompressedLineSource final : public ChunkedLineSource {
  public:
-  DecompressedLineSource(int fd, std::size_t max_line, std::unique_ptr<Decompressor> dec)
-      : ChunkedLineSource(max_line), fd_(fd), dec_(std::move(dec)) {}
-  ~DecompressedLineSource() override {
-    dec_.reset();
-    ::close(fd_);
-  }
+  DecompressedLineSource(std::shared_ptr<const OpenFile> file, std::size_t max_line)
+      : ChunkedLineSource(max_line),
+        file_(std::move(file)),
+        dec_(make_decompressor(file_->compression(), file_->fd(), file_->size())) {}
 
  protected:
   std::size_t fill(char* dst, std::size_t cap) override {
@@ -384,7 +288,7 @@ class DecompressedLineSource final : public ChunkedLineSource {
   }
 
  private:
-  int fd_;
+  std::shared_ptr<const OpenFile> file_;  // outlives dec_, which reads its descriptor
   std::unique_ptr<Decompressor> dec_;
 };
 
@@ -394,9 +298,36 @@ std::unique_ptr<LineSource> make_buffer_source(std::string_view data, std::size_
   return std::make_unique<BufferLineSource>(data, max_line);
 }
 
-std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const MappedFile> file, std::size_t begin,
-                                              std::size_t end, std::uint64_t first_line, std::size_t max_line) {
-  return std::make_unique<MappedChunkSource>(std::move(file), begin, end, first_line, max_line);
+std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const OpenFile> file, std::uint64_t begin,
+                                              std::uint64_t end, std::uint64_t first_line, std::size_t max_line) {
+  auto src = std::make_unique<FileRangeSource>(std::move(file), begin, end, max_line);
+  src->number_as_in_file(first_line);
+  return src;
+}
+
+OpenFile::~OpenFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::shared_ptr<const OpenFile> OpenFile::open(const std::string& path, std::string& error) {
+  // O_NONBLOCK: never hang on a FIFO that slipped past the caller's checks.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return nullptr;
+  }
+  std::shared_ptr<OpenFile> file(new OpenFile(fd));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    return nullptr;
+  }
+  file->size_ = static_cast<std::uint64_t>(st.st_size);
+  char magic[kCompressionMagicBytes];
+  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+  file->compression_ = detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a larger read-ahead; only a hint
+  return file;
 }
 
 bool is_gzip_file(const std::string& path) noexcept {
@@ -410,28 +341,11 @@ bool is_gzip_file(const std::string& path) noexcept {
 
 std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
                                              std::size_t max_line) {
-  // O_NONBLOCK: never hang on a FIFO that slipped past the caller's checks.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    error = std::strerror(errno);
-    return nullptr;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    error = "not a regular file";
-    ::close(fd);
-    return nullptr;
-  }
-  char magic[kCompressionMagicBytes];
-  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  const Compression c = detect_compression(std::string_view(magic, got > 0 ? static_cast<std::size_t>(got) : 0));
-  if (c != Compression::kNone)
-    return std::make_unique<DecompressedLineSource>(fd, max_line, make_decompressor(c, fd, size));
-  // Large files are mapped (no copy); small ones are not worth a mapping.
-  if (size >= kMapAtLeast)
-    if (auto map = MappedFile::map(fd, size)) return std::make_unique<MappedLineSource>(fd, max_line, std::move(map));
-  return std::make_unique<FdLineSource>(fd, max_line, size);
+  auto file = OpenFile::open(path, error);
+  if (!file) return nullptr;
+  if (file->compression() != Compression::kNone) return std::make_unique<DecompressedLineSource>(std::move(file), max_line);
+  const std::uint64_t size = file->size();
+  return std::make_unique<FileRangeSource>(std::move(file), 0, size, max_line);
 }
 
 }  // namespace gpucost

@@ -1,15 +1,16 @@
 #pragma once
 /// \file line_source.hpp
-/// Streams lines out of a file, a compressed stream (.gz, .zst, .xz) or a memory buffer. Files of 1 MiB and more are
-/// mapped and read in place (src/ingest/mapped_file.hpp: a file that shrinks under the mapping
-/// ends at its new end, with no SIGBUS), smaller ones and compressed streams are read in 1 MiB blocks;
-/// line ends are found with memchr; a line is a view that stays valid until the next call to
-/// next().
+/// Streams lines out of a file, a compressed stream (.gz, .zst, .xz) or a memory buffer. Files
+/// and compressed streams are read in 1 MiB blocks (a file up to the size it had when opened; one
+/// that shrinks ends at its new end); line ends are found with memchr; a line is a view that
+/// stays valid until the next call to next().
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "gpucost/ingest/decompress.hpp"
 
 namespace gpucost {
 
@@ -54,14 +55,35 @@ std::unique_ptr<LineSource> make_buffer_source(std::string_view data,
 std::unique_ptr<LineSource> open_line_source(const std::string& path, std::string& error,
                                              std::size_t max_line = kDefaultMaxLineLength);
 
-class MappedFile;
+/// An open regular file, shared by the readers of its chunks (chunked parsing) and closed when
+/// the last one lets go.
+class OpenFile {
+ public:
+  /// Opens `path` for reading; nullptr, with `error` set, when it cannot be opened or is not a
+  /// regular file.
+  static std::shared_ptr<const OpenFile> open(const std::string& path, std::string& error);
+  ~OpenFile();
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
 
-/// Lines of the bytes [begin, end) of a mapped file, as a source over the whole file would give
+  int fd() const noexcept { return fd_; }
+  /// The size when opened: nothing past it is read.
+  std::uint64_t size() const noexcept { return size_; }
+  /// What its first bytes say it is compressed with (kNone: plain text).
+  Compression compression() const noexcept { return compression_; }
+
+ private:
+  explicit OpenFile(int fd) noexcept : fd_(fd) {}
+  int fd_;
+  std::uint64_t size_ = 0;
+  Compression compression_ = Compression::kNone;
+};
+
+/// Lines of the bytes [begin, end) of a plain file, as a source over the whole file would give
 /// them from `begin` on: numbered from `first_line`, offsets counted from the file's start
-/// (chunked parsing; `begin` is the start of a line). Pages already read are dropped, like the
-/// whole file's source does. Cannot rewind.
-std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const MappedFile> file, std::size_t begin,
-                                              std::size_t end, std::uint64_t first_line,
+/// (chunked parsing; `begin` is the start of a line).
+std::unique_ptr<LineSource> make_chunk_source(std::shared_ptr<const OpenFile> file, std::uint64_t begin,
+                                              std::uint64_t end, std::uint64_t first_line,
                                               std::size_t max_line = kDefaultMaxLineLength);
 
 /// True when the file starts with the gzip magic bytes.
