@@ -77,10 +77,22 @@ bool FileSink::message(const MessageRecord& m) {
     s.wall_raw_ns = m.wall_raw_ns;
     s.mono_ns = m.mono_ns;
   }
-  const auto r = recognizer_.classify(m.ident, m.text);
-  if (!r) return false;
-  const std::int64_t pid = r->pid != INT64_MIN ? r->pid : INT64_MIN;
-  event(r->kind, m, r->code, r->gpu, pid, r->process);
+  MessageMemo::Entry* found = memo_.lookup(recognizer_, m.ident, m.text);
+  if (!found) return false;
+  MessageMemo::Entry& memo = *found;
+  const Recognition& r = memo.recognition;
+  EventFields f = fields_of(r.kind, m, r.code, r.pid, r.process);
+  f.gpu = memo.gpu.empty() ? r.gpu : std::string_view(memo.gpu);
+  f.ident = memo.ident;
+  f.text = memo.text;
+  const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
+  if (runs && !memo.key_parts_known) {
+    memo.strings_hash = RepeatRuns::strings_hash(f);
+    memo.bucket_ns = repeat_bucket_ns(f.kind, f.text);
+    memo.key_parts_known = true;
+  }
+  add_event(f, 1, true, runs ? RepeatRuns::message_key(f, memo.strings_hash, memo.bucket_ns) : RepeatRuns::Key{});
+  record();
   return true;
 }
 
@@ -98,8 +110,8 @@ void FileSink::finish() {
   last_stamps_.clear();
 }
 
-void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, std::string_view gpu,
-                     std::int64_t pid, std::string_view process) {
+EventFields FileSink::fields_of(EventKind kind, const MessageRecord& m, std::int64_t code, std::int64_t pid,
+                                std::string_view process) noexcept {
   EventFields f;
   f.kind = kind;
   f.wall_kind = m.wall_kind;
@@ -109,17 +121,24 @@ void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, 
   f.boot_seq = m.boot_seq;
   f.line = m.line;
   f.code = code;
-  std::string norm;
-  if (!gpu.empty()) {
-    norm = normalize_pci_bus(gpu);
-    f.gpu = norm.empty() ? gpu : std::string_view(norm);
-  }
   f.pid = pid != INT64_MIN ? pid : m.ident_pid;
   f.process = process;
   f.ident = m.ident;
   f.text = m.text;
   f.flags = m.flags;
-  add_event(f, 1);
+  return f;
+}
+
+void FileSink::event(EventKind kind, const MessageRecord& m, std::int64_t code, std::string_view gpu,
+                     std::int64_t pid, std::string_view process) {
+  EventFields f = fields_of(kind, m, code, pid, process);
+  std::string norm;
+  if (!gpu.empty()) {
+    norm = normalize_pci_bus(gpu);
+    f.gpu = norm.empty() ? gpu : std::string_view(norm);
+  }
+  const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
+  add_event(f, 1, true, runs ? RepeatRuns::message_key(f) : RepeatRuns::Key{});
   if (kind != EventKind::log_end) record();  // a mark is no record of the file's own
 }
 
@@ -130,20 +149,21 @@ void FileSink::append_event_rows(const Table& events) {
   std::unordered_set<std::uint64_t> met;
   for (std::size_t r = 0; r < events.rows(); ++r) {
     const EventFields f = event_fields(events, r);
-    const bool first = met.insert(RepeatRuns::message_key(f)).second;
-    add_event(f, repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1, first);
+    const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
+    const RepeatRuns::Key key = runs ? RepeatRuns::message_key(f) : RepeatRuns::Key{};
+    const bool first = met.insert(key.hash).second;
+    add_event(f, repeat.is_valid(r) ? static_cast<std::uint64_t>(repeat.get_int(r)) : 1, first, key);
   }
 }
 
-void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_join) {
+void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_join, const RepeatRuns::Key& key) {
   Table& t = out_.events;
   const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
-  const std::uint64_t key = runs ? RepeatRuns::message_key(f) : 0;
   if (runs && may_join) {
     if (const std::int64_t row = runs_.find(t, f, key); row >= 0) {
       Column& c = t.column(event_col::repeat);
       c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + static_cast<std::int64_t>(repeat));
-      runs_.joined(f, key);
+      runs_.joined(f, key.hash);
       return;
     }
   }
@@ -161,7 +181,7 @@ void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_jo
   }
   ++n;
   push_event_row(t, f, format_, file_, repeat);
-  if (runs) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
+  if (runs) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1), key.hash);
 }
 
 void FileSink::anchor(const BootAnchor& a) {

@@ -70,28 +70,33 @@ void push_event_row(Table& t, const EventFields& f, FormatId format, std::uint32
   t.column(event_col::repeat).push_int(static_cast<std::int64_t>(repeat));
 }
 
-// Not the boot: a chunk of a file numbers its boots from 0 until the merge renumbers them, and its
-// runs must be found under the same key (find() checks the boot on the row).
-std::uint64_t RepeatRuns::key_hash(const EventFields& f) noexcept {
+std::uint64_t RepeatRuns::strings_hash(const EventFields& f) noexcept {
   const std::hash<std::string_view> hs;
-  std::uint64_t h = static_cast<std::uint64_t>(f.kind);
-  h = mix(h, static_cast<std::uint64_t>(f.wall_kind));
-  h = mix(h, static_cast<std::uint64_t>(f.code));
-  h = mix(h, static_cast<std::uint64_t>(f.flags));
-  h = mix(h, hs(f.text));
+  std::uint64_t h = hs(f.text);
   h = mix(h, hs(f.ident));
   h = mix(h, hs(f.gpu));
   h = mix(h, hs(f.process));
   return h;
 }
 
-std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, std::uint64_t key) const {
+// Not the boot: a chunk of a file numbers its boots from 0 until the merge renumbers them, and its
+// runs must be found under the same key (find() checks the boot on the row).
+RepeatRuns::Key RepeatRuns::message_key(const EventFields& f, std::uint64_t strings, TimeNs bucket_ns) noexcept {
+  std::uint64_t h = static_cast<std::uint64_t>(f.kind);
+  h = mix(h, static_cast<std::uint64_t>(f.wall_kind));
+  h = mix(h, static_cast<std::uint64_t>(f.code));
+  h = mix(h, static_cast<std::uint64_t>(f.flags));
+  h = mix(h, strings);
+  return {h, bucket_ns};
+}
+
+std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, const Key& key) const {
   if (!event_kind_aggregates(f.kind)) return -1;
-  const auto it = runs_.find(key);
+  const auto it = runs_.find(key.hash);
   if (it == runs_.end()) return -1;
   const Run& run = it->second;
   // The same bucket: of monotonic time when the event has it, else of wall time.
-  const TimeNs w = repeat_bucket_ns(f.kind, f.text);
+  const TimeNs w = key.bucket_ns;
   if (f.mono_ns != kNoTime) {
     if (run.mono_ns == kNoTime || floor_div(f.mono_ns, w) != floor_div(run.mono_ns, w) || f.mono_ns <= run.last_mono_ns ||
         f.mono_ns - run.last_mono_ns > kRunGapNs)

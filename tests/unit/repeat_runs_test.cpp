@@ -255,15 +255,15 @@ TEST(RepeatRuns, WhatJoinsARun) {
   Table t = make_event_table();
   RepeatRuns runs;
   auto add = [&](EventFields f) {
-    const std::uint64_t key = RepeatRuns::message_key(f);
+    const RepeatRuns::Key key = RepeatRuns::message_key(f);
     if (const auto row = runs.find(t, f, key); row >= 0) {
       Column& c = t.column(event_col::repeat);
       c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + 1);
-      runs.joined(f, key);
+      runs.joined(f, key.hash);
       return;
     }
     push_event_row(t, f, FormatId::syslog, 0, 1);
-    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
+    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key.hash);
   };
   EventFields cron;
   cron.kind = EventKind::cron;

@@ -14,6 +14,7 @@
 #include "gpucost/diagnostics.hpp"
 #include "gpucost/ingest/ingest_result.hpp"
 #include "gpucost/ingest/line_source.hpp"
+#include "gpucost/ingest/message_memo.hpp"
 #include "gpucost/ingest/recognizer.hpp"
 #include "gpucost/ingest/repeat_runs.hpp"
 #include "gpucost/ingest/shell_prompt.hpp"
@@ -149,9 +150,13 @@ class FileSink {
   IngestResult out_;
   std::array<std::uint64_t, kEventKindCount> kind_counts_{};
   RepeatRuns runs_;
+  MessageMemo memo_;
   // Appends one event (a run of `repeat`), joining the run of its message when it repeats one
-  // and `may_join`.
-  void add_event(const EventFields& f, std::uint64_t repeat, bool may_join = true);
+  // and `may_join`; `key` is RepeatRuns::message_key(f) when f's kind aggregates.
+  void add_event(const EventFields& f, std::uint64_t repeat, bool may_join, const RepeatRuns::Key& key);
+  // An event's fields from a message (no GPU: the caller sets it).
+  static EventFields fields_of(EventKind kind, const MessageRecord& m, std::int64_t code, std::int64_t pid,
+                               std::string_view process) noexcept;
   // The last stamped message of each boot of the file, in the order the boots were met.
   struct LastStamp {
     std::string boot_id;

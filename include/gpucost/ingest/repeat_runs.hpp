@@ -64,12 +64,23 @@ class RepeatRuns {
  public:
   /// The longest gap between two lines of one run, by monotonic time.
   static constexpr TimeNs kRunGapNs = kNsPerSec;
+  /// What identifies an event's message, and the bucket of its runs.
+  struct Key {
+    std::uint64_t hash = 0;  ///< of everything but the line, the stamps, the pid and the boot (find() checks the boot on the row)
+    TimeNs bucket_ns = kNsPerSec;  ///< repeat_bucket_ns(kind, text)
+  };
   /// The row that an event with these fields joins, or -1 (append a row and remember() it).
   /// `key` is message_key(f), computed once by the caller for find() and what follows it.
-  std::int64_t find(const Table& events, const EventFields& f, std::uint64_t key) const;
-  /// What identifies f's message (a hash of everything but the line, the stamps, the pid and
-  /// the boot, which find() checks on the row).
-  static std::uint64_t message_key(const EventFields& f) noexcept { return key_hash(f); }
+  std::int64_t find(const Table& events, const EventFields& f, const Key& key) const;
+  /// f's key.
+  static Key message_key(const EventFields& f) noexcept {
+    return message_key(f, strings_hash(f), repeat_bucket_ns(f.kind, f.text));
+  }
+  /// f's key from the parts that cost the most, computed before (MessageMemo keeps them for a
+  /// message that repeats): strings_hash(f) and repeat_bucket_ns(f.kind, f.text).
+  static Key message_key(const EventFields& f, std::uint64_t strings, TimeNs bucket_ns) noexcept;
+  /// The hash of f's strings: text, ident, GPU and process.
+  static std::uint64_t strings_hash(const EventFields& f) noexcept;
   /// Notes that `row`, just appended for f, holds the latest run of f's message.
   void started(const EventFields& f, std::uint32_t row, std::uint64_t key);
   /// Notes that f joined the row find() returned.
@@ -86,7 +97,6 @@ class RepeatRuns {
     TimeNs last_mono_ns = kNoTime;  // of the latest event that joined
     TimeNs last_wall_ns = kNoTime;
   };
-  static std::uint64_t key_hash(const EventFields& f) noexcept;
   std::unordered_map<std::uint64_t, Run> runs_;
 };
 
