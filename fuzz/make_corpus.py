@@ -60,6 +60,8 @@ TARGETS = {
               "examples/laptop-training/dmesg.txt"],
     "syslog": ["tests/data/real/syslog/*", "tests/data/real/kern/*syslog*", "examples/laptop-training/kern.log*",
                "examples/laptop-training/syslog"],
+    "syslog_prefix": ["tests/data/real/syslog/*", "tests/data/real/kern/*syslog*", "tests/data/real/kern/*journal*",
+                      "examples/laptop-training/kern.log", "examples/laptop-training/syslog"],
     "journal_short": ["tests/data/real/journal/*.txt", "tests/data/real/kern/*journal*"],
     "journal_json": ["tests/data/real/journal/json-*", "examples/laptop-training/journal.json"],
     "journal_export": ["tests/data/structured/*.export"],

@@ -6,6 +6,7 @@
 #   SECONDS_PER_TARGET  default 60; CI's smoke run uses 10 (scripts/run-tests.sh)
 #   TARGET              dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json
 #                       journal_export ps torch_trace manifest detect time align pipeline journal_plain key_prefilter
+#                       syslog_prefix
 #                       (default all)
 # Environment:
 #   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
@@ -24,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
-             torch_trace manifest detect time align pipeline journal_plain key_prefilter)
+             torch_trace manifest detect time align pipeline journal_plain key_prefilter syslog_prefix)
 seconds=${1:-60}
 shift || true
 targets=("$@")
@@ -66,7 +67,7 @@ fi
 
 dict_of() {
   case $1 in
-    dmesg|syslog|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
+    dmesg|syslog|syslog_prefix|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
     journal_json|journal_export|journal_plain) echo fuzz/dict/journal.dict ;;
     key_prefilter) echo fuzz/dict/kernel.dict ;;
     dmon|pmon|query_gpu|nvidia_smi_q) echo fuzz/dict/nvidia.dict ;;

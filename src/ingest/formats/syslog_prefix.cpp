@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <string>
 
 #include "gpucost/text.hpp"
@@ -51,6 +52,8 @@ std::string_view after_ident(std::string_view rest) noexcept {
   return rest;
 }
 
+void take_kernel_stamp(SyslogLine& out) noexcept;
+
 // Host, ident and message after the stamp. The host is missing in `journalctl --no-hostname`
 // output and in some pastes; the ident is missing in lines like `host -- MARK --`.
 void split_host_ident(std::string_view rest, SyslogLine& out) noexcept {
@@ -75,7 +78,11 @@ void split_host_ident(std::string_view rest, SyslogLine& out) noexcept {
       out.text = r2;
     }
   }
-  // kern.log keeps the kernel's own stamp: `kernel: [68183.615790] pcieport ...`.
+  take_kernel_stamp(out);
+}
+
+// kern.log keeps the kernel's own stamp: `kernel: [68183.615790] pcieport ...`.
+void take_kernel_stamp(SyslogLine& out) noexcept {
   if (out.ident == "kernel" && !out.text.empty() && out.text.front() == '[') {
     TimeNs mono;
     std::size_t len;
@@ -176,6 +183,47 @@ bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept {
     return false;
   }
   split_host_ident(line.substr(out.stamp.length), out);
+  return true;
+}
+
+bool SyslogPrefixCache::parse(std::string_view line, SyslogLine& out) {
+  const std::size_t n = prefix_.size();
+  if (n != 0 && line.size() > n && std::memcmp(line.data(), prefix_.data(), n) == 0) {
+    out = parsed_;
+    const auto moved = [&](std::string_view v) {
+      return v.empty() ? v : line.substr(static_cast<std::size_t>(v.data() - prefix_.data()), v.size());
+    };
+    out.host = moved(parsed_.host);
+    out.ident = moved(parsed_.ident);
+    out.zone = moved(parsed_.zone);
+    out.text = line.substr(n);
+    take_kernel_stamp(out);
+    return true;
+  }
+  if (!parse_syslog_line(line, out)) return false;
+  // Cached only where everything before the text is a wall stamp, a host and an ident that ended
+  // at a blank, so that what follows the prefix cannot change how it was read.
+  prefix_.clear();
+  const bool wall = out.form == StampForm::kBsd || out.form == StampForm::kBsdPrecise || out.form == StampForm::kRfc3339;
+  if (wall && !out.ident.empty()) {
+    // The ident's token (`ident[pid]:`) ends at the first blank after it, and the text began
+    // (before a kernel stamp was taken off it) just after that blank, when it is a space.
+    std::size_t blank = static_cast<std::size_t>(out.ident.data() - line.data()) + out.ident.size();
+    while (blank < line.size() && !text::is_space(line[blank])) ++blank;
+    if (blank + 1 < line.size() && line[blank] == ' ') {
+      prefix_.assign(line.substr(0, blank + 1));
+      parsed_ = out;
+      const auto kept = [&](std::string_view v) {
+        return v.empty() ? v : std::string_view(prefix_).substr(static_cast<std::size_t>(v.data() - line.data()), v.size());
+      };
+      parsed_.host = kept(out.host);
+      parsed_.ident = kept(out.ident);
+      parsed_.zone = kept(out.zone);
+      parsed_.text = {};
+      parsed_.mono_ns = kNoTime;
+      parsed_.kernel_mono = false;
+    }
+  }
   return true;
 }
 
@@ -301,7 +349,7 @@ class FamilyParser final : public ChunkState {
     }
     if (journal_ && journal_structure(line)) return;
     SyslogLine l;
-    if (parse_syslog_line(t, l)) {
+    if (prefixes_.parse(t, l)) {
       in_status_ = false;
       stamped(line, l);
       sink_->accept();
@@ -562,6 +610,7 @@ class FamilyParser final : public ChunkState {
   FileSink* sink_ = nullptr;
   bool journal_;
   PendingMessage pending_;
+  SyslogPrefixCache prefixes_;
   LastStamp last_;
   NoYearClock clock_;
   std::int32_t boot_seq_ = 0;

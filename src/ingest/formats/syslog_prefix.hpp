@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "gpucost/ingest/format.hpp"
@@ -40,6 +41,19 @@ struct SyslogLine {
 
 /// Splits a stamped line; false when the line does not start with a stamp of the family.
 bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept;
+
+/// parse_syslog_line for the lines of one file, faster: lines of the same second, host and ident
+/// share their first bytes (`Nov 20 20:57:01 host kernel: `), which are compared with the last
+/// line's instead of being read again.
+class SyslogPrefixCache {
+ public:
+  /// What parse_syslog_line(line, out) gives.
+  bool parse(std::string_view line, SyslogLine& out);
+
+ private:
+  std::string prefix_;  // the last line's bytes up to its text (before a kernel stamp); empty: none
+  SyslogLine parsed_;   // what they said, with views into prefix_
+};
 
 /// True when `rest` starts like `host ident[pid]: ` or `host kernel: ` (used to tell journalctl
 /// short-monotonic from dmesg, whose lines also start with `[ 4909.922970]`).

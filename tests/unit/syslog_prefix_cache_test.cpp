@@ -1,0 +1,102 @@
+// SyslogPrefixCache reads every line as parse_syslog_line does: over the real samples of the
+// syslog family, and over lines whose first bytes repeat the line before them while the bytes
+// after those change in every way that could change how the prefix is read.
+#include "ingest/formats/syslog_prefix.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpucost::formats {
+namespace {
+
+std::string describe(const SyslogLine& l) {
+  std::ostringstream o;
+  const CivilTime& c = l.stamp.civil;
+  o << "form " << static_cast<int>(l.form) << " civil " << c.year << '-' << c.month << '-' << c.day << ' ' << c.hour
+    << ':' << c.minute << ':' << c.second << '.' << c.nanos << " offset " << l.stamp.offset_ns << ' '
+    << l.stamp.has_offset << l.stamp.offset_colon << " frac " << static_cast<int>(l.stamp.fraction_sep)
+    << l.stamp.fraction_digits << " len " << l.stamp.length << " pad " << static_cast<int>(l.padding) << " unix "
+    << l.unix_utc_ns << " mono " << l.mono_ns << ' ' << l.kernel_mono << " zone [" << l.zone << "] host [" << l.host
+    << "] ident [" << l.ident << "] pid " << l.pid << " text [" << l.text << ']';
+  return o.str();
+}
+
+// Every line through one cache, each compared with a fresh parse.
+void expect_same_as_fresh(const std::vector<std::string>& lines) {
+  SyslogPrefixCache cache;
+  for (const std::string& line : lines) {
+    std::string copy = line;  // the cache must not keep views into a line the reader overwrites
+    SyslogLine fresh, cached;
+    const bool ok_fresh = parse_syslog_line(line, fresh);
+    const bool ok_cached = cache.parse(copy, cached);
+    ASSERT_EQ(ok_cached, ok_fresh) << line;
+    if (ok_fresh) {
+      ASSERT_EQ(describe(cached), describe(fresh)) << line;
+    }
+  }
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<std::string> out;
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+TEST(SyslogPrefixCache, ReadsTheRealSamplesAndTheExampleAsAFreshParse) {
+  std::size_t lines = 0;
+  for (const char* dir : {"kern", "syslog", "journal"})
+    for (const auto& f : std::filesystem::directory_iterator(std::filesystem::path(GPUCOST_TEST_DATA) / "real" / dir)) {
+      const auto l = lines_of(f.path());
+      lines += l.size();
+      expect_same_as_fresh(l);
+    }
+  // The bundled example's syslog files: many lines of one second from one host and ident.
+  const auto example = std::filesystem::path(GPUCOST_TEST_DATA) / ".." / ".." / "examples" / "laptop-training";
+  for (const char* name : {"kern.log", "kern.log.1", "syslog"}) {
+    const auto l = lines_of(example / name);
+    lines += l.size();
+    expect_same_as_fresh(l);
+  }
+  EXPECT_GT(lines, 1000u);
+}
+
+TEST(SyslogPrefixCache, WhatFollowsARepeatedPrefixIsReadAfresh) {
+  const std::vector<std::string> firsts = {
+      "Nov 20 20:57:01 ml-laptop kernel: [39550.183129] nvidia-modeset: ERROR: GPU:0: Failed",
+      "Nov 20 20:57:01 ml-laptop CRON[2211]: (root) CMD (true)",
+      "Nov  2 20:57:01 ml-laptop systemd[1]: Started Session 3 of User x.",
+      "Nov 20 20:57:01.123456 ml-laptop kernel: NVRM: Xid (PCI:0000:01:00): 79",
+      "2026-11-20T20:57:01.123456+01:00 ml-laptop kernel: [ 1.000000] PM: suspend entry (deep)",
+      "Nov 20 20:57:01 kernel: [ 2.000000] no host (journalctl --no-hostname)",
+      "Nov 20 20:57:01 ml-laptop kernel: plain text",
+  };
+  // After each first line: the same prefix followed by bytes that would end the ident's token
+  // elsewhere, no text at all, a tab, spaces, another kernel stamp or none, and a new second.
+  std::vector<std::string> lines;
+  for (const std::string& first : firsts) {
+    const std::size_t colon = first.find(": ");
+    ASSERT_NE(colon, std::string::npos);
+    const std::string prefix = first.substr(0, colon + 2);
+    const std::string bare = first.substr(0, colon + 1);
+    for (const std::string& next :
+         {prefix + "[39551.000001] another message", prefix + "plain", prefix + "[ bad stamp", prefix + " two spaces",
+          prefix + "\ttab", prefix + "x", prefix, bare, bare + "X rest", bare + "\tafter a tab", prefix.substr(0, 5),
+          std::string(), prefix + "[39552.5] short stamp", "Nov 21 00:00:00" + first.substr(15)}) {
+      lines.push_back(first);
+      lines.push_back(next);
+      lines.push_back(next);
+      lines.push_back(first);
+    }
+  }
+  expect_same_as_fresh(lines);
+}
+
+}  // namespace
+}  // namespace gpucost::formats
