@@ -112,15 +112,16 @@ struct Lines {
   std::string slopes, fixed;  // both pairs in words, for the explanations
 };
 
-Lines lines_of(const LocalCost& local, const CloudCost& cloud, const std::string& cur) {
+Lines lines_of(const LocalCost& local, const CloudCost& cloud, const std::string& cur, bool explain) {
   Lines l{local.cost_per_effective_hour, cloud.cost_per_effective_hour, local.fixed_per_job, cloud.fixed_per_job, {}, {}};
+  if (!explain) return l;
   l.slopes = fmt::format("{} vs {} {}/h", n(l.a), n(l.c), cur);
   l.fixed = fmt::format("{} vs {} {}", n(l.fl), n(l.fc), cur);
   return l;
 }
 
 // Step 1: where the two lines cross, and which side is cheaper on either side of that.
-void solve_crossover(const Lines& l, BreakEven& b) {
+void solve_crossover(const Lines& l, bool explain, BreakEven& b) {
   if (std::isinf(l.a)) {
     b.verdict = Verdict::kCloudAlwaysCheaper;
     b.explanation = "the local GPU does no useful work (effective utilization 0), so only the cloud can do a job";
@@ -130,11 +131,12 @@ void solve_crossover(const Lines& l, BreakEven& b) {
   } else if (nearly_equal(l.a, l.c)) {
     if (nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::kEqualCost;
-      b.explanation =
-          fmt::format("both sides cost the same per effective hour ({}) and per job ({})", l.slopes, l.fixed);
+      b.explanation = !explain ? std::string()
+                               : fmt::format("both sides cost the same per effective hour ({}) and per job ({})",
+                                             l.slopes, l.fixed);
     } else {
       b.verdict = l.fl < l.fc ? Verdict::kLocalAlwaysCheaper : Verdict::kCloudAlwaysCheaper;
-      b.explanation = fmt::format(
+      b.explanation = !explain ? std::string() : fmt::format(
           "both sides cost the same per effective hour ({}), so the lower fixed cost per job ({}, local vs cloud) "
           "decides for every job length",
           l.slopes, l.fixed);
@@ -142,7 +144,7 @@ void solve_crossover(const Lines& l, BreakEven& b) {
   } else if (l.a < l.c) {
     if (l.fl <= l.fc || nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::kLocalAlwaysCheaper;
-      b.explanation = fmt::format(
+      b.explanation = !explain ? std::string() : fmt::format(
           "the local GPU costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job "
           "({}), so it is cheaper for every job length",
           l.slopes, l.fixed);
@@ -150,7 +152,7 @@ void solve_crossover(const Lines& l, BreakEven& b) {
       b.verdict = Verdict::kCrossover;
       b.job_hours = (l.fl - l.fc) / (l.c - l.a);
       b.cheaper_below = Side::kCloud;
-      b.explanation = fmt::format(
+      b.explanation = !explain ? std::string() : fmt::format(
           "the cloud has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective hour "
           "({}): jobs shorter than {} h are cheaper in the cloud, longer ones locally",
           l.fixed, l.slopes, n(*b.job_hours));
@@ -158,7 +160,7 @@ void solve_crossover(const Lines& l, BreakEven& b) {
   } else {
     if (l.fc <= l.fl || nearly_equal(l.fl, l.fc)) {
       b.verdict = Verdict::kCloudAlwaysCheaper;
-      b.explanation = fmt::format(
+      b.explanation = !explain ? std::string() : fmt::format(
           "the cloud costs less per effective hour ({}, local vs cloud) and has no higher fixed cost per job ({}), "
           "so it is cheaper for every job length",
           l.slopes, l.fixed);
@@ -166,7 +168,7 @@ void solve_crossover(const Lines& l, BreakEven& b) {
       b.verdict = Verdict::kCrossover;
       b.job_hours = (l.fc - l.fl) / (l.a - l.c);
       b.cheaper_below = Side::kLocal;
-      b.explanation = fmt::format(
+      b.explanation = !explain ? std::string() : fmt::format(
           "the local GPU has the lower fixed cost per job ({}, local vs cloud) but the higher cost per effective "
           "hour ({}): jobs shorter than {} h are cheaper locally, longer ones in the cloud",
           l.fixed, l.slopes, n(*b.job_hours));
@@ -193,7 +195,7 @@ void price_query_job(const CostInputs& in, const CloudCost& cloud, const Lines& 
 }
 
 // Step 2b: the premium local / cloud - 1 at --job-hours, its limits, and where it meets the target.
-void solve_premium(const Lines& l, const CostQuery& q, BreakEven& b) {
+void solve_premium(const Lines& l, const CostQuery& q, bool explain, BreakEven& b) {
   const double a = l.a, c = l.c, fl = l.fl, fc = l.fc;
   if (std::isinf(a) || std::isinf(c)) {
     b.premium_reason = "one side does no useful work, so its job cost is infinite";
@@ -222,6 +224,7 @@ void solve_premium(const Lines& l, const CostQuery& q, BreakEven& b) {
       return;
     }
   }
+  if (!explain) return;
   auto show = [](const std::optional<double>& p) { return p ? pct(*p) : std::string("an unbounded value"); };
   b.target_premium_reason = fmt::format(
       "the premium goes from {} for very short jobs to {} for very long ones and is never {} for a job of "
@@ -231,7 +234,7 @@ void solve_premium(const Lines& l, const CostQuery& q, BreakEven& b) {
 
 // Step 3: buy vs rent: after how much work the running-cost savings repay the capital cost.
 // Returns whether an hour of work costs less owned than rented (before the price).
-bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, BreakEven& b) {
+bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, bool explain, BreakEven& b) {
   const std::string& cur = in.currency;
   b.lifetime_effective_hours = v(in, InputId::kAmortizationHours) * local.effective_utilization;
   if (std::isinf(c)) {
@@ -243,10 +246,11 @@ bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, B
     return false;
   }
   if (c - local.running_per_effective_hour <= 0 || nearly_equal(c, local.running_per_effective_hour)) {
-    b.buy_vs_rent_reason = fmt::format(
-        "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
-        "buying never pays for itself",
-        n(c), cur, n(local.running_per_effective_hour), cur);
+    if (explain)
+      b.buy_vs_rent_reason = fmt::format(
+          "the cloud costs {} {}/h per effective hour, no more than the local running cost alone ({} {}/h), so "
+          "buying never pays for itself",
+          n(c), cur, n(local.running_per_effective_hour), cur);
     return false;
   }
   if (in.price_unknown) {
@@ -273,13 +277,14 @@ void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool sa
 
 }  // namespace
 
-BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q) {
+BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q,
+                     bool explain) {
   BreakEven b;
-  const Lines l = lines_of(local, cloud, in.currency);
-  solve_crossover(l, b);
+  const Lines l = lines_of(local, cloud, in.currency, explain);
+  solve_crossover(l, explain, b);
   price_query_job(in, cloud, l, q.job_hours, b);
-  solve_premium(l, q, b);
-  const bool saves = solve_buy_vs_rent(in, local, l.c, b);
+  solve_premium(l, q, explain, b);
+  const bool saves = solve_buy_vs_rent(in, local, l.c, explain, b);
   solve_usage(in, local, l.c, saves, b);
   return b;
 }

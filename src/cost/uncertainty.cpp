@@ -94,7 +94,7 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
     }
     const LocalCost l = local_cost(var);
     const CloudCost c = cloud_cost(var);
-    const BreakEven b = break_even(var, l, c, q);
+    const BreakEven b = break_even(var, l, c, q, /*explain=*/false);
     thresholds.push_back(b.usage_threshold_hours_per_month ? *b.usage_threshold_hours_per_month
                                                            : std::numeric_limits<double>::infinity());
     if (b.buy_pays) ++buy;

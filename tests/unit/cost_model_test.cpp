@@ -412,3 +412,49 @@ TEST(CostModel, StepsShowTheNumbers) {
 
 }  // namespace
 }  // namespace gpucost::cost
+
+namespace gpucost::cost {
+namespace {
+
+// The Monte Carlo's draws ask for numbers only: without the sentences, every number and verdict
+// is what the explained answer holds, over inputs that reach every verdict and every reason.
+TEST(CostModel, BreakEvenWithoutSentencesHasTheSameNumbers) {
+  std::vector<CostInputs> cases = {simple(), seed()};
+  for (const double rate : {0.5, 2.0, 4.0, 40.0})
+    for (const double util : {0.0, 0.3, 1.0}) {
+      CostInputs in = simple();
+      in.set(InputId::kHourlyRate, rate, "test");
+      in.set(InputId::kUtilization, util, "test");
+      cases.push_back(in);
+    }
+  for (const CostInputs& in : cases) {
+    CostQuery q;
+    q.job_hours = 10;
+    q.target_premium = 0.25;
+    const LocalCost l = local_cost(in);
+    const CloudCost c = cloud_cost(in);
+    const BreakEven full = break_even(in, l, c, q), lean = break_even(in, l, c, q, false);
+    EXPECT_FALSE(full.explanation.empty());
+    EXPECT_TRUE(lean.explanation.empty() || lean.explanation == full.explanation);
+    EXPECT_EQ(lean.verdict, full.verdict);
+    EXPECT_EQ(lean.job_hours, full.job_hours);
+    EXPECT_EQ(lean.cheaper_below, full.cheaper_below);
+    EXPECT_EQ(lean.cloud_job_cost_billed, full.cloud_job_cost_billed);
+    EXPECT_EQ(lean.local_job_cost, full.local_job_cost);
+    EXPECT_EQ(lean.cloud_job_cost, full.cloud_job_cost);
+    EXPECT_EQ(lean.premium_at_job_hours, full.premium_at_job_hours);
+    EXPECT_EQ(lean.job_hours_at_target_premium, full.job_hours_at_target_premium);
+    EXPECT_EQ(lean.premium_short_jobs, full.premium_short_jobs);
+    EXPECT_EQ(lean.premium_long_jobs, full.premium_long_jobs);
+    EXPECT_EQ(lean.buy_vs_rent_hours, full.buy_vs_rent_hours);
+    EXPECT_EQ(lean.buy_vs_rent_hours_per_month, full.buy_vs_rent_hours_per_month);
+    EXPECT_EQ(lean.lifetime_effective_hours, full.lifetime_effective_hours);
+    EXPECT_EQ(lean.usage_threshold_hours_per_month, full.usage_threshold_hours_per_month);
+    EXPECT_EQ(lean.hours_per_month, full.hours_per_month);
+    EXPECT_EQ(lean.buy_pays, full.buy_pays);
+    EXPECT_EQ(lean.max_purchase_price, full.max_purchase_price);
+  }
+}
+
+}  // namespace
+}  // namespace gpucost::cost

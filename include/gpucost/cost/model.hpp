@@ -196,8 +196,11 @@ std::string verdict_summary(const CostResult& r);
 LocalCost local_cost(const CostInputs& in);
 /// The cloud cost terms (inputs must be valid).
 CloudCost cloud_cost(const CostInputs& in);
-/// The break-even answers for these cost terms.
-BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q);
+/// The break-even answers for these cost terms. `explain` false leaves the sentences that say
+/// why (explanation, the reasons) empty, and the numbers as they are: the Monte Carlo's 10 000
+/// draws read only numbers.
+BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCost& cloud, const CostQuery& q,
+                     bool explain = true);
 /// The tornado table (inputs must be valid).
 Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step = 0.2);
 /// The verdict with cloud.relative_speed set to `relative_speed` (inputs must be valid).

@@ -199,6 +199,10 @@ bool parse_short_full(std::string_view s, ParsedStamp& out, std::string_view& zo
 }
 
 TimeNs NoYearClock::place(CivilTime c) noexcept {
+  if (last_placed_ && c.month == last_.month && c.day == last_.day && c.hour == last_.hour &&
+      c.minute == last_.minute && c.second == last_.second && c.nanos == last_.nanos)
+    return prev_raw_;  // what the code below gives: the same month, so no rollover
+  last_placed_ = false;
   NoYearStamp s{rollovers_, c.month, c.day,
                 ((c.hour * 60 + c.minute) * 60 + c.second) * kNsPerSec + c.nanos};
   if (prev_month_ != 0) {
@@ -215,6 +219,8 @@ TimeNs NoYearClock::place(CivilTime c) noexcept {
   }
   prev_month_ = c.month;
   prev_raw_ = no_year_raw(s);
+  last_ = c;
+  last_placed_ = true;
   return prev_raw_;
 }
 

@@ -69,6 +69,10 @@ class NoYearClock {
   unsigned prev_month_ = 0;
   TimeNs prev_raw_ = 0;
   int rollovers_ = 0;
+  // The stamp placed last at prev_raw_: the lines of one second repeat it, and it places the
+  // same again without a calendar computation.
+  CivilTime last_{};
+  bool last_placed_ = false;
 };
 
 }  // namespace gpucost::formats
