@@ -193,7 +193,11 @@ FeatureValue battery_ratio(const FeatureContext& c, int gpu, GpuMetric m) {
     if (!v.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
     const TimeNs t = c.sample_time(r);
     if (t < known_from) continue;
-    const bool on_battery = std::any_of(battery.begin(), battery.end(), [&](const auto& b) { return t >= b.first && t < b.second; });
+    // The spans are in time order and do not overlap (each ends at an online report before the
+    // next one starts), so only the last one that starts at or before t can hold it.
+    const auto after = std::upper_bound(battery.begin(), battery.end(), t,
+                                        [](TimeNs x, const auto& b) { return x < b.first; });
+    const bool on_battery = after != battery.begin() && t < std::prev(after)->second;
     (on_battery ? bat_sum : ac_sum) += v.get_float(r);
     ++(on_battery ? bat_n : ac_n);
   }

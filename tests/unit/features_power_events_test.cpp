@@ -206,6 +206,31 @@ TEST(FeaturesPowerEvents, BusyPowerAndClocksOnBatteryAgainstOnAc) {
   EXPECT_TRUE(is_null_with(host(run_features(desk.build()), "battery_busy_power_ratio"), "no AC adapter reports"));
 }
 
+// Several battery spans, an unplug reported twice, and a last span that runs to the end: each
+// busy row is on the side of the span it falls in (the spans are looked up by time).
+TEST(FeaturesPowerEvents, BusyRowsFallInTheirOwnBatterySpan) {
+  TimelineBuilder b;
+  const auto d = b.file("dmon.txt", FormatId::dmon);
+  const auto k = b.file("kern.log", FormatId::syslog);
+  b.event(k, at(0), EventKind::ac_online);
+  b.samples(d, 0, 100, 0, {{M::sm_pct, 90}, {M::power_w, 100}});
+  b.event(k, at(100), EventKind::ac_offline);
+  b.samples(d, 100, 100, 0, {{M::sm_pct, 90}, {M::power_w, 50}});
+  b.event(k, at(150), EventKind::ac_offline);  // a second report of the same unplug
+  b.event(k, at(200), EventKind::ac_online);
+  b.samples(d, 200, 100, 0, {{M::sm_pct, 90}, {M::power_w, 100}});
+  b.event(k, at(300), EventKind::ac_offline);
+  b.samples(d, 300, 20, 0, {{M::sm_pct, 90}, {M::power_w, 40}});
+  b.event(k, at(320), EventKind::ac_online);
+  b.samples(d, 320, 80, 0, {{M::sm_pct, 90}, {M::power_w, 100}});
+  b.event(k, at(400), EventKind::ac_offline);
+  b.samples(d, 400, 50, 0, {{M::sm_pct, 90}, {M::power_w, 30}});
+  const FeatureSet fs = run_features(b.build());
+  // Battery: 100 rows at 50, 20 at 40, 50 at 30 = 7300 / 170; AC: 280 rows at 100.
+  EXPECT_TRUE(has_value(host(fs, "battery_busy_power_ratio"), 7300.0 / 170 / 100, 1e-12));
+  EXPECT_EQ(host(fs, "battery_busy_power_ratio").evidence, "busy rows: 170 on battery, mean power_w 42.94; 280 on AC, mean 100");
+}
+
 // Issue 14: the logs reach to their last line of any kind. A kernel log whose last recognized
 // event (the Xid) is at 00:10 but whose lines go on to 07:30 covers 7.5 h, not 10 min.
 TEST(FeaturesPowerEvents, LogUptimeReachesTheLastLineOfAnyKind) {
