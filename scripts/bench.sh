@@ -287,6 +287,11 @@ if want rotated && [ -x build/bench/gpucost_inflate_bench ]; then
   echo "decompressors over the rotated archives (one core, decompressed bytes per second):"
   build/bench/gpucost_inflate_bench -r "$reps" "$rot"/*.gz "$rot-archives"/*
 fi
+if want event-dense && [ -x build/bench/gpucost_read_bench ]; then
+  echo
+  echo "reading the event-dense day's kern.log and finding its line ends, the floor under the parsers:"
+  build/bench/gpucost_read_bench -r "$reps" "$ed/kern.log"
+fi
 if want event-dense && [ -x build/bench/gpucost_prefilter_bench ]; then
   echo
   echo "the recognizer's key prefilter against Hyperscan, on the kernel messages of the event-dense day and the noise corpus:"
