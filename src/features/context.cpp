@@ -146,13 +146,16 @@ void FeatureContext::collect_gpus() {
   const Timeline& t = timeline;
   const Table& s = t.samples;
   const Column& gpu = s.column(sample_col::gpu);
+  // Room for every row at once: growing by doubling would copy them into fresh pages again and
+  // again (untouched room costs address space, not memory).
+  all_rows_.reserve(s.rows());
   for (std::size_t r = 0; r < s.rows(); ++r) {
     if (!s.ts().is_valid(r) || !gpu.is_valid(r)) continue;
     const int g = static_cast<int>(gpu.get_int(r));
     auto it = std::find(gpus.begin(), gpus.end(), g);
     if (it == gpus.end()) {
       gpus.push_back(g);
-      gpu_rows.emplace_back();
+      gpu_rows.emplace_back().reserve(s.rows() - r);
       it = gpus.end() - 1;
     }
     gpu_rows[static_cast<std::size_t>(it - gpus.begin())].push_back(static_cast<std::uint32_t>(r));

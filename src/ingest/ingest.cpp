@@ -149,6 +149,10 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
 
 void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink) {
   IngestResult& r = sink.output();
+  // The file's tables are whole: the huge pages they grew in give back what they do not use.
+  r.samples.trim();
+  r.events.trim();
+  r.processes.trim();
   // Moved, not copied, into an empty table (the common case: one file of each kind). A table
   // without rows may have been let go (FileSink::release_empty_tables): it has nothing to add.
   if (r.samples.rows()) out.samples.append(std::move(r.samples));

@@ -118,8 +118,12 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
   std::map<int, std::vector<std::uint32_t>> rows_by_gpu;  // rows are in time order already
   const Column& gpu = s.column(sample_col::gpu);
   for (std::size_t r = 0; r < s.rows(); ++r)
-    if (s.ts().is_valid(r) && gpu.is_valid(r))
-      rows_by_gpu[static_cast<int>(gpu.get_int(r))].push_back(static_cast<std::uint32_t>(r));
+    if (s.ts().is_valid(r) && gpu.is_valid(r)) {
+      auto& rows = rows_by_gpu[static_cast<int>(gpu.get_int(r))];
+      // Room for the rest at once (as FeatureContext::collect_gpus): no copies into fresh pages.
+      if (rows.empty()) rows.reserve(s.rows() - r);
+      rows.push_back(static_cast<std::uint32_t>(r));
+    }
 
   w.begin_object();
   w.key("metrics").begin_array();

@@ -1,5 +1,7 @@
 #include "gpucost/table/packed_ints.hpp"
 
+#include "gpucost/table/big_buffer.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -34,8 +36,7 @@ PackedInts::PackedInts(const PackedInts& other)
       max_(other.max_), width_(other.width_), exp_(other.exp_), low_mask_(other.low_mask_) {
   const std::size_t bytes = size_ * width_;
   if (bytes) {
-    data_ = static_cast<unsigned char*>(std::malloc(bytes + kSlack));
-    if (!data_) throw std::bad_alloc();
+    data_ = static_cast<unsigned char*>(big_buffer::allocate(bytes + kSlack));
     std::memcpy(data_, other.data_, bytes);
     cap_ = bytes;
   }
@@ -60,7 +61,7 @@ PackedInts::PackedInts(PackedInts&& other) noexcept
 
 PackedInts& PackedInts::operator=(PackedInts&& other) noexcept {
   if (this != &other) {
-    std::free(data_);
+    big_buffer::release(data_, cap_ + kSlack);
     data_ = other.data_;
     size_ = other.size_;
     cap_ = other.cap_;
@@ -79,10 +80,10 @@ PackedInts& PackedInts::operator=(PackedInts&& other) noexcept {
   return *this;
 }
 
-PackedInts::~PackedInts() { std::free(data_); }
+PackedInts::~PackedInts() { big_buffer::release(data_, cap_ + kSlack); }
 
 void PackedInts::clear() noexcept {
-  std::free(data_);
+  big_buffer::release(data_, cap_ + kSlack);
   data_ = nullptr;
   size_ = cap_ = 0;
   base_ = 0;
@@ -95,26 +96,26 @@ void PackedInts::clear() noexcept {
 }
 
 void PackedInts::grow(std::size_t n) {
-  // realloc: large blocks move by remapping pages, not by copying them.
+  // Large blocks move by remapping pages, not by copying them (big_buffer::resize).
   const std::size_t want = std::max({n * width_, cap_ + cap_ / 2, std::size_t{64}});
-  auto* p = static_cast<unsigned char*>(std::realloc(data_, want + kSlack));
-  if (!p) throw std::bad_alloc();
-  data_ = p;
+  data_ = static_cast<unsigned char*>(big_buffer::resize(data_, data_ ? cap_ + kSlack : 0, want + kSlack));
   cap_ = want;
 }
 
 void PackedInts::reserve(std::size_t n) {
   if (width_ && n * width_ > cap_) {
-    auto* p = static_cast<unsigned char*>(std::realloc(data_, n * width_ + kSlack));
-    if (!p) throw std::bad_alloc();
-    data_ = p;
+    data_ = static_cast<unsigned char*>(big_buffer::resize(data_, data_ ? cap_ + kSlack : 0, n * width_ + kSlack));
     cap_ = n * width_;
   }
 }
 
+void PackedInts::trim() noexcept {
+  if (data_) big_buffer::trim(data_, cap_ + kSlack, size_ * width_ + kSlack);
+}
+
 void PackedInts::widen_for(std::int64_t v) {
   if (min_ > max_) {  // no value yet, only slots that do not matter: v alone sets the encoding
-    std::free(data_);
+    big_buffer::release(data_, cap_ + kSlack);
     data_ = nullptr;
     cap_ = 0;
     width_ = exp_ = 0;

@@ -87,6 +87,8 @@ class Column {
   void set_null(std::size_t row) { valid_.set(row, false); }
 
   void reserve(std::size_t rows);
+  /// Gives back the memory of capacity not used yet (PackedInts::trim); values stay.
+  void trim() noexcept { type_ == ColumnType::kFloat64 ? floats_.trim() : ints_.trim(); }
   void clear();
   /// Keeps rows in the given order (indices into the current rows; may drop rows).
   void permute(std::span<const std::uint32_t> order);

@@ -41,6 +41,8 @@ class PackedFloats {
   void append_values(const double* v, const bool* valid, std::size_t n);
   void permute(std::span<const std::uint32_t> order);
   void reserve(std::size_t n);
+  /// Gives back the memory of capacity not used yet (PackedInts::trim).
+  void trim() noexcept { ints_.trim(); }
   void clear() noexcept;
   std::size_t memory_bytes() const noexcept { return ints_.memory_bytes() + raw_values_.size() * sizeof(double); }
 

@@ -96,6 +96,8 @@ class PackedInts {
   /// Keeps the values at the given indices, in that order.
   void permute(std::span<const std::uint32_t> order);
   void reserve(std::size_t n);
+  /// Gives back the memory of capacity not used yet (big_buffer::trim); size and values stay.
+  void trim() noexcept;
   void clear() noexcept;
   /// Bytes per value (0 while all values are equal).
   unsigned width() const noexcept { return width_; }

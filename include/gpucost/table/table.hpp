@@ -47,6 +47,10 @@ class Table {
   /// Keeps rows in the given order (see Column::permute).
   void permute(std::span<const std::uint32_t> order);
   void reserve(std::size_t rows);
+  /// Gives back the memory of capacity not used yet, once a table stops growing (Column::trim).
+  void trim() noexcept {
+    for (auto& c : columns_) c.trim();
+  }
   void clear();
   /// Bytes held by the columns' values (not dictionaries).
   std::size_t memory_bytes() const noexcept;
