@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <random>
 #include <string>
 
 #include "ingest/formats/rfc3339_stamp.hpp"
@@ -204,6 +206,78 @@ TEST(Ps, StartTimesOfSeveralWordsAndLocaleDecimals) {
   EXPECT_EQ(str(p, process_col::command, 2), "nvidia-persistenced --user nvidia-persistenced");
   EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(2), 12.0);
   EXPECT_EQ(p.column(process_col::rss_kib).get_int(3), 123 * 1024);  // BusyBox `123m`
+}
+
+// Layouts whose command is the last column are cut from the left without a token list
+// (PsParser::row_command_last); the same rows with one more column after the command go the
+// general way, which cuts every token. Both must read the same cells, whatever the start time
+// looks like (one word, `Nov 29`, lstart's five words, a weekday with too few words after it,
+// a word that only looks like a month) and however wide the blanks are. (A weekday with too few
+// words after it is left out here: the general path counts the extra column among them; the
+// next test pins what the command-last path makes of it.)
+TEST(Ps, CommandLastRowsReadAsTheGeneralPathReadsThem) {
+  std::mt19937 rng(20261202);
+  auto pick = [&](std::initializer_list<const char*> xs) { return std::string(xs.begin()[rng() % xs.size()]); };
+  auto blanks = [&] { return std::string(1 + rng() % 3, ' ') + (rng() % 7 == 0 ? "\t" : ""); };
+  std::string fast = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n";
+  std::string general = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND NI\n";
+  for (int i = 0; i < 400; ++i) {
+    const std::string start = pick({"09:00", "Nov 29", "Sat Nov 29 19:50:45 2026", "7月03", "Foo 12", "Nov 123", "2025",
+                                    "Dec 1"});
+    const std::string command = pick({"/sbin/init splash", "[kthreadd]", "python train.py --epochs 3", "x",
+                                      "/usr/bin/containerd", "bash -c 'sleep 1; echo done'"});
+    std::string row = pick({"root", "systemd+", "ml", "www-data"}) + blanks() + std::to_string(rng() % 400000) +
+                      blanks() + pick({"0.0", "12.5", "350", "1,5", "-"}) + blanks() + pick({"0.1", "3.0", "-"}) +
+                      blanks() + std::to_string(rng() % 9000000) + blanks() + pick({"22868", "123m", "-"}) + blanks() +
+                      pick({"?", "pts/3"}) + blanks() + pick({"Ssl", "R+", "S"}) + blanks() + start + blanks() +
+                      pick({"0:00", "1:16"}) + blanks() + command;
+    if (i % 50 == 7) row = "root 12 0.0";  // too few columns: rejected by both
+    fast += row + "\n";
+    general += row + " 0\n";
+  }
+  auto a = run_format(FormatId::ps, fast);
+  auto b = run_format(FormatId::ps, general);
+  EXPECT_EQ(a->diag().rejected(), b->diag().rejected());
+  EXPECT_EQ(sample_reasons(a->diag(), Problem::bad_number), sample_reasons(b->diag(), Problem::bad_number));
+  const Table& pa = a->processes();
+  const Table& pb = b->processes();
+  ASSERT_EQ(pa.rows(), pb.rows());
+  ASSERT_GT(pa.rows(), 300u);
+  for (std::size_t r = 0; r < pa.rows(); ++r) {
+    for (const std::size_t c : {process_col::user, process_col::stat, process_col::command})
+      ASSERT_EQ(str(pa, c, r), str(pb, c, r)) << "row " << r << " column " << c;
+    for (const std::size_t c : {process_col::pid, process_col::vsz_kib, process_col::rss_kib, process_col::line}) {
+      ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
+      if (pa.column(c).is_valid(r)) {
+        ASSERT_EQ(pa.column(c).get_int(r), pb.column(c).get_int(r)) << "row " << r;
+      }
+    }
+    for (const std::size_t c : {process_col::cpu_pct, process_col::mem_pct}) {
+      ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
+      if (pa.column(c).is_valid(r)) {
+        ASSERT_EQ(pa.column(c).get_float(r), pb.column(c).get_float(r)) << "row " << r;
+      }
+    }
+  }
+}
+
+TEST(Ps, AWeekdayStartsFiveWordsOnlyWhenFourFollowIt) {
+  const std::string data =
+      "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n"
+      "root 1 0.0 0.1 100 10 ? S Mon 0:00 python train.py\n"        // three words after `Mon`: one word
+      "root 2 0.0 0.1 100 10 ? S Mon 0:00 x\n"
+      "root 3 0.0 0.1 100 10 ? S Sat Nov 29 19:50:45 2026 0:01 /sbin/init splash\n"
+      "root 4 0.0 0.1 100 10 ? S Sat Nov 29 0:00 /usr/bin/containerd\n"  // lstart takes all: no command
+      "root 5 0.0 0.1 100 10 ? S Nov 29 0:02 /usr/bin/dockerd -H fd://\n";
+  auto run = run_format(FormatId::ps, data);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 4u);
+  EXPECT_EQ(run->diag().problems[static_cast<std::size_t>(Problem::column_mismatch)], 1u);
+  EXPECT_EQ(str(p, process_col::command, 0), "python train.py");
+  EXPECT_EQ(str(p, process_col::command, 1), "x");
+  EXPECT_EQ(str(p, process_col::command, 2), "/sbin/init splash");
+  EXPECT_EQ(p.column(process_col::pid).get_int(2), 3);
+  EXPECT_EQ(str(p, process_col::command, 3), "/usr/bin/dockerd -H fd://");
 }
 
 TEST(Ps, Scores) {

@@ -185,9 +185,19 @@ std::optional<double> parse_pct(std::string_view s) noexcept {
   return v;
 }
 
+// A row's cells by field (PsField indexes it; kIgnore and kStart land in slots nobody reads).
 struct Row {
-  std::string_view user, stat, command;
-  std::string_view pid, cpu, mem, vsz, rss;
+  std::array<std::string_view, static_cast<std::size_t>(PsField::kCommand) + 1> cell;
+  std::string_view& operator[](PsField f) noexcept { return cell[static_cast<std::size_t>(f)]; }
+  std::string_view operator[](PsField f) const noexcept { return cell[static_cast<std::size_t>(f)]; }
+};
+
+// The code of the string interned last, kept for the next row: users and states repeat row
+// after row, and comparing a few bytes costs less than hashing them.
+struct LastCode {
+  const StringDictionary* dict = nullptr;  // whose code it is
+  std::string last;
+  std::uint32_t code = 0;
 };
 
 class PsParser {
@@ -292,21 +302,65 @@ class PsParser {
       if (binding_[i] == PsField::kCommand && i != command_) binding_[i] = PsField::kIgnore;
   }
 
-  void take(PsField f, std::string_view v, Row& r) {
-    switch (f) {
-      case PsField::kPid: r.pid = v; break;
-      case PsField::kUser: r.user = v; break;
-      case PsField::kCpu: r.cpu = v; break;
-      case PsField::kMem: r.mem = v; break;
-      case PsField::kVsz: r.vsz = v; break;
-      case PsField::kRss: r.rss = v; break;
-      case PsField::kStat: r.stat = v; break;
-      case PsField::kCommand: r.command = v; break;
-      case PsField::kStart: case PsField::kIgnore: break;
+  static void take(PsField f, std::string_view v, Row& r) noexcept { r[f] = v; }
+
+  // The common layouts (`ps aux`, `-eo ...,args`): the command is the rest of the line, so the
+  // columns before it are cut from the left one token at a time, with no token list; the same
+  // cells as row()'s general path (tests/unit/ps_test.cpp compares them).
+  void row_command_last(const Line& line, std::string_view t) {
+    BlankTokens cut(t);
+    Row& r = row_;
+    std::string_view tok;
+    for (std::size_t c = 0; c < command_; ++c) {
+      if (!cut.next(tok)) {
+        mismatch(line, token_count(t));
+        return;
+      }
+      const PsField f = binding_[c];
+      if (f == PsField::kStart) skip_start_words(cut, tok);
+      else take(f, tok, r);
     }
+    const std::size_t start = cut.next_start();
+    if (start >= t.size()) {
+      mismatch(line, token_count(t));
+      return;
+    }
+    r[PsField::kCommand] = t.substr(start);
+    emit(line, r);
+  }
+
+  // After a start time's first word: consumes the words that belong to it (start_width).
+  static void skip_start_words(BlankTokens& cut, std::string_view first) noexcept {
+    std::string_view next;
+    if (is_weekday(first)) {  // lstart: `Sat Nov 29 19:50:45 2026`, when four words follow
+      BlankTokens probe = cut;
+      int words = 0;
+      while (words < 4 && probe.next(next)) ++words;
+      if (words == 4) {
+        cut = probe;
+        return;
+      }
+    }
+    // bsdstart `Nov 29`: a word without digits (most start times have them: `09:00`) and a day.
+    for (const char c : first)
+      if (text::is_digit(c)) return;
+    BlankTokens probe = cut;
+    if (probe.next(next) && next.size() <= 2 && all_digits(next) && parse_month_name(first) != 0) cut = probe;
+  }
+
+  static std::size_t token_count(std::string_view t) noexcept {
+    BlankTokens cut(t);
+    std::string_view tok;
+    std::size_t n = 0;
+    while (cut.next(tok)) ++n;
+    return n;
   }
 
   void row(const Line& line, std::string_view t) {
+    if (command_ != SIZE_MAX && command_ + 1 == binding_.size()) {
+      row_command_last(line, t);
+      return;
+    }
     // Tokens are cut on demand: when the command is the last column (`ps aux`, `-eo ...,args`)
     // it is the rest of the line, and its words need not be split at all.
     tokens_.clear();
@@ -345,7 +399,7 @@ class PsParser {
         mismatch(line, count_all());
         return;
       }
-      r.command = t.substr(start);
+      r[PsField::kCommand] = t.substr(start);
     } else {
       const std::size_t n = tokens_.size();
       const std::size_t right = cols - command_ - 1;
@@ -355,7 +409,7 @@ class PsParser {
       }
       for (std::size_t c = command_ + 1; c < cols; ++c) take(binding_[c], tokens_[n - (cols - c)], r);
       const std::string_view first = tokens_[i], last = tokens_[n - right - 1];
-      r.command = std::string_view(first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
+      r[PsField::kCommand] = std::string_view(first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
     }
     emit(line, r);
   }
@@ -399,9 +453,9 @@ class PsParser {
       const auto p = to_int64(v);
       return p && *p >= 0 ? p : std::nullopt;
     };
-    if (!cell(line, "PID", r.pid, parse_pid, pid) || !cell(line, "%CPU", r.cpu, parse_pct, cpu) ||
-        !cell(line, "%MEM", r.mem, parse_pct, mem) || !cell(line, "VSZ", r.vsz, parse_kib, vsz) ||
-        !cell(line, "RSS", r.rss, parse_kib, rss))
+    if (!cell(line, "PID", r[PsField::kPid], parse_pid, pid) || !cell(line, "%CPU", r[PsField::kCpu], parse_pct, cpu) ||
+        !cell(line, "%MEM", r[PsField::kMem], parse_pct, mem) || !cell(line, "VSZ", r[PsField::kVsz], parse_kib, vsz) ||
+        !cell(line, "RSS", r[PsField::kRss], parse_kib, rss))
       return;
     if (pid == INT64_MIN) {  // every header binds PID; `-` in its place is no process
       sink_.problem(line, Problem::bad_number, "PID \"-\" is not a number");
@@ -429,9 +483,23 @@ class PsParser {
       ok[i] = !v.empty();
       codes[i] = v.empty() ? 0 : p.column(col).intern(v);
     };
-    code(process_col::user, r.user, b.user, b.user_ok);
-    code(process_col::stat, r.stat, b.stat, b.stat_ok);
-    code(process_col::command, r.command, b.command, b.command_ok);
+    auto code_cached = [&](std::size_t col, std::string_view v, LastCode& c, std::uint32_t* codes, bool* ok) {
+      ok[i] = !v.empty();
+      if (v.empty()) {
+        codes[i] = 0;
+        return;
+      }
+      Column& column = p.column(col);
+      if (c.dict != &column.dictionary() || v != c.last) {
+        c.code = column.intern(v);
+        c.last.assign(v);
+        c.dict = &column.dictionary();
+      }
+      codes[i] = c.code;
+    };
+    code_cached(process_col::user, r[PsField::kUser], last_user_, b.user, b.user_ok);
+    code_cached(process_col::stat, r[PsField::kStat], last_stat_, b.stat, b.stat_ok);
+    code(process_col::command, r[PsField::kCommand], b.command, b.command_ok);
     if (b.n == Batch::kRows) flush();
     sink_.record();
   }
@@ -491,6 +559,7 @@ class PsParser {
   std::vector<std::string_view> tokens_;
   BlankTokens cutter_{std::string_view()};  // cuts the current row into tokens_
   Row row_;                // the current row's fields (kept: clearing 8 views per row shows)
+  LastCode last_user_, last_stat_;
   std::int64_t snapshot_ = -1;
   std::uint64_t rows_ = 0;  // rows in the current snapshot
   bool marked_ = false;     // the current snapshot began at a marker
