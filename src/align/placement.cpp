@@ -19,19 +19,56 @@ FileTally* tally_of(std::vector<FileTally>& tally, std::int64_t f) {
   return f >= 0 && static_cast<std::size_t>(f) < tally.size() ? &tally[static_cast<std::size_t>(f)] : nullptr;
 }
 
-// UTC of a sample or process row: its wall stamp, else (none at all: a ps snapshot without
-// marker) the file's modification time.
-TimeNs place_wall_row(const IngestResult& in, WallClock& clock, WallKind wk, bool raw_valid, TimeNs raw,
-                      std::int64_t file, FileTally* t) {
-  TimeNs w = raw_valid ? clock.to_utc(wk, raw, static_cast<std::uint32_t>(file)) : kNoTime;
-  if (w != kNoTime) {
-    if (t) ++t->wall;
-  } else if (wk == WallKind::kNone && (w = mtime_of(in, file)) != kNoTime) {
-    if (t) ++t->mtime;
+// UTC of the sample or process rows of a table, one after the other: a row's wall stamp, else
+// (none at all: a ps snapshot without marker) the file's modification time. The rows of one
+// snapshot or sampling round share file, kind and stamp: the row before's answer is reused.
+class WallRowPlacer {
+ public:
+  WallRowPlacer(const IngestResult& in, WallClock& clock, std::vector<FileTally>& tally, const Table& t,
+                std::size_t kind_col, std::size_t raw_col, std::size_t file_col)
+      : in_(in), clock_(clock), tally_(tally), kinds_(t.column(kind_col)), raws_(t.column(raw_col)),
+        files_(t.column(file_col)) {}
+
+  /// Row r's UTC (kNoTime: none), counted in its file's tally; `t` receives that tally.
+  TimeNs place(std::size_t r, FileTally*& t) {
+    const std::int64_t file = files_.get_int(r);
+    const auto wk = static_cast<WallKind>(kinds_.get_int(r));
+    const bool raw_valid = raws_.is_valid(r);
+    const TimeNs raw = raws_.get_int(r);
+    if (!known_ || file != file_ || wk != kind_ || raw_valid != raw_valid_ || raw != raw_) {
+      known_ = true;
+      file_ = file;
+      kind_ = wk;
+      raw_valid_ = raw_valid;
+      raw_ = raw;
+      tally_of_file_ = tally_of(tally_, file);
+      from_ = From::kNone;
+      w_ = raw_valid ? clock_.to_utc(wk, raw, static_cast<std::uint32_t>(file)) : kNoTime;
+      if (w_ != kNoTime) from_ = From::kWall;
+      else if (wk == WallKind::kNone && (w_ = mtime_of(in_, file)) != kNoTime) from_ = From::kMtime;
+    }
+    t = tally_of_file_;
+    if (t) {
+      if (from_ == From::kWall) ++t->wall;
+      else if (from_ == From::kMtime) ++t->mtime;
+      t->saw(w_);
+    }
+    return w_;
   }
-  if (t) t->saw(w);
-  return w;
-}
+
+ private:
+  enum class From : std::uint8_t { kNone, kWall, kMtime };
+  const IngestResult& in_;
+  WallClock& clock_;
+  std::vector<FileTally>& tally_;
+  ColumnReader kinds_, raws_, files_;
+  bool known_ = false, raw_valid_ = false;
+  std::int64_t file_ = 0;
+  WallKind kind_ = WallKind::kNone;
+  TimeNs raw_ = 0, w_ = kNoTime;
+  FileTally* tally_of_file_ = nullptr;
+  From from_ = From::kNone;
+};
 
 // The rows a placement keeps (inside --since/--until), in table order. While every row so far
 // is kept they are only counted: no index list for millions of rows in the common case.
@@ -199,21 +236,18 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   std::uint64_t cut = 0;
   Column& ts = sa.ts();
   Column& interval = sa.column(sample_col::interval_ns);
-  const Column& kinds = sa.column(sample_col::wall_kind);
-  const Column& raws = sa.column(sample_col::wall_raw_ns);
-  const Column& files = sa.column(sample_col::file);
   const Column& lines = sa.column(sample_col::line);
   for (auto& t : tally) t.series_prev = kNoTime;
   // ts_ns is built afresh in row order (every row is set): the packed encoding then widens
   // while the column is short, instead of re-encoding millions of null slots.
   Column placed(ts.name(), ts.type(), ts.unit());
   KeptRows keep;
+  WallRowPlacer placer(in, clock, tally, sa, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file);
+  const ColumnReader line_of(lines);
   for (std::size_t r = 0; r < sa.rows(); ++r) {
-    const std::int64_t file = files.get_int(r);
-    FileTally* t = tally_of(tally, file);
-    const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
-                                    raws.get_int(r), file, t);
-    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
+    FileTally* t = nullptr;
+    const TimeNs w = placer.place(r, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(line_of.get_int(r)));
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
       placed.push_null();
@@ -230,14 +264,13 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
     }
   }
   ts = std::move(placed);
-  const Column& gpu = sa.column(sample_col::gpu);
-  const Column& line = sa.column(sample_col::line);
+  const ColumnReader gpu(sa.column(sample_col::gpu)), line(lines), file_of(sa.column(sample_col::file)), at(ts);
   keep.apply(sa, [&](std::uint32_t a, std::uint32_t b) {
-    const TimeNs ta = ts.get_int(a), tb = ts.get_int(b);
+    const TimeNs ta = at.get_int(a), tb = at.get_int(b);
     if (ta != tb) return ta < tb;
     const std::int64_t ga = gpu.is_valid(a) ? gpu.get_int(a) : -1, gb = gpu.is_valid(b) ? gpu.get_int(b) : -1;
     if (ga != gb) return ga < gb;
-    const std::int64_t fa = files.get_int(a), fb = files.get_int(b);
+    const std::int64_t fa = file_of.get_int(a), fb = file_of.get_int(b);
     if (fa != fb) return fa < fb;
     return line.get_int(a) < line.get_int(b);
   });
@@ -248,19 +281,16 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
                               std::vector<FileTally>& tally) {
   std::uint64_t cut = 0;
   Column& ts = pr.ts();
-  const Column& kinds = pr.column(process_col::wall_kind);
-  const Column& raws = pr.column(process_col::wall_raw_ns);
-  const Column& files = pr.column(process_col::file);
   const Column& lines = pr.column(process_col::line);
   for (auto& t : tally) t.series_prev = kNoTime;
   Column placed(ts.name(), ts.type(), ts.unit());  // as in place_samples
   KeptRows keep;
+  WallRowPlacer placer(in, clock, tally, pr, process_col::wall_kind, process_col::wall_raw_ns, process_col::file);
+  const ColumnReader line_of(lines);
   for (std::size_t r = 0; r < pr.rows(); ++r) {
-    const std::int64_t file = files.get_int(r);
-    FileTally* t = tally_of(tally, file);
-    const TimeNs w = place_wall_row(in, clock, static_cast<WallKind>(kinds.get_int(r)), raws.is_valid(r),
-                                    raws.get_int(r), file, t);
-    if (t) t->series(w, static_cast<std::uint64_t>(lines.get_int(r)));
+    FileTally* t = nullptr;
+    const TimeNs w = placer.place(r, t);
+    if (t) t->series(w, static_cast<std::uint64_t>(line_of.get_int(r)));
     if (w == kNoTime) {
       placed.push_null();
       if (t) ++t->unplaced;
@@ -275,13 +305,12 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
     }
   }
   ts = std::move(placed);
-  const Column& snap = pr.column(process_col::snapshot);
-  const Column& pid = pr.column(process_col::pid);
-  auto or_minus1 = [](const Column& c, std::uint32_t r) { return c.is_valid(r) ? c.get_int(r) : -1; };
+  const ColumnReader snap(pr.column(process_col::snapshot)), pid(pr.column(process_col::pid)), at(ts);
+  auto or_minus1 = [](const ColumnReader& c, std::uint32_t r) { return c.is_valid(r) ? c.get_int(r) : -1; };
   keep.apply(pr, [&](std::uint32_t a, std::uint32_t b) {
-    const bool va = ts.is_valid(a), vb = ts.is_valid(b);
+    const bool va = at.is_valid(a), vb = at.is_valid(b);
     if (va != vb) return va;
-    if (va && ts.get_int(a) != ts.get_int(b)) return ts.get_int(a) < ts.get_int(b);
+    if (va && at.get_int(a) != at.get_int(b)) return at.get_int(a) < at.get_int(b);
     if (or_minus1(snap, a) != or_minus1(snap, b)) return or_minus1(snap, a) < or_minus1(snap, b);
     return or_minus1(pid, a) < or_minus1(pid, b);
   });

@@ -303,9 +303,8 @@ void FeatureContext::widen_window() {
 // Process rows grouped by (pmon?, file, snapshot, gpu), table order kept inside a group.
 void FeatureContext::group_processes() {
   const Table& p = timeline.processes;
-  const Column& pf = p.column(process_col::file);
-  const Column& ps = p.column(process_col::snapshot);
-  const Column& pg = p.column(process_col::gpu);
+  // Readers, not columns: the key is read twice for each of millions of rows.
+  const ColumnReader pf(p.column(process_col::file)), ps(p.column(process_col::snapshot)), pg(p.column(process_col::gpu));
   auto key = [&](std::uint32_t r) {
     return std::tuple(pg.is_valid(r), pf.get_int(r), ps.is_valid(r) ? ps.get_int(r) : -1,
                       pg.is_valid(r) ? pg.get_int(r) : -1);

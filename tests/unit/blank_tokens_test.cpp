@@ -86,6 +86,34 @@ TEST(BlankTokens, OnlySpacesModeKeepsOtherBlanksInTokens) {
   }
 }
 
+// cut_all: the same tokens (the same views) as next(), in both modes, at every length around
+// the 64-byte windows, with a token or a blank on the last byte of a window.
+TEST(BlankTokens, CutAllCutsWhatNextCuts) {
+  std::mt19937 rng(23);
+  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\n', 'a', 'b', '0', '/', '\xc3'};
+  std::vector<std::string_view> got;
+  for (int round = 0; round < 6000; ++round) {
+    const std::size_t n = round < 300 ? static_cast<std::size_t>(round) : rng() % 260;
+    std::string line(n, ' ');
+    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
+    if (round % 5 == 0 && !line.empty()) line.back() = 'z';
+    if (round % 9 == 0) line.insert(rng() % (line.size() + 1), std::string(60 + rng() % 80, ' '));
+    for (const bool only_spaces : {false, true}) {
+      std::vector<std::string_view> want;
+      BlankTokens cut(line, only_spaces);
+      std::string_view tok;
+      while (cut.next(tok)) want.push_back(tok);
+      got.assign(3, std::string_view("stale"));  // cut_all clears what was there
+      BlankTokens::cut_all(line, only_spaces, got);
+      ASSERT_EQ(got.size(), want.size()) << round << " only_spaces " << only_spaces;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i].data(), want[i].data()) << round << " token " << i;
+        ASSERT_EQ(got[i].size(), want[i].size()) << round << " token " << i;
+      }
+    }
+  }
+}
+
 TEST(BlankTokens, NextStartIsWhereTheNextTokenBegins) {
   const std::string line = std::string(70, ' ') + "a  b  /usr/bin/python3 train.py";
   BlankTokens cut(line);

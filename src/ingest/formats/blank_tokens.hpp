@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -26,6 +27,47 @@ class BlankTokens {
   /// Where the next token starts (the line's length when none is left): for a last column
   /// that is the rest of the line, whose words need not be cut.
   std::size_t next_start() noexcept { return skip_blanks() ? pos_ : n_; }
+
+  /// Every token of s into out (cleared first), as repeated next() cuts them, in one pass over
+  /// the line: 64 bytes at a time, the token starts (a non-blank after a blank) and ends (a blank
+  /// after a non-blank) are bit masks, walked in order with count-trailing-zeros.
+  static void cut_all(std::string_view s, bool only_spaces, std::vector<std::string_view>& out) {
+    out.clear();
+    const char* const p = s.data();
+    const std::size_t n = s.size();
+    std::uint64_t carry = 1;  // bit 0 of `before`: the byte before the window is a blank
+    std::size_t open = 0;     // where the token being cut began
+    bool carry_in_token = false;  // the window before ended inside a token (that began at `open`)
+    for (std::size_t w = 0; w < n; w += 64) {
+      std::uint64_t blank;
+      if (n - w >= 64) {
+        blank = blanks64(p + w, only_spaces);
+      } else {
+        char buf[64];
+        std::memset(buf, 'x', sizeof buf);
+        std::memcpy(buf, p + w, n - w);
+        blank = blanks64(buf, only_spaces) | ~std::uint64_t{0} << (n - w);  // past the end: blanks
+      }
+      const std::uint64_t before = blank << 1 | carry;  // bit i: byte i - 1 is a blank
+      std::uint64_t starts = ~blank & before, ends = blank & ~before;
+      carry = blank >> 63;
+      // Starts and ends alternate: the k-th end closes the token of the k-th start before it (or
+      // the one still open from the window before). Two plain loops, no branch on which is which.
+      std::size_t begin[33];  // a window holds at most 32 starts
+      std::size_t k = 0, m = 0;
+      begin[k++] = open;
+      for (; starts != 0; starts &= starts - 1) begin[k++] = w + static_cast<std::size_t>(__builtin_ctzll(starts));
+      // When the window began inside a token, its first end closes that one: begin[0].
+      if (carry_in_token) m = 0; else m = 1;
+      for (; ends != 0; ends &= ends - 1, ++m) {
+        const std::size_t e = w + static_cast<std::size_t>(__builtin_ctzll(ends));
+        out.emplace_back(p + begin[m], e - begin[m]);
+      }
+      open = begin[k - 1];
+      carry_in_token = carry == 0;
+    }
+    if (carry_in_token && n % 64 == 0) out.emplace_back(p + open, n - open);  // a token ends the line
+  }
 
   /// The next token; false at the end of the line.
   bool next(std::string_view& tok) noexcept {

@@ -22,12 +22,11 @@ inline bool blank(char c) noexcept { return kBlank[static_cast<unsigned char>(c)
 }  // namespace
 
 void split_blanks(std::string_view s, std::vector<std::string_view>& out) {
-  out.clear();
-  const char* p = s.data();
-  const char* const end = p + s.size();
-  const bool other_blanks = std::memchr(p, '\t', s.size()) != nullptr || std::memchr(p, '\r', s.size()) != nullptr;
-  if (other_blanks || std::endian::native != std::endian::little) {
-    for (;;) {  // rare: tabs or stray CRs; the byte-table loop
+  if (std::endian::native != std::endian::little) {
+    out.clear();
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    for (;;) {  // the byte-table loop
       while (p < end && blank(*p)) ++p;
       if (p == end) return;
       const char* b = p;
@@ -35,10 +34,8 @@ void split_blanks(std::string_view s, std::vector<std::string_view>& out) {
       out.emplace_back(b, static_cast<std::size_t>(p - b));
     }
   }
-  // Only spaces separate here: the bit-mask cutter, a token per two count-trailing-zeros.
-  BlankTokens cut(s, true);
-  std::string_view tok;
-  while (cut.next(tok)) out.push_back(tok);
+  // The bit-mask cutter: the whole line in one pass, a token per two set bits.
+  BlankTokens::cut_all(s, false, out);
 }
 
 bool parse_number_slow(std::string_view s, double& v) noexcept {
