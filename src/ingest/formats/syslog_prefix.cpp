@@ -490,8 +490,9 @@ class FamilyParser final : public ChunkState {
     }
     m.boot_seq = boot_seq_;
     if (kernel && m.mono_ns != kNoTime && m.wall_raw_ns != kNoTime) {
-      BootAnchor a;
-      a.boot_id = std::string(boot_id_);
+      // One anchor, reused: a kernel line no longer builds and frees a boot id string.
+      BootAnchor& a = anchor_;
+      a.boot_id.assign(boot_id_);
       a.boot_seq = boot_seq_;
       a.line = line.number;
       a.mono_ns = m.mono_ns;
@@ -618,6 +619,7 @@ class FamilyParser final : public ChunkState {
   bool seen_entry_ = false;
   bool seen_kernel_ = false;
   TimeNs prev_kernel_mono_ = kNoTime;
+  BootAnchor anchor_;  // what stamped() hands to sink_->anchor() (reused)
   JiffiesWrap wrap_;  // an old kernel's clock that starts near the 32-bit wrap
   bool wrap_started_ = false;  // a kernel [mono] stamp was seen
   bool in_status_ = false;
