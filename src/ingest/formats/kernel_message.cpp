@@ -223,8 +223,10 @@ bool is_linux_version(std::string_view text) noexcept { return starts_with(text,
 void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent) {
   rec_ = m;
   text_.assign(text::rtrim(m.text));
-  ident_.assign(m.ident);
-  boot_id_.assign(m.boot_id);
+  // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
+  // cheaper than copying them again.
+  if (std::string_view(ident_) != m.ident) ident_.assign(m.ident);
+  if (std::string_view(boot_id_) != m.boot_id) boot_id_.assign(m.boot_id);
   rec_.text = text_;
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
