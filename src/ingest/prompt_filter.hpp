@@ -16,7 +16,7 @@ class PromptFilter final : public LineSource {
   PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
   bool next(Line& line) override {
     while (inner_.next(line)) {
-      if (!parse_shell_prompt(line.text)) return true;
+      if (!may_be_shell_prompt(line.text) || !parse_shell_prompt(line.text)) return true;
       sink_.line_read(line);
       sink_.prompt(line);
     }

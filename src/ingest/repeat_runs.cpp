@@ -112,10 +112,13 @@ std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, const Key& k
       return -1;
   }
   // A hash is not the message: the row must say the same (a collision only starts a new run).
-  const EventFields r = event_fields(e, run.row);
-  if (r.kind != f.kind || r.wall_kind != f.wall_kind || r.boot_seq != f.boot_seq || r.code != f.code ||
-      r.flags != f.flags || r.text != f.text || r.ident != f.ident || r.gpu != f.gpu || r.process != f.process ||
-      r.boot_id != f.boot_id)
+  // Only what the row may say differently is read from it: the boot and the strings.
+  if (run.kind != f.kind || run.wall_kind != f.wall_kind || run.code != f.code || run.flags != f.flags) return -1;
+  const std::size_t r = run.row;
+  if (e.column(event_col::boot_seq).get_int(r) != f.boot_seq || e.column(event_col::text).get_string(r) != f.text ||
+      string_or_empty(e.column(event_col::ident), r) != f.ident || string_or_empty(e.column(event_col::gpu), r) != f.gpu ||
+      string_or_empty(e.column(event_col::process), r) != f.process ||
+      string_or_empty(e.column(event_col::boot_id), r) != f.boot_id)
     return -1;
   return run.row;
 }
@@ -123,7 +126,7 @@ std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, const Key& k
 void RepeatRuns::started(const EventFields& f, std::uint32_t row, std::uint64_t key) {
   if (!event_kind_aggregates(f.kind)) return;
   Run& run = runs_[key];
-  run = Run{row, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
+  run = Run{row, f.kind, f.wall_kind, f.code, f.flags, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
 }
 
 void RepeatRuns::continue_with(const RepeatRuns& chunk) {

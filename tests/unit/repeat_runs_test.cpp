@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -335,6 +336,76 @@ TEST(RepeatRuns, WhatJoinsARun) {
   xid.mono_ns = 200 * kNsPerSec + 999'000'000;  // the same second, but after a gap of 0.999 s: joins
   add(xid);
   EXPECT_EQ(t.rows(), before + 4);
+}
+
+// A hash is not the message: an event that differs from a run's row in any field the key stands
+// for, under the same key (a collision, forged here), finds no run.
+TEST(RepeatRuns, AHashCollisionFindsNoRun) {
+  Table t = make_event_table();
+  RepeatRuns runs;
+  EventFields f;
+  f.kind = EventKind::xid;
+  f.wall_kind = WallKind::kLocalNoYear;
+  f.wall_raw_ns = 7 * kNsPerSec;
+  f.mono_ns = 100 * kNsPerSec;
+  f.boot_id = "b0";
+  f.boot_seq = 1;
+  f.code = 13;
+  f.gpu = "0000:01:00.0";
+  f.process = "python3";
+  f.ident = "kernel";
+  f.text = "NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception";
+  f.flags = 4;
+  const RepeatRuns::Key key = RepeatRuns::message_key(f);
+  push_event_row(t, f, FormatId::syslog, 0, 1);
+  runs.started(f, 0, key.hash);
+  EventFields same = f;
+  same.mono_ns += 1000;
+  same.pid = 77;  // the printing process's pid is no part of the message
+  same.line = 2;
+  EXPECT_EQ(runs.find(t, same, key), 0);
+  const std::vector<std::pair<std::string_view, std::function<void(EventFields&)>>> changes = {
+      {"kind", [](EventFields& g) { g.kind = EventKind::driver_error; }},
+      {"wall_kind", [](EventFields& g) { g.wall_kind = WallKind::kLocal; }},
+      {"boot_seq", [](EventFields& g) { g.boot_seq = 2; }},
+      {"code", [](EventFields& g) { g.code = 31; }},
+      {"code none", [](EventFields& g) { g.code = INT64_MIN; }},
+      {"flags", [](EventFields& g) { g.flags = 5; }},
+      {"text", [](EventFields& g) { g.text = "NVRM: Xid (PCI:0000:01:00): 13, Graphics Exceptio"; }},
+      {"ident", [](EventFields& g) { g.ident = "kernel2"; }},
+      {"no ident", [](EventFields& g) { g.ident = {}; }},
+      {"gpu", [](EventFields& g) { g.gpu = "0000:02:00.0"; }},
+      {"no gpu", [](EventFields& g) { g.gpu = {}; }},
+      {"process", [](EventFields& g) { g.process = "python"; }},
+      {"no process", [](EventFields& g) { g.process = {}; }},
+      {"boot_id", [](EventFields& g) { g.boot_id = "b1"; }},
+      {"no boot_id", [](EventFields& g) { g.boot_id = {}; }},
+  };
+  for (const auto& [what, change] : changes) {
+    EventFields g = same;
+    change(g);
+    EXPECT_EQ(runs.find(t, g, key), -1) << what;
+  }
+  // And the other way round: a row without the optional strings, an event with them.
+  EventFields bare = f;
+  bare.gpu = bare.process = bare.ident = bare.boot_id = {};
+  bare.code = INT64_MIN;
+  const RepeatRuns::Key bare_key = RepeatRuns::message_key(bare);
+  push_event_row(t, bare, FormatId::syslog, 0, 1);
+  runs.started(bare, 1, bare_key.hash);
+  EventFields bare_same = bare;
+  bare_same.mono_ns += 1000;
+  EXPECT_EQ(runs.find(t, bare_same, bare_key), 1);
+  const std::vector<std::pair<std::string_view, std::function<void(EventFields&)>>> additions = {
+      {"code", [](EventFields& g) { g.code = 0; }},         {"ident", [](EventFields& g) { g.ident = "k"; }},
+      {"gpu", [](EventFields& g) { g.gpu = "0"; }},         {"process", [](EventFields& g) { g.process = "p"; }},
+      {"boot_id", [](EventFields& g) { g.boot_id = "b"; }},
+  };
+  for (const auto& [what, change] : additions) {
+    EventFields g = bare_same;
+    change(g);
+    EXPECT_EQ(runs.find(t, g, bare_key), -1) << what;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 // `--query-gpu=...`, a second `ps` run).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 
 #include "gpucost/ingest/ingest.hpp"
@@ -168,6 +171,70 @@ TEST(ShellPrompt, AFileOfPromptsAloneSaysSo) {
   ASSERT_FALSE(p.file().notes.empty());
   EXPECT_NE(p.file().notes.back().find("nothing but pasted shell prompt lines"), std::string::npos)
       << p.file().notes.back();
+}
+
+
+// may_be_shell_prompt, PromptFilter's early reject, is false only where parse_shell_prompt is.
+TEST(ShellPromptEarlyReject, KeepsEveryPrompt) {
+  for (std::string_view line : {
+           "alex@deeplab:~$ sudo dmesg -T | grep -i nvrm", "root@gpu-node07:/var/log# journalctl -k -o json",
+           "[root@gpu-node07 ~]# nvidia-smi dmon -d 15", "[user@fedora log]$ cat kern.log",
+           "(base) user@host:~/src$ nvidia-smi", "user@mac ~ % ps aux", "$ sudo dmesg", "# journalctl -o json",
+           "user@host:~$", "root@host#", "^C", "^C  ",
+           // 64 name bytes, the most a user name may have.
+           "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl@h:~$ dmesg",
+       }) {
+    ASSERT_TRUE(parse_shell_prompt(line)) << line;
+    EXPECT_TRUE(may_be_shell_prompt(line)) << line;
+  }
+}
+
+TEST(ShellPromptEarlyReject, RejectsLogLinesByTheirFirstBytes) {
+  for (std::string_view line : {
+           "Nov 20 13:46:48 ml-laptop kernel: [15345.708181] nvidia-modeset: ERROR: GPU:0: Failed",
+           "[ 4909.922970] NVRM: GPU at PCI:0000:01:00: GPU-abc", "2026-11-20T13:46:48.123456+01:00 host kernel: x",
+           "{ \"MESSAGE\" : \"x\" }", "    0     70     45      -     98     40", "", " ", "@host:~$ dmesg",
+           // 65 name bytes: one more than a user name may have.
+           "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm@h:~$ dmesg",
+       }) {
+    EXPECT_FALSE(may_be_shell_prompt(line)) << line;
+    EXPECT_FALSE(parse_shell_prompt(line)) << line;
+  }
+}
+
+// Generated lines made of the bytes prompts are made of, and every line of the test data: no
+// prompt is rejected early.
+TEST(ShellPromptEarlyReject, NeverRejectsWhatParseShellPromptAccepts) {
+  std::mt19937_64 rng(1202);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  static constexpr std::string_view kPieces[] = {
+      "a", "Z", "0", "_", "-", ".", "@", ":", "~", "/", "$", "#", "%", "[", "]", "(", ") ", " ", "\t", "^C", "^",
+      "\xc3\xa9", "user", "host", "dmesg", "sudo", "root@gpu1", ":~$ ", " ~ % ", "]# ", "(venv) ", "[u@h ~]$ "};
+  int prompts = 0, rejected = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string s;
+    for (std::size_t k = pick(12); k > 0; --k) s += kPieces[pick(std::size(kPieces))];
+    if (pick(50) == 0) s.insert(pick(s.size() + 1), std::string(60 + pick(8), 'x'));
+    const bool prompt = parse_shell_prompt(s);
+    const bool may = may_be_shell_prompt(s);
+    if (prompt) {
+      ++prompts;
+      EXPECT_TRUE(may) << '"' << s << '"';
+    }
+    if (!may) ++rejected;
+  }
+  EXPECT_GT(prompts, 1000);
+  EXPECT_GT(rejected, 10000);
+  std::size_t lines = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(GPUCOST_TEST_DATA)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    for (std::string l; std::getline(in, l); ++lines)
+      if (parse_shell_prompt(l)) {
+        EXPECT_TRUE(may_be_shell_prompt(l)) << e.path() << ": " << l;
+      }
+  }
+  EXPECT_GT(lines, 1000u);
 }
 
 }  // namespace

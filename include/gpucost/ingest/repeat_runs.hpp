@@ -90,8 +90,15 @@ class RepeatRuns {
   void continue_with(const RepeatRuns& chunk);
 
  private:
+  // The fields of the run's row that find() confirms and that no one changes once the row is
+  // appended (the boot ordinal is renumbered when chunks merge, and strings are read from the
+  // row), kept here so that the row is not read back column by column.
   struct Run {
     std::uint32_t row = 0;
+    EventKind kind = EventKind::user;
+    WallKind wall_kind = WallKind::kNone;
+    std::int64_t code = INT64_MIN;
+    std::int64_t flags = 0;
     TimeNs wall_raw_ns = kNoTime;
     TimeNs mono_ns = kNoTime;
     TimeNs last_mono_ns = kNoTime;  // of the latest event that joined

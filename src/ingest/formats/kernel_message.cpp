@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gpucost/text.hpp"
@@ -41,7 +44,84 @@ constexpr std::string_view kSubsystems[] = {
 
 }  // namespace
 
+namespace {
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+
+// The 8 bytes at p, the first in the lowest byte (parse_mono_stamp_fixed runs on little-endian
+// machines only).
+std::uint64_t load8(const char* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// 0x80 in each byte of w that is an ASCII digit, 0 in the others (exact per byte: no carry
+// crosses a byte because the high bits are cleared before adding).
+std::uint64_t digit_bytes(std::uint64_t w) noexcept {
+  const std::uint64_t low7 = w & ~kHigh;
+  const std::uint64_t ge0 = low7 + 0x50 * kOnes;  // high bit set where the byte >= '0'
+  const std::uint64_t gt9 = low7 + 0x46 * kOnes;  // high bit set where the byte > '9'
+  return ge0 & ~gt9 & ~w & kHigh;
+}
+
+// 0x80 in each byte of w that is c (c < 0x80), 0 in the others (exact per byte).
+std::uint64_t bytes_equal(std::uint64_t w, char c) noexcept {
+  const std::uint64_t x = (w ^ (static_cast<std::uint64_t>(static_cast<unsigned char>(c)) * kOnes));
+  // x's byte is 0 exactly where w's was c; adding 0x7F to the low 7 bits sets the high bit of
+  // every byte that has any low bit set.
+  return ~(((x & ~kHigh) + 0x7F * kOnes) | x) & kHigh;
+}
+
+// The 8 ASCII digits of w (the first, most significant, in the lowest byte) as a number.
+std::uint64_t eight_digits(std::uint64_t w) noexcept {
+  w -= 0x30 * kOnes;
+  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFULL;
+  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFULL;
+  return (w * 10000 + (w >> 32)) & 0xFFFFFFFFULL;
+}
+
+}  // namespace
+
+bool parse_mono_stamp_fixed(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  if (s.size() < 10 || s[0] != '[') return false;
+  const char* p = s.data();
+  // The dot among bytes 2..9: the field before it (bytes 1..dot-1) is 1 to 8 bytes long.
+  const std::uint64_t head = load8(p + 1);
+  const std::uint64_t dots = bytes_equal(head, '.');
+  unsigned field;  // bytes before the first dot
+  if (dots != 0) field = static_cast<unsigned>(std::countr_zero(dots)) / 8;
+  else if (p[9] == '.') field = 8;
+  else return false;
+  const std::size_t dot = field + 1;
+  if (field == 0 || dot + 8 > s.size()) return false;
+  // `.dddddd]`: the fraction and the closing bracket in one word.
+  const std::uint64_t tail = load8(p + dot);
+  if ((tail & 0xFF) != '.' || (tail >> 56) != ']' ||
+      (digit_bytes(tail) & 0x0080808080808000ULL) != 0x0080808080808000ULL)
+    return false;
+  // The field moved to the word's top bytes (its last digit in the highest), zeros below it:
+  // blanks then digits, at least one.
+  const std::uint64_t f = head << (8 * (8 - field));
+  const std::uint64_t in_field = kHigh << (8 * (8 - field));
+  const std::uint64_t digits = digit_bytes(f);
+  const std::uint64_t blanks = bytes_equal(f, ' ') & in_field;
+  if ((digits | blanks) != in_field || (digits >> 63) == 0 || blanks >= (digits & (~digits + 1))) return false;
+  const std::uint64_t keep = (digits >> 7) * 0xFF;  // 0xFF in each digit byte
+  const std::uint64_t secs = eight_digits((f & keep) | (0x30 * kOnes & ~keep));
+  const std::uint64_t frac = eight_digits(((tail & 0x00FFFFFFFFFFFF00ULL) << 8) | 0x3030);
+  mono = static_cast<TimeNs>(secs) * kNsPerSec + static_cast<TimeNs>(frac) * 1000;
+  length = dot + 8;
+  return true;
+}
+
 bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
+  return parse_mono_stamp_fixed(s, mono, length) || parse_mono_stamp_loop(s, mono, length);
+}
+
+bool parse_mono_stamp_loop(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
   if (s.size() < 4 || s[0] != '[') return false;
   std::size_t i = 1;
   while (i < s.size() && s[i] == ' ') ++i;
@@ -143,8 +223,10 @@ bool is_linux_version(std::string_view text) noexcept { return starts_with(text,
 void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent) {
   rec_ = m;
   text_.assign(text::rtrim(m.text));
-  ident_.assign(m.ident);
-  boot_id_.assign(m.boot_id);
+  // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
+  // cheaper than copying them again.
+  if (std::string_view(ident_) != m.ident) ident_.assign(m.ident);
+  if (std::string_view(boot_id_) != m.boot_id) boot_id_.assign(m.boot_id);
   rec_.text = text_;
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;

@@ -16,6 +16,15 @@ namespace gpucost::formats {
 /// mono receives ns since boot, length the bytes through the `]`.
 bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noexcept;
 
+/// parse_mono_stamp's general byte loop (what it falls back to); exposed for the tests that hold
+/// the fast path to it.
+bool parse_mono_stamp_loop(std::string_view s, TimeNs& mono, std::size_t& length) noexcept;
+
+/// parse_mono_stamp's fast path: only the shape kernels print, `[`, blanks and 1 to 8 digits,
+/// `.`, 6 digits, `]`, read with 64-bit word operations; false for anything else (then
+/// parse_mono_stamp_loop decides). Where true, it gives what parse_mono_stamp_loop gives.
+bool parse_mono_stamp_fixed(std::string_view s, TimeNs& mono, std::size_t& length) noexcept;
+
 /// The message after a kernel stamp: skips a printk caller id (`[  T291]`, ` [    C3]`) and
 /// exactly one separating blank, so that ` dump_stack+0x..` keeps its own leading blank in every
 /// source (dmesg, kern.log and the journal then give the same text).

@@ -463,14 +463,16 @@ class FamilyParser final : public ChunkState {
       case StampForm::kFull: full_stamp(l, m); break;
     }
     const bool kernel = l.ident == "kernel";
-    if (kernel && !seen_kernel_) first_kernel_linux_ = is_linux_version(l.text);
+    // Read once: the checks below all ask it of a kernel line.
+    const bool linux_version = kernel && is_linux_version(l.text);
+    if (kernel && !seen_kernel_) first_kernel_linux_ = linux_version;
     if (l.mono_ns != kNoTime) {
       m.mono_ns = l.mono_ns;
       if (kernel) {
-        const bool boot_start = !wrap_started_ || is_linux_version(l.text);
+        const bool boot_start = !wrap_started_ || linux_version;
         m.mono_ns = wrap_.adjust(l.mono_ns, boot_start);
         if (!wrap_started_) {
-          first_mono_linux_ = is_linux_version(l.text);
+          first_mono_linux_ = linux_version;
           first_mono_raw_ = l.mono_ns;
           first_mono_ = m.mono_ns;
         }
@@ -480,7 +482,7 @@ class FamilyParser final : public ChunkState {
     if (kernel && !journal_) {
       // kern.log has no boot markers: the kernel's first message, or monotonic time restarting,
       // says a new boot began.
-      bool restart = seen_kernel_ && is_linux_version(l.text);
+      bool restart = seen_kernel_ && linux_version;
       if (m.mono_ns != kNoTime) {
         if (prev_kernel_mono_ != kNoTime && m.mono_ns + kBootRestartNs < prev_kernel_mono_) restart = true;
         prev_kernel_mono_ = m.mono_ns;
@@ -490,8 +492,9 @@ class FamilyParser final : public ChunkState {
     }
     m.boot_seq = boot_seq_;
     if (kernel && m.mono_ns != kNoTime && m.wall_raw_ns != kNoTime) {
-      BootAnchor a;
-      a.boot_id = std::string(boot_id_);
+      // One anchor, reused: a kernel line no longer builds and frees a boot id string.
+      BootAnchor& a = anchor_;
+      a.boot_id.assign(boot_id_);
       a.boot_seq = boot_seq_;
       a.line = line.number;
       a.mono_ns = m.mono_ns;
@@ -503,7 +506,7 @@ class FamilyParser final : public ChunkState {
     if (marker_pending_) {
       // The marker's boot event takes this entry's time, unless the entry is the kernel's own
       // first message (it becomes a boot event itself).
-      if (kernel && is_linux_version(l.text)) marker_pending_ = false;
+      if (linux_version) marker_pending_ = false;
       else emit_boot(m);
     }
     seen_entry_ = true;
@@ -618,6 +621,7 @@ class FamilyParser final : public ChunkState {
   bool seen_entry_ = false;
   bool seen_kernel_ = false;
   TimeNs prev_kernel_mono_ = kNoTime;
+  BootAnchor anchor_;  // what stamped() hands to sink_->anchor() (reused)
   JiffiesWrap wrap_;  // an old kernel's clock that starts near the 32-bit wrap
   bool wrap_started_ = false;  // a kernel [mono] stamp was seen
   bool in_status_ = false;
