@@ -189,15 +189,21 @@ FeatureValue battery_ratio(const FeatureContext& c, int gpu, GpuMetric m) {
   const ColumnReader v(c.metric(m)), sm(c.metric(GpuMetric::sm_pct));
   double bat_sum = 0, ac_sum = 0;
   std::size_t bat_n = 0, ac_n = 0;
+  // The spans are in time order and do not overlap (each ends at an online report before the
+  // next one starts), so only the last one that starts at or before t can hold it: `after`
+  // counts the spans that start at or before t. Rows come in time order, so it only moves on
+  // (a row earlier than the one before, which no placement makes, is looked up afresh).
+  std::size_t after = 0;
   for (auto r : c.rows(gpu)) {
     if (!v.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= c.options.idle_threshold_pct) continue;
     const TimeNs t = c.sample_time(r);
     if (t < known_from) continue;
-    // The spans are in time order and do not overlap (each ends at an online report before the
-    // next one starts), so only the last one that starts at or before t can hold it.
-    const auto after = std::upper_bound(battery.begin(), battery.end(), t,
-                                        [](TimeNs x, const auto& b) { return x < b.first; });
-    const bool on_battery = after != battery.begin() && t < std::prev(after)->second;
+    if (after > 0 && t < battery[after - 1].first)
+      after = static_cast<std::size_t>(std::upper_bound(battery.begin(), battery.end(), t,
+                                                        [](TimeNs x, const auto& b) { return x < b.first; }) -
+                                       battery.begin());
+    while (after < battery.size() && battery[after].first <= t) ++after;
+    const bool on_battery = after > 0 && t < battery[after - 1].second;
     (on_battery ? bat_sum : ac_sum) += v.get_float(r);
     ++(on_battery ? bat_n : ac_n);
   }
