@@ -267,12 +267,17 @@ std::optional<Reading> counter_s(const FeatureContext& c, const GpuDevice* d, st
 // no row reports any of them.
 std::optional<double> reason_rows_s(const FeatureContext& c, int gpu, std::initializer_list<GpuMetric> reasons) {
   if (gpu < 0) return std::nullopt;
+  // Readers of the reasons some row reports: a column null throughout (dmon has none of them)
+  // is not read row by row.
+  std::vector<ColumnReader> cols;
+  for (const GpuMetric m : reasons)
+    if (const ColumnReader col(c.metric(m)); !col.none_valid()) cols.push_back(col);
+  if (cols.empty()) return std::nullopt;
   bool reported = false;
   TimeNs active = 0;
   for (auto r : c.rows(gpu)) {
     bool any = false, seen = false;
-    for (const GpuMetric m : reasons) {
-      const Column& col = c.metric(m);
+    for (const ColumnReader& col : cols) {
       if (!col.is_valid(r)) continue;
       seen = true;
       any = any || col.get_float(r) > 0.5;

@@ -126,5 +126,16 @@ TEST(Table, BulkAppendMatchesRowByRowAtAnyBitOffset) {
   }
 }
 
+TEST(ColumnReader, NoneValidOnlyWhenEveryRowIsNull) {
+  Column c("x", ColumnType::kFloat64);
+  for (int i = 0; i < 100; ++i) c.push_null();
+  EXPECT_TRUE(ColumnReader(c).none_valid());
+  c.push_float(1.5);
+  EXPECT_FALSE(ColumnReader(c).none_valid());  // one value among the nulls
+  Column v("y", ColumnType::kInt64);
+  for (int i = 0; i < 100; ++i) v.push_int(i);
+  EXPECT_FALSE(ColumnReader(v).none_valid());
+}
+
 }  // namespace
 }  // namespace gpucost

@@ -131,6 +131,8 @@ class ColumnReader {
   }
   std::int64_t get_int(std::size_t row) const noexcept { return is_valid(row) ? raw_int(row) : 0; }
   double get_float(std::size_t row) const noexcept { return is_valid(row) ? raw_float(row) : 0.0; }
+  /// True when no row holds a value (every row is null).
+  bool none_valid() const noexcept { return !words_ && !uniform_; }
 
  private:
   std::int64_t raw_int(std::size_t row) const noexcept {
