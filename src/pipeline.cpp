@@ -93,7 +93,9 @@ std::vector<std::string> stale_prices(const cost::CostInputs& in) {
 
 void run_ingest_and_align(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out) {
   const IngestStage ingest(options.ingest);
-  const AlignStage align(options.align);
+  AlignOptions align_options = options.align;
+  align_options.threads = options.ingest.threads;
+  const AlignStage align(align_options);
 
   auto t0 = std::chrono::steady_clock::now();
   ingest.run(input, out.ingest, out.diagnostics);

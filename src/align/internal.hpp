@@ -231,6 +231,20 @@ struct FileTally {
     series_prev = t;
     series_prev_line = line;
   }
+  /// Adds what another placement of the same file's rows counted (a series placed on its own
+  /// tally, after this one's): the result is the one tally both would have made one after the other.
+  void add(const FileTally& o) {
+    mono += o.mono;
+    mono_guess += o.mono_guess;
+    wall += o.wall;
+    mtime += o.mtime;
+    unplaced += o.unplaced;
+    dropped += o.dropped;
+    saw(o.first);
+    saw(o.last);
+    for (std::uint64_t k = 0; k < o.backwards; ++k)
+      if (++backwards <= 3 && k < o.first_steps.size()) first_steps.push_back(o.first_steps[k]);
+  }
 };
 
 /// --since (inclusive) / --until (exclusive); a null time is outside any given window.

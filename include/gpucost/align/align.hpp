@@ -21,6 +21,7 @@ struct AlignOptions {
   TimeNs since = kNoTime;         ///< --since (UTC), inclusive
   TimeNs until = kNoTime;         ///< --until (UTC), exclusive
   TimeNs dedup_window_ns = 2 * kNsPerSec;  ///< wall-time window for matching copies of a message
+  unsigned threads = 0;           ///< 1: one thread; else process rows are placed beside the samples (0: all cores)
 };
 
 /// Places ingest's records on one UTC timeline.
