@@ -10,9 +10,8 @@ namespace gpucost {
 
 namespace {
 
-constexpr bool is_name_char(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || text::is_digit(c) || c == '_' || c == '-' || c == '.';
-}
+// The same bytes as may_be_shell_prompt's quick test (one table for both).
+constexpr bool is_name_char(char c) noexcept { return detail::kPromptNameBytes[static_cast<unsigned char>(c)]; }
 
 // Commands whose output people paste into bug reports: a bare `$ cmd` / `# cmd` is a prompt
 // only with one of these (after `sudo`), so that `# gpu pwr ...` and `# comment` are not.

@@ -1,39 +1,15 @@
 #include "ingest/formats/nvidia_smi_common.hpp"
 
 #include <algorithm>
-#include <bit>
+#include <array>
 #include <charconv>
-#include <cstring>
 
 #include "gpucost/text.hpp"
 #include "ingest/formats/blank_tokens.hpp"
 
 namespace gpucost::formats::nvsmi {
 
-namespace {
-// Blanks as a 256-entry table: the split loop is the hot spot of a dmon parse (rows are mostly
-// padding), and a table lookup is cheaper than five comparisons per byte.
-constexpr std::array<bool, 256> kBlank = [] {
-  std::array<bool, 256> t{};
-  for (char c : {' ', '\t', '\r', '\v', '\f'}) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
-inline bool blank(char c) noexcept { return kBlank[static_cast<unsigned char>(c)]; }
-}  // namespace
-
 void split_blanks(std::string_view s, std::vector<std::string_view>& out) {
-  if (std::endian::native != std::endian::little) {
-    out.clear();
-    const char* p = s.data();
-    const char* const end = p + s.size();
-    for (;;) {  // the byte-table loop
-      while (p < end && blank(*p)) ++p;
-      if (p == end) return;
-      const char* b = p;
-      while (p < end && !blank(*p)) ++p;
-      out.emplace_back(b, static_cast<std::size_t>(p - b));
-    }
-  }
   // The bit-mask cutter: the whole line in one pass, a token per two set bits.
   BlankTokens::cut_all(s, false, out);
 }

@@ -9,6 +9,7 @@
 // left of the command those are recognized by their shape.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <cmath>
@@ -131,13 +132,22 @@ bool is_weekday(std::string_view s) noexcept {
   return false;
 }
 
-// How many blank-separated words a start-time value spans, from its first word.
-std::size_t start_width(const std::vector<std::string_view>& t, std::size_t i) noexcept {
-  if (is_weekday(t[i]) && i + 4 < t.size()) return 5;  // lstart: `Sat Nov 29 19:50:45 2026`
-  // The cheap tests first: most start times are one word with digits (`09:00`).
-  if (i + 1 < t.size() && t[i + 1].size() <= 2 && t[i].find_first_of("0123456789") == std::string_view::npos &&
-      all_digits(t[i + 1]) && parse_month_name(t[i]) != 0)
-    return 2;  // bsdstart / start: `Nov 29`
+// bsdstart / start `Nov 29`: a first word without digits (most start times have them: `09:00`)
+// that names a month, and a day of one or two digits.
+bool month_and_day(std::string_view first, std::string_view next) noexcept {
+  if (next.size() > 2 || !all_digits(next)) return false;  // the cheap tests first
+  for (const char c : first)
+    if (text::is_digit(c)) return false;
+  return parse_month_name(first) != 0;
+}
+
+// How many blank-separated words a start-time value spans, from its first word: five for
+// lstart (`Sat Nov 29 19:50:45 2026`: a weekday and four words after it), two for a month and
+// a day, else one. `more` is how many words follow the first (up to 4 counted), `next` the
+// first of them.
+std::size_t start_width(std::string_view first, std::size_t more, std::string_view next) noexcept {
+  if (more >= 4 && is_weekday(first)) return 5;
+  if (more >= 1 && month_and_day(first, next)) return 2;
   return 1;
 }
 
@@ -331,21 +341,13 @@ class PsParser {
 
   // After a start time's first word: consumes the words that belong to it (start_width).
   static void skip_start_words(BlankTokens& cut, std::string_view first) noexcept {
-    std::string_view next;
-    if (is_weekday(first)) {  // lstart: `Sat Nov 29 19:50:45 2026`, when four words follow
-      BlankTokens probe = cut;
-      int words = 0;
-      while (words < 4 && probe.next(next)) ++words;
-      if (words == 4) {
-        cut = probe;
-        return;
-      }
-    }
-    // bsdstart `Nov 29`: a word without digits (most start times have them: `09:00`) and a day.
-    for (const char c : first)
-      if (text::is_digit(c)) return;
     BlankTokens probe = cut;
-    if (probe.next(next) && next.size() <= 2 && all_digits(next) && parse_month_name(first) != 0) cut = probe;
+    std::string_view next, word;
+    std::size_t more = probe.next(next) ? 1 : 0;
+    // Words past the next one matter only after a weekday (lstart).
+    if (more == 1 && is_weekday(first))
+      while (more < 4 && probe.next(word)) ++more;
+    for (std::size_t w = start_width(first, more, next); w > 1; --w) cut.next(word);
   }
 
   static std::size_t token_count(std::string_view t) noexcept {
@@ -380,7 +382,8 @@ class PsParser {
       if (binding_[c] == PsField::kStart) {
         have(i + 1);  // start_width looks one token ahead, four after a weekday (lstart)
         if (is_weekday(tokens_[i])) have(i + 4);
-        i += start_width(tokens_, i);
+        i += start_width(tokens_[i], std::min<std::size_t>(tokens_.size() - i - 1, 4),
+                         i + 1 < tokens_.size() ? tokens_[i + 1] : std::string_view());
       } else {
         ++i;
       }
