@@ -77,27 +77,40 @@ std::string describe_step(TimeNs d) {
   return fmt::format("{} days", d / kNsPerDay);
 }
 
-// Rows placed at their file's modification time (no stamp of their own: a ps snapshot without
-// marker, a pasted line) are approximate: they never widen the measured span (issue 14).
-bool placed_at_mtime(const Table& t, std::size_t r, std::size_t wall_kind_col, std::size_t flags_col) {
-  if (flags_col != SIZE_MAX) {
-    const Column& f = t.column(flags_col);
-    if (!f.is_valid(r)) return false;
-    const auto fl = f.get_int(r);
-    return (fl & kFlagApproxTime) && !(fl & (kFlagFromMonotonic | kFlagFromWall));
+// The first and last placed instants of a table's rows.
+struct Span {
+  TimeNs first = kNoTime, last = kNoTime;
+  void add(TimeNs v) noexcept {
+    if (first == kNoTime || v < first) first = v;
+    if (last == kNoTime || v > last) last = v;
   }
-  const Column& wk = t.column(wall_kind_col);
-  return !wk.is_valid(r) || static_cast<WallKind>(wk.get_int(r)) == WallKind::kNone;
-}
+  void add(const Span& s) noexcept {
+    if (s.first != kNoTime) add(s.first);
+    if (s.last != kNoTime) add(s.last);
+  }
+};
 
-void extend_span(const Table& t, Timeline& out, std::size_t wall_kind_col = SIZE_MAX, std::size_t flags_col = SIZE_MAX) {
-  for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (!t.ts().is_valid(r)) continue;
-    if ((wall_kind_col != SIZE_MAX || flags_col != SIZE_MAX) && placed_at_mtime(t, r, wall_kind_col, flags_col)) continue;
-    const TimeNs v = t.ts().get_int(r);
-    if (out.first_ns == kNoTime || v < out.first_ns) out.first_ns = v;
-    if (out.last_ns == kNoTime || v > out.last_ns) out.last_ns = v;
-  }
+// The span of a table's placed rows. With wall_kind_col or flags_col, rows placed at their
+// file's modification time (no stamp of their own: a ps snapshot without marker, a pasted line)
+// are left out: they are approximate and never widen the measured span (issue 14).
+Span span_of(const Table& t, std::size_t wall_kind_col = SIZE_MAX, std::size_t flags_col = SIZE_MAX) {
+  Span s;
+  const ColumnReader ts(t.ts());
+  // A column not asked for reads as the stamps (never used): readers are not optional.
+  const bool by_kind = wall_kind_col != SIZE_MAX, by_flags = flags_col != SIZE_MAX;
+  const ColumnReader kinds(by_kind ? t.column(wall_kind_col) : t.ts());
+  const ColumnReader flags(by_flags ? t.column(flags_col) : t.ts());
+  auto at_mtime = [&](std::size_t r) {
+    if (by_flags) {
+      if (!flags.is_valid(r)) return false;
+      const auto fl = flags.get_int(r);
+      return (fl & kFlagApproxTime) && !(fl & (kFlagFromMonotonic | kFlagFromWall));
+    }
+    return by_kind && (!kinds.is_valid(r) || static_cast<WallKind>(kinds.get_int(r)) == WallKind::kNone);
+  };
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (ts.is_valid(r) && !at_mtime(r)) s.add(ts.get_int(r));
+  return s;
 }
 
 // Per file: its span and how its rows were placed (zone, dating, anchors, ties, counts).
@@ -215,10 +228,12 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   std::vector<FileTally> process_tally(tally.size());
   WallClock process_clock = clock;
   std::uint64_t processes_cut = 0;
+  Span process_span;
   std::exception_ptr process_error;
   auto place_process_rows = [&] {
     try {
       processes_cut = place_processes(in, process_clock, window, out.processes, process_tally);
+      process_span = span_of(out.processes, process_col::wall_kind);
     } catch (...) {
       process_error = std::current_exception();
     }
@@ -233,6 +248,8 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   }
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
   drop_overlapping_sample_sources(in, out.samples, diag);
+  Span span = span_of(out.samples);
+  span.add(span_of(out.events, SIZE_MAX, event_col::flags));
   if (process_thread.joinable()) process_thread.join();
   else place_process_rows();
   if (process_error) std::rethrow_exception(process_error);
@@ -242,10 +259,10 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   diag.notes.push_back(fmt::format("zone {}: {}", out.zone_name, out.zone_reason));
   if (out.year_reason != "no stamps without a year") diag.notes.push_back("year of stamps without one: " + out.year_reason);
   describe_boots(boots, out, diag);
-  extend_span(out.samples, out);
-  extend_span(out.events, out, SIZE_MAX, event_col::flags);
-  extend_span(out.processes, out, process_col::wall_kind);
-  if (out.first_ns == kNoTime) extend_span(out.processes, out);  // nothing else: the approximate span
+  span.add(process_span);
+  if (span.first == kNoTime) span = span_of(out.processes);  // nothing else: the approximate span
+  out.first_ns = span.first;
+  out.last_ns = span.last;
   if (merged) diag.notes.push_back(fmt::format("{} copies of events read from several sources were merged", merged));
   if (!window.open())
     diag.notes.push_back(fmt::format("--since/--until cut {} sample rows, {} events and {} process rows", samples_cut,

@@ -6,6 +6,8 @@
 #include <bit>
 #include <cmath>
 #include <numeric>
+#include <system_error>
+#include <thread>
 
 #include "gpucost/text.hpp"
 
@@ -116,8 +118,23 @@ int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus,
 
 }  // namespace
 
-FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
+FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o, unsigned threads)
     : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
+  // The process groups read the process table only, and nothing below reads them.
+  std::thread grouping;
+  std::exception_ptr grouping_error;
+  if (threads > 1 && t.processes.rows() >= 100'000) {
+    try {
+      grouping = std::thread([&] {
+        try {
+          group_processes();
+        } catch (...) {
+          grouping_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no thread to be had: this one does it below
+    }
+  }
   note_formats();
   collect_gpus();
   add_gpu_named_by_kernel();
@@ -125,7 +142,9 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o)
   measure_host_coverage();
   index_events();
   widen_window();
-  group_processes();
+  if (grouping.joinable()) grouping.join();
+  else group_processes();
+  if (grouping_error) std::rethrow_exception(grouping_error);
   const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
   stats_cache_.resize(slots);
   counts_cache_.resize(slots);
@@ -145,20 +164,26 @@ void FeatureContext::note_formats() {
 void FeatureContext::collect_gpus() {
   const Timeline& t = timeline;
   const Table& s = t.samples;
-  const Column& gpu = s.column(sample_col::gpu);
+  const ColumnReader gpu(s.column(sample_col::gpu)), ts(s.ts());
   // Room for every row at once: growing by doubling would copy them into fresh pages again and
   // again (untouched room costs address space, not memory).
   all_rows_.reserve(s.rows());
+  int last_gpu = 0;
+  std::vector<std::uint32_t>* last_rows = nullptr;  // the rows of last_gpu (rows of one GPU come in runs)
   for (std::size_t r = 0; r < s.rows(); ++r) {
-    if (!s.ts().is_valid(r) || !gpu.is_valid(r)) continue;
+    if (!ts.is_valid(r) || !gpu.is_valid(r)) continue;
     const int g = static_cast<int>(gpu.get_int(r));
-    auto it = std::find(gpus.begin(), gpus.end(), g);
-    if (it == gpus.end()) {
-      gpus.push_back(g);
-      gpu_rows.emplace_back().reserve(s.rows() - r);
-      it = gpus.end() - 1;
+    if (!last_rows || g != last_gpu) {
+      auto it = std::find(gpus.begin(), gpus.end(), g);
+      if (it == gpus.end()) {
+        gpus.push_back(g);
+        gpu_rows.emplace_back().reserve(s.rows() - r);
+        it = gpus.end() - 1;
+      }
+      last_gpu = g;
+      last_rows = &gpu_rows[static_cast<std::size_t>(it - gpus.begin())];
     }
-    gpu_rows[static_cast<std::size_t>(it - gpus.begin())].push_back(static_cast<std::uint32_t>(r));
+    last_rows->push_back(static_cast<std::uint32_t>(r));
     all_rows_.push_back(static_cast<std::uint32_t>(r));
   }
   for (const auto& d : t.devices)
@@ -221,9 +246,9 @@ void FeatureContext::attach_devices() {
 // Host coverage: union of [ts, ts + interval) of all sample rows (in time order).
 void FeatureContext::measure_host_coverage() {
   const Table& s = timeline.samples;
-  const Column& ival = s.column(sample_col::interval_ns);
+  const ColumnReader ival(s.column(sample_col::interval_ns)), ts(s.ts());
   for (auto r : all_rows_) {
-    const TimeNs a = s.ts().get_int(r);
+    const TimeNs a = ts.get_int(r);
     const TimeNs b = a + (ival.is_valid(r) ? ival.get_int(r) : 0);
     if (b <= a) continue;
     if (!host_coverage.empty() && a <= host_coverage.back().second)
@@ -303,32 +328,61 @@ void FeatureContext::widen_window() {
 // Process rows grouped by (pmon?, file, snapshot, gpu), table order kept inside a group.
 void FeatureContext::group_processes() {
   const Table& p = timeline.processes;
-  // Readers, not columns: the key is read twice for each of millions of rows.
+  // Readers, not columns: millions of rows.
   const ColumnReader pf(p.column(process_col::file)), ps(p.column(process_col::snapshot)), pg(p.column(process_col::gpu));
   auto key = [&](std::uint32_t r) {
     return std::tuple(pg.is_valid(r), pf.get_int(r), ps.is_valid(r) ? ps.get_int(r) : -1,
                       pg.is_valid(r) ? pg.get_int(r) : -1);
   };
-  const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); };
-  // Usually in order already (ps snapshots are written one after the other): no sort, no list.
-  process_order.identity(p.rows());
-  for (std::uint32_t r = 1; r < p.rows(); ++r)
-    if (by_key(r, r - 1)) {
-      std::vector<std::uint32_t> order(p.rows());
-      std::iota(order.begin(), order.end(), 0u);
-      std::stable_sort(order.begin(), order.end(), by_key);
-      process_order.assign(std::move(order));
-      break;
+  using Key = decltype(key(0));
+  auto add_group = [&](std::uint32_t begin, std::uint32_t end, const Key& k) {
+    if (std::get<0>(k)) pmon_groups.push_back({begin, end, static_cast<int>(std::get<3>(k))});
+    else ps_groups.push_back({begin, end, -1});
+  };
+  // Usually in order already (ps snapshots are written one after the other): one pass that reads
+  // each key once, no sort, no list.
+  const auto n = static_cast<std::uint32_t>(p.rows());
+  process_order.identity(n);
+  if (n == 0) return;
+  Key current = key(0);
+  std::uint32_t begin = 0, r = 1;
+  if (pg.none_valid()) {  // ps snapshots only: the key is (file, snapshot)
+    std::int64_t file = std::get<1>(current), snap = std::get<2>(current);
+    for (; r < n; ++r) {
+      const std::int64_t f = pf.get_int(r), sn = ps.is_valid(r) ? ps.get_int(r) : -1;
+      if (f == file && sn == snap) continue;
+      if (f < file || (f == file && sn < snap)) break;  // out of order: sorted below
+      add_group(begin, r, current);
+      begin = r;
+      current = key(r);
+      file = f;
+      snap = sn;
     }
-  for (std::uint32_t i = 0; i < process_order.size();) {
+  } else {
+    for (; r < n; ++r) {
+      const Key k = key(r);
+      if (k == current) continue;
+      if (k < current) break;  // out of order: sorted below
+      add_group(begin, r, current);
+      begin = r;
+      current = k;
+    }
+  }
+  if (r == n) {
+    add_group(begin, n, current);
+    return;
+  }
+  ps_groups.clear();
+  pmon_groups.clear();
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  process_order.assign(std::move(order));
+  for (std::uint32_t i = 0; i < n;) {
     std::uint32_t j = i + 1;
-    const auto first = key(process_order[i]);
-    while (j < process_order.size() && key(process_order[j]) == first) ++j;
-    const std::uint32_t r = process_order[i];
-    if (pg.is_valid(r))
-      pmon_groups.push_back({i, j, static_cast<int>(pg.get_int(r))});
-    else
-      ps_groups.push_back({i, j, -1});
+    const Key first = key(process_order[i]);
+    while (j < n && key(process_order[j]) == first) ++j;
+    add_group(i, j, first);
     i = j;
   }
 }

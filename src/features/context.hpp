@@ -98,7 +98,9 @@ struct FeatureContext {
   RowOrder process_order;
   std::vector<ProcessGroup> ps_groups, pmon_groups;
 
-  FeatureContext(const Timeline& t, const FeatureOptions& o);
+  /// With threads > 1 and many process rows, the process groups are made on a thread of their
+  /// own beside the rest of the context (the same context either way).
+  FeatureContext(const Timeline& t, const FeatureOptions& o, unsigned threads = 1);
   FeatureContext(const FeatureContext&) = delete;
   FeatureContext& operator=(const FeatureContext&) = delete;
 

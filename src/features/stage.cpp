@@ -68,7 +68,10 @@ const FeatureValue* FeatureSet::find_gpu(int gpu, std::string_view name_or_id) c
 }
 
 void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
-  const FeatureContext ctx(timeline, options_);
+  unsigned threads = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  // Without samples, features are cheap: threads would cost more than they save.
+  if (timeline.samples.rows() + timeline.processes.rows() < 100'000) threads = 1;
+  const FeatureContext ctx(timeline, options_, threads);
   out.options = options_;
   out.gpus = ctx.gpus;
   const std::size_t n = feature_count(), scopes = ctx.gpus.size() + 1;
@@ -81,9 +84,6 @@ void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
     if (s == 0) out.host[feature] = compute_host_feature(feature, ctx);
     else out.per_gpu[s - 1][feature] = compute_gpu_feature(feature, ctx, ctx.gpus[s - 1]);
   };
-  unsigned threads = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
-  // Without samples, features are cheap: threads would cost more than they save.
-  if (timeline.samples.rows() + timeline.processes.rows() < 100'000) threads = 1;
   run_tasks(n * scopes, threads, task);
 }
 

@@ -28,9 +28,19 @@ struct Bucket {
   std::size_t n[kSeriesWidth] = {};
 };
 
-void add_to_bucket(Bucket& b, const Table& s, std::size_t row) {
+// Readers of the chart's metric columns (millions of rows, read once each).
+struct SeriesReaders {
+  explicit SeriesReaders(const Table& s)
+      : metrics{ColumnReader(s.column(sample_metric_col(kSeriesMetrics[0].metric))),
+                ColumnReader(s.column(sample_metric_col(kSeriesMetrics[1].metric))),
+                ColumnReader(s.column(sample_metric_col(kSeriesMetrics[2].metric)))} {}
+  ColumnReader metrics[kSeriesWidth];
+};
+static_assert(kSeriesWidth == 3);
+
+void add_to_bucket(Bucket& b, const SeriesReaders& s, std::size_t row) {
   for (std::size_t m = 0; m < kSeriesWidth; ++m) {
-    const Column& c = s.column(sample_metric_col(kSeriesMetrics[m].metric));
+    const ColumnReader& c = s.metrics[m];
     if (!c.is_valid(row)) continue;
     const double v = c.get_float(row);
     if (!std::isfinite(v)) continue;
@@ -49,16 +59,36 @@ void write_point(JsonWriter& w, const Bucket& b) {
   w.end_array();
 }
 
-// Median of the sampling intervals of some rows (0 when none is known).
+// Median of the sampling intervals of some rows (0 when none is known): the value at index
+// n / 2 of the known ones in sorted order. Sampling intervals repeat, so runs of one value are
+// counted and only the runs are sorted; when they hardly repeat, the values are selected from.
 TimeNs median_interval(const Table& s, const std::vector<std::uint32_t>& rows) {
-  std::vector<TimeNs> iv;
-  iv.reserve(rows.size());
-  const Column& c = s.column(sample_col::interval_ns);
-  for (auto r : rows)
-    if (c.is_valid(r) && c.get_int(r) > 0) iv.push_back(c.get_int(r));
-  if (iv.empty()) return 0;
-  std::nth_element(iv.begin(), iv.begin() + static_cast<std::ptrdiff_t>(iv.size() / 2), iv.end());
-  return iv[iv.size() / 2];
+  std::vector<std::pair<TimeNs, std::uint64_t>> runs;  // (value, count) of consecutive equal values
+  std::uint64_t n = 0;
+  const ColumnReader c(s.column(sample_col::interval_ns));
+  for (auto r : rows) {
+    if (!c.is_valid(r)) continue;
+    const TimeNs v = c.get_int(r);
+    if (v <= 0) continue;
+    ++n;
+    if (!runs.empty() && runs.back().first == v) ++runs.back().second;
+    else runs.emplace_back(v, 1);
+  }
+  if (n == 0) return 0;
+  if (runs.size() > n / 4) {
+    std::vector<TimeNs> iv;
+    iv.reserve(n);
+    for (const auto& [v, k] : runs) iv.insert(iv.end(), k, v);
+    std::nth_element(iv.begin(), iv.begin() + static_cast<std::ptrdiff_t>(iv.size() / 2), iv.end());
+    return iv[iv.size() / 2];
+  }
+  std::sort(runs.begin(), runs.end());
+  std::uint64_t seen = 0;
+  for (const auto& [v, k] : runs) {
+    seen += k;
+    if (seen > n / 2) return v;
+  }
+  return runs.back().first;
 }
 
 // The first line of a message, cut at a UTF-8 boundary to at most `limit` bytes.
@@ -116,14 +146,21 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
   if (max_points < 2) max_points = 2;
   const Table& s = t.samples;
   std::map<int, std::vector<std::uint32_t>> rows_by_gpu;  // rows are in time order already
-  const Column& gpu = s.column(sample_col::gpu);
+  const ColumnReader gpu(s.column(sample_col::gpu)), ts(s.ts());
+  int last_gpu = 0;
+  std::vector<std::uint32_t>* last_rows = nullptr;  // rows of one GPU come in runs
   for (std::size_t r = 0; r < s.rows(); ++r)
-    if (s.ts().is_valid(r) && gpu.is_valid(r)) {
-      auto& rows = rows_by_gpu[static_cast<int>(gpu.get_int(r))];
-      // Room for the rest at once (as FeatureContext::collect_gpus): no copies into fresh pages.
-      if (rows.empty()) rows.reserve(s.rows() - r);
-      rows.push_back(static_cast<std::uint32_t>(r));
+    if (ts.is_valid(r) && gpu.is_valid(r)) {
+      const int g = static_cast<int>(gpu.get_int(r));
+      if (!last_rows || g != last_gpu) {
+        last_rows = &rows_by_gpu[g];
+        last_gpu = g;
+        // Room for the rest at once (as FeatureContext::collect_gpus): no copies into fresh pages.
+        if (last_rows->empty()) last_rows->reserve(s.rows() - r);
+      }
+      last_rows->push_back(static_cast<std::uint32_t>(r));
     }
+  const SeriesReaders metrics(s);
 
   w.begin_object();
   w.key("metrics").begin_array();
@@ -138,7 +175,7 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
   w.kv("max_points", static_cast<std::uint64_t>(max_points));
   w.key("gpus").begin_array();
   for (const auto& [index, rows] : rows_by_gpu) {
-    const TimeNs first = s.ts().get_int(rows.front()), last = s.ts().get_int(rows.back());
+    const TimeNs first = ts.get_int(rows.front()), last = ts.get_int(rows.back());
     // Bucket width so that (last - first) / bucket < max_points; 0 = one point per sample.
     const TimeNs bucket = rows.size() <= max_points ? 0 : (last - first) / static_cast<TimeNs>(max_points) + 1;
     w.begin_object().kv("gpu", index).kv("samples", static_cast<std::uint64_t>(rows.size()));
@@ -150,16 +187,16 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
     std::int64_t current = -1;
     std::uint64_t points = 0;
     for (auto r : rows) {
-      const TimeNs ts = s.ts().get_int(r);
-      const std::int64_t k = bucket ? (ts - first) / bucket : static_cast<std::int64_t>(points);
+      const TimeNs at = ts.get_int(r);
+      const std::int64_t k = bucket ? (at - first) / bucket : static_cast<std::int64_t>(points);
       if (k != current) {
         if (current >= 0) write_point(w, b);
         b = Bucket{};
-        b.ts = bucket ? first + k * bucket : ts;
+        b.ts = bucket ? first + k * bucket : at;
         current = k;
         ++points;
       }
-      add_to_bucket(b, s, r);
+      add_to_bucket(b, metrics, r);
     }
     if (current >= 0) write_point(w, b);
     w.end_array();

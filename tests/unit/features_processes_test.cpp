@@ -2,7 +2,11 @@
 // (processes sharing each GPU).
 #include <gtest/gtest.h>
 
+#include <numeric>
+#include <tuple>
+
 #include "features/compute.hpp"
+#include "features/context.hpp"
 #include "timeline_builder.hpp"
 
 namespace gpucost {
@@ -102,6 +106,79 @@ TEST(FeaturesProcesses, PmonPerGpuAndHost) {
   EXPECT_TRUE(has_value(host(fs, "gpu_top_process_sm_share"), 220.0 / 230));
   // pmon present, ps absent: the ps features stay null.
   EXPECT_TRUE(is_null_with(host(fs, "ps_snapshots"), "no ps snapshots"));
+}
+
+// The process groups, as the plain definition makes them: row indexes stably sorted by
+// (pmon?, file, snapshot, gpu), then cut where the key changes.
+struct Grouping {
+  std::vector<std::uint32_t> order;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, int>> ps, pmon;
+};
+
+Grouping groups_by_definition(const Table& p) {
+  auto key = [&](std::uint32_t r) {
+    const Column& g = p.column(process_col::gpu);
+    const Column& s = p.column(process_col::snapshot);
+    return std::tuple(g.is_valid(r), p.column(process_col::file).get_int(r), s.is_valid(r) ? s.get_int(r) : -1,
+                      g.is_valid(r) ? g.get_int(r) : -1);
+  };
+  Grouping out;
+  out.order.resize(p.rows());
+  std::iota(out.order.begin(), out.order.end(), 0u);
+  std::stable_sort(out.order.begin(), out.order.end(), [&](auto a, auto b) { return key(a) < key(b); });
+  for (std::uint32_t i = 0, j; i < out.order.size(); i = j) {
+    for (j = i + 1; j < out.order.size() && key(out.order[j]) == key(out.order[i]);) ++j;
+    const auto k = key(out.order[i]);
+    if (std::get<0>(k)) out.pmon.emplace_back(i, j, static_cast<int>(std::get<3>(k)));
+    else out.ps.emplace_back(i, j, -1);
+  }
+  return out;
+}
+
+Grouping groups_of(const features::FeatureContext& ctx) {
+  Grouping out;
+  for (std::size_t i = 0; i < ctx.process_order.size(); ++i) out.order.push_back(ctx.process_order[i]);
+  for (const auto& g : ctx.ps_groups) out.ps.emplace_back(g.begin, g.end, g.gpu);
+  for (const auto& g : ctx.pmon_groups) out.pmon.emplace_back(g.begin, g.end, g.gpu);
+  return out;
+}
+
+// Rows in key order are grouped in one pass, rows out of it are sorted first; ps-only and mixed
+// tables alike, on one thread or beside the rest of the context (100 000 rows and more): the
+// groups are always those of the definition.
+TEST(FeaturesProcesses, GroupsAreThoseOfTheDefinitionInOrderOrNotOnAnyThreads) {
+  struct Case {
+    const char* name;
+    bool interleave_files, with_pmon;
+  };
+  for (const Case c : {Case{"in order", false, false}, Case{"two ps files interleaved", true, false},
+                       Case{"ps and pmon", false, true}, Case{"all of it", true, true}}) {
+    for (const int snapshots : {3, 1'000}) {
+      TimelineBuilder b;
+      const auto f0 = b.file("ps-a.txt", FormatId::ps), f1 = b.file("ps-b.txt", FormatId::ps);
+      const auto pm = b.file("pmon.log", FormatId::pmon);
+      for (int s = 0; s < snapshots; ++s) {
+        // The builder orders rows by (time, snapshot, pid): a second file's snapshots taken
+        // between the first one's put the files' rows out of key order.
+        for (int pid = 1; pid <= 100; ++pid) b.process(f0, at(2 * s), s, pid, 1, 1, "cmd");
+        if (c.interleave_files)
+          for (int pid = 1; pid <= 3; ++pid) b.process(f1, at(2 * s + 1), s, pid, 1, 1, "cmd");
+        if (c.with_pmon)
+          for (int gpu = 0; gpu < 2; ++gpu) b.process(pm, at(2 * s), s, 50 + gpu, {}, {}, "python", "", gpu, 90.0);
+      }
+      const Timeline t = b.build();
+      const Grouping want = groups_by_definition(t.processes);
+      for (const unsigned threads : {1u, 2u}) {
+        const features::FeatureContext ctx(t, FeatureOptions{}, threads);
+        const Grouping got = groups_of(ctx);
+        SCOPED_TRACE(testing::Message() << c.name << ", " << t.processes.rows() << " rows, threads " << threads);
+        EXPECT_EQ(got.order, want.order);
+        EXPECT_EQ(got.ps, want.ps);
+        EXPECT_EQ(got.pmon, want.pmon);
+        EXPECT_EQ(got.ps.size(), static_cast<std::size_t>(snapshots) * (c.interleave_files ? 2 : 1));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -282,13 +282,13 @@ TEST(HtmlReport, NullFeaturesShowTheirReason) {
 constexpr TimeNs kT0 = 1'795'939'200 * kNsPerSec;  // 2026-11-29T08:00:00Z
 
 void add_sample(Timeline& t, TimeNs ts, int gpu, std::optional<double> sm, std::optional<double> power,
-                std::optional<double> temp) {
+                std::optional<double> temp, std::optional<TimeNs> interval = kNsPerSec) {
   Table& s = t.samples;
   for (std::size_t c = 0; c < s.column_count(); ++c) {
     Column& col = s.column(c);
     if (c == sample_col::ts_ns) col.push_int(ts);
     else if (c == sample_col::gpu) col.push_int(gpu);
-    else if (c == sample_col::interval_ns) col.push_int(kNsPerSec);
+    else if (c == sample_col::interval_ns && interval) col.push_int(*interval);
     else if (c == sample_col::file || c == sample_col::line) col.push_int(0);
     else if (c == sample_metric_col(GpuMetric::sm_pct) && sm) col.push_float(*sm);
     else if (c == sample_metric_col(GpuMetric::power_w) && power) col.push_float(*power);
@@ -367,6 +367,43 @@ TEST(ReportSeries, ManySamplesAreBucketedByTimeWithinTheLimit) {
   auto g1 = doc["series"]["gpus"].at(1);
   EXPECT_EQ(int64_t(g1["gpu"]), 1);
   EXPECT_EQ(simdjson::dom::array(g1["points"]).size(), 1u);
+}
+
+// The median interval of a GPU's samples: the value at index n / 2 of the known positive ones,
+// sorted. Intervals that repeat are counted in runs, intervals that hardly repeat are selected
+// from: both give that value.
+TEST(ReportSeries, TheIntervalIsTheMedianOfTheKnownOnesWhetherTheyRepeatOrNot) {
+  auto interval_of = [](const std::vector<std::optional<TimeNs>>& intervals) {
+    HandReport h;
+    for (std::size_t i = 0; i < intervals.size(); ++i)
+      add_sample(h.result.timeline, kT0 + static_cast<TimeNs>(i) * kNsPerSec, 0, 1, 1, 1, intervals[i]);
+    h.finish();
+    simdjson::dom::parser p;
+    simdjson::dom::element doc = p.parse(render_report(h.report, ReportFormat::kJson));
+    return int64_t(doc["series"]["gpus"].at(0)["interval_ns"]);
+  };
+  auto repeated = [](std::vector<std::optional<TimeNs>>& v, std::optional<TimeNs> x, int n) { v.insert(v.end(), n, x); };
+  // Runs (counted): 3 s ten times, 2 s once, a null and a 0 (not known), 1 s ten times. Sorted:
+  // ten 1 s, one 2 s, ten 3 s; index 21 / 2 = 10 is the 2 s.
+  std::vector<std::optional<TimeNs>> runs;
+  repeated(runs, 3 * kNsPerSec, 10);
+  repeated(runs, 2 * kNsPerSec, 1);
+  repeated(runs, std::nullopt, 1);
+  repeated(runs, 0, 1);
+  repeated(runs, 1 * kNsPerSec, 10);
+  EXPECT_EQ(interval_of(runs), 2 * kNsPerSec);
+  // An even count takes the upper of the two middle values: eight 3 s then eight 1 s -> 3 s.
+  std::vector<std::optional<TimeNs>> even;
+  repeated(even, 3 * kNsPerSec, 8);
+  repeated(even, 1 * kNsPerSec, 8);
+  EXPECT_EQ(interval_of(even), 3 * kNsPerSec);
+  // Values that hardly repeat (selected from): 7 6 5 4 3 2 1 ms, index 3 of the sorted is 4 ms;
+  // 1 1 3 3 s -> 3 s.
+  std::vector<std::optional<TimeNs>> distinct;
+  for (TimeNs ms = 7; ms >= 1; --ms) distinct.push_back(ms * 1'000'000);
+  EXPECT_EQ(interval_of(distinct), 4'000'000);
+  EXPECT_EQ(interval_of({kNsPerSec, kNsPerSec, 3 * kNsPerSec, 3 * kNsPerSec}), 3 * kNsPerSec);
+  EXPECT_EQ(interval_of({std::nullopt, 0}), 0);
 }
 
 TEST(ReportMarks, NotableEventsWithTimesGpusAndTheUnplaced) {
