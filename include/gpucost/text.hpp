@@ -10,6 +10,10 @@
 #include <string>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gpucost::text {
 
 /// True for the ASCII blanks that log lines use: space, tab, CR, vertical tab, form feed.
@@ -39,12 +43,37 @@ constexpr std::string_view trim(std::string_view s) noexcept { return rtrim(ltri
 /// True when the line holds only blanks.
 constexpr bool is_blank(std::string_view s) noexcept { return ltrim(s).empty(); }
 
-/// Position of needle in hay (memmem), or npos.
+/// Position of the first needle in hay, or npos (0 for an empty needle).
+///
+/// Needles here are short and so are the lines: 16 positions at a time are tested for the
+/// needle's first and last bytes (SSE2), and only those that have both are compared whole;
+/// glibc's memmem hashes its way through every byte. No byte outside `hay` is read.
 inline std::size_t find(std::string_view hay, std::string_view needle) noexcept {
-  if (needle.empty()) return 0;
-  if (needle.size() > hay.size()) return std::string_view::npos;
-  const void* p = ::memmem(hay.data(), hay.size(), needle.data(), needle.size());
-  return p ? static_cast<std::size_t>(static_cast<const char*>(p) - hay.data()) : std::string_view::npos;
+  const std::size_t n = needle.size(), h = hay.size();
+  if (n == 0) return 0;
+  if (n > h) return std::string_view::npos;
+  const char* const p = hay.data();
+  if (n == 1) {
+    const void* hit = std::memchr(p, needle[0], h);
+    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - p) : std::string_view::npos;
+  }
+  const char first = needle[0], last = needle[n - 1];
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i vf = _mm_set1_epi8(first), vl = _mm_set1_epi8(last);
+  for (; i + n - 1 + 16 <= h; i += 16) {  // positions i .. i + 15, their last bytes up to i + n + 14
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + n - 1));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, vf), _mm_cmpeq_epi8(b, vl))));
+    for (; mask; mask &= mask - 1) {
+      const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(mask));
+      if (std::memcmp(p + at + 1, needle.data() + 1, n - 2) == 0) return at;
+    }
+  }
+#endif
+  for (; i + n <= h; ++i)
+    if (p[i] == first && p[i + n - 1] == last && std::memcmp(p + i + 1, needle.data() + 1, n - 2) == 0) return i;
+  return std::string_view::npos;
 }
 /// True when hay contains needle.
 inline bool contains(std::string_view hay, std::string_view needle) noexcept {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "gpucost/text.hpp"
+
 namespace gpucost::formats {
 
 std::string_view json_error_text(simdjson::error_code e) noexcept {
@@ -49,11 +51,10 @@ simdjson::padded_string_view pad_json(std::string_view text, std::string& buf) {
 bool has_json_key(std::string_view line, std::string_view quoted_key) noexcept {
   std::size_t from = 0;
   for (;;) {
-    const void* hit = quoted_key.empty() || from >= line.size()
-                          ? nullptr
-                          : ::memmem(line.data() + from, line.size() - from, quoted_key.data(), quoted_key.size());
-    if (!hit) return false;
-    std::size_t i = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) + quoted_key.size();
+    if (quoted_key.empty() || from >= line.size()) return false;
+    const std::size_t hit = text::find(line.substr(from), quoted_key);
+    if (hit == std::string_view::npos) return false;
+    std::size_t i = from + hit + quoted_key.size();
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
     if (i < line.size() && line[i] == ':') return true;
     from = i;
