@@ -280,6 +280,36 @@ TEST(Ps, AWeekdayStartsFiveWordsOnlyWhenFourFollowIt) {
   EXPECT_EQ(str(p, process_col::command, 3), "/usr/bin/dockerd -H fd://");
 }
 
+// Commands are coded through the PID's command of the snapshot before when it is the same
+// (PidCodes): a PID whose command changed (an exec), two PIDs in one slot (4096 apart), and a
+// PID's earlier command met again are each read as written.
+TEST(Ps, EachRowKeepsItsOwnCommandWhateverItsPidHadBefore) {
+  std::string text;
+  const char* snapshots[][4] = {
+      {"python train.py", "bash", "sleep 60", "[kworker/0:1]"},
+      {"python train.py", "bash -c make", "sleep 60", "[kworker/0:1]"},  // 200 exec'd
+      {"python train.py", "bash", "sleep 60", "vim notes.txt"},           // 200 back; 4396 in 300's slot
+  };
+  const int pids[][4] = {{100, 200, 300, 400}, {100, 200, 300, 400}, {100, 200, 300, 4396}};
+  for (int s = 0; s < 3; ++s) {
+    text += "### gpucost-ps 2026-11-20T09:0" + std::to_string(s) + ":00Z\n";
+    text += "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n";
+    for (int k = 0; k < 4; ++k)
+      text += "root " + std::to_string(pids[s][k]) + " 0.0 0.1 1000 100 ? S 09:00 0:00 " + snapshots[s][k] + "\n";
+  }
+  auto run = run_format(FormatId::ps, text);
+  const Table& p = run->processes();
+  ASSERT_EQ(p.rows(), 12u);
+  for (int s = 0; s < 3; ++s)
+    for (int k = 0; k < 4; ++k) {
+      const std::size_t row = static_cast<std::size_t>(4 * s + k);
+      EXPECT_EQ(p.column(process_col::pid).get_int(row), pids[s][k]) << "row " << row;
+      EXPECT_EQ(str(p, process_col::command, row), snapshots[s][k]) << "row " << row;
+    }
+  // One code per distinct command.
+  EXPECT_EQ(p.column(process_col::command).dictionary().size(), 6u);
+}
+
 TEST(Ps, Scores) {
   const LogFormat& f = *find_format(FormatId::ps);
   EXPECT_EQ(f.score("USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"), 100);

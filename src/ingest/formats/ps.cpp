@@ -210,6 +210,16 @@ struct LastCode {
   std::uint32_t code = 0;
 };
 
+// The command's code by PID: a process's command line is the same snapshot after snapshot, and
+// comparing it with the string its PID had costs less than hashing it. Direct-mapped by the
+// PID's low bits; a slot holds the last PID that landed there.
+struct PidCodes {
+  static constexpr std::size_t kSlots = 4096;
+  const StringDictionary* dict = nullptr;  // whose codes they are
+  std::array<std::int64_t, kSlots> pid;
+  std::array<std::uint32_t, kSlots> code;
+};
+
 class PsParser {
  public:
   explicit PsParser(FileSink& sink) : sink_(sink) {}
@@ -449,6 +459,31 @@ class PsParser {
     return true;
   }
 
+  // The code of a row's command (PidCodes): the string its PID had, when it is the same; else
+  // interned.
+  void command_code(std::int64_t pid, std::string_view v, std::uint32_t& code, bool& ok) {
+    ok = !v.empty();
+    if (v.empty()) {
+      code = 0;
+      return;
+    }
+    Column& column = sink_.processes().column(process_col::command);
+    const StringDictionary& dict = column.dictionary();
+    PidCodes& pc = *pid_codes_;
+    if (pc.dict != &dict) {
+      pc.dict = &dict;
+      pc.pid.fill(-1);
+    }
+    const std::size_t slot = static_cast<std::size_t>(pid) & (PidCodes::kSlots - 1);
+    if (pc.pid[slot] == pid && pc.code[slot] < dict.size() && dict.at(pc.code[slot]) == v) {
+      code = pc.code[slot];
+      return;
+    }
+    code = column.intern(v);
+    pc.pid[slot] = pid;
+    pc.code[slot] = code;
+  }
+
   void emit(const Line& line, const Row& r) {
     std::int64_t pid = INT64_MIN, vsz = INT64_MIN, rss = INT64_MIN;
     double cpu = NAN, mem = NAN;
@@ -482,10 +517,6 @@ class PsParser {
     b.vsz[i] = vsz;
     b.rss_ok[i] = rss != INT64_MIN;
     b.rss[i] = rss;
-    auto code = [&](std::size_t col, std::string_view v, std::uint32_t* codes, bool* ok) {
-      ok[i] = !v.empty();
-      codes[i] = v.empty() ? 0 : p.column(col).intern(v);
-    };
     auto code_cached = [&](std::size_t col, std::string_view v, LastCode& c, std::uint32_t* codes, bool* ok) {
       ok[i] = !v.empty();
       if (v.empty()) {
@@ -502,7 +533,7 @@ class PsParser {
     };
     code_cached(process_col::user, r[PsField::kUser], last_user_, b.user, b.user_ok);
     code_cached(process_col::stat, r[PsField::kStat], last_stat_, b.stat, b.stat_ok);
-    code(process_col::command, r[PsField::kCommand], b.command, b.command_ok);
+    command_code(pid, r[PsField::kCommand], b.command[i], b.command_ok[i]);
     if (b.n == Batch::kRows) flush();
     sink_.record();
   }
@@ -557,6 +588,7 @@ class PsParser {
 
   FileSink& sink_;
   std::unique_ptr<Batch> batch_ = std::make_unique<Batch>();  // ~40 KB: not on the stack
+  std::unique_ptr<PidCodes> pid_codes_ = std::make_unique<PidCodes>();
   std::vector<PsField> binding_;
   std::size_t command_ = SIZE_MAX;  // index of the free-text command column, SIZE_MAX when none
   std::vector<std::string_view> tokens_;
