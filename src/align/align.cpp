@@ -238,11 +238,12 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
       process_error = std::current_exception();
     }
   };
-  std::thread process_thread;
+  // A jthread: should the samples' placing throw, it is joined before what it reads is gone.
+  std::jthread process_thread;
   if (options_.threads != 1 && std::thread::hardware_concurrency() > 1 && out.processes.rows() >= 100'000 &&
       out.samples.rows() > 0) {
     try {
-      process_thread = std::thread(place_process_rows);
+      process_thread = std::jthread(place_process_rows);
     } catch (const std::system_error&) {  // no thread to be had: this one does it below
     }
   }

@@ -120,12 +120,13 @@ int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus,
 
 FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o, unsigned threads)
     : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
-  // The process groups read the process table only, and nothing below reads them.
-  std::thread grouping;
+  // The process groups read the process table only, and nothing below reads them. (A jthread:
+  // should what follows throw, the thread is joined before what it writes is gone.)
   std::exception_ptr grouping_error;
+  std::jthread grouping;
   if (threads > 1 && t.processes.rows() >= 100'000) {
     try {
-      grouping = std::thread([&] {
+      grouping = std::jthread([&] {
         try {
           group_processes();
         } catch (...) {
