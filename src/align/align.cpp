@@ -95,18 +95,17 @@ struct Span {
 // are left out: they are approximate and never widen the measured span (issue 14).
 Span span_of(const Table& t, std::size_t wall_kind_col = SIZE_MAX, std::size_t flags_col = SIZE_MAX) {
   Span s;
-  const ColumnReader ts(t.ts());
-  // A column not asked for reads as the stamps (never used): readers are not optional.
-  const bool by_kind = wall_kind_col != SIZE_MAX, by_flags = flags_col != SIZE_MAX;
-  const ColumnReader kinds(by_kind ? t.column(wall_kind_col) : t.ts());
-  const ColumnReader flags(by_flags ? t.column(flags_col) : t.ts());
+  const Column& ts = t.ts();
   auto at_mtime = [&](std::size_t r) {
-    if (by_flags) {
-      if (!flags.is_valid(r)) return false;
-      const auto fl = flags.get_int(r);
+    if (flags_col != SIZE_MAX) {
+      const Column& f = t.column(flags_col);
+      if (!f.is_valid(r)) return false;
+      const auto fl = f.get_int(r);
       return (fl & kFlagApproxTime) && !(fl & (kFlagFromMonotonic | kFlagFromWall));
     }
-    return by_kind && (!kinds.is_valid(r) || static_cast<WallKind>(kinds.get_int(r)) == WallKind::kNone);
+    if (wall_kind_col == SIZE_MAX) return false;
+    const Column& wk = t.column(wall_kind_col);
+    return !wk.is_valid(r) || static_cast<WallKind>(wk.get_int(r)) == WallKind::kNone;
   };
   for (std::size_t r = 0; r < t.rows(); ++r)
     if (ts.is_valid(r) && !at_mtime(r)) s.add(ts.get_int(r));

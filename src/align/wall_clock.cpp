@@ -70,12 +70,12 @@ std::vector<FileStamps> collect_file_stamps(const IngestResult& in) {
   };
   auto add_table = [&](const Table& t, std::size_t c_kind, std::size_t c_raw, std::size_t c_file,
                        std::size_t c_interval) {
-    // Readers, not Column::get_int: millions of rows, read once each.
-    const ColumnReader kinds(t.column(c_kind)), raws(t.column(c_raw)), files(t.column(c_file));
-    const bool with_interval = c_interval != Table::npos;
-    const ColumnReader intervals(with_interval ? t.column(c_interval) : t.column(c_raw));  // read only with_interval
+    const Column& kinds = t.column(c_kind);
+    const Column& raws = t.column(c_raw);
+    const Column& files = t.column(c_file);
     for (std::size_t r = 0; r < t.rows(); ++r) {
-      const TimeNs interval = with_interval && intervals.is_valid(r) ? intervals.get_int(r) : kNoTime;
+      TimeNs interval = kNoTime;
+      if (c_interval != Table::npos && t.column(c_interval).is_valid(r)) interval = t.column(c_interval).get_int(r);
       add(files.get_int(r), kinds.get_int(r), raws.is_valid(r), raws.get_int(r), interval);
     }
   };
