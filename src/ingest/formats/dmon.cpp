@@ -138,15 +138,20 @@ class DmonParser {
   }
 
   void bind(std::string_view t) {
+    flush();  // the staged rows were read under the header before (bound_metric_)
     nvsmi::header_tokens(t, fields_);
     roles_.clear();
     names_.clear();
+    bound_metric_.fill(false);
     for (const std::string_view name : fields_) {
       names_.emplace_back(name);
       if (name == "gpu") roles_.push_back(kGpuIndex);
       else if (nvsmi::time_column(name) == nvsmi::TimeColumn::kDate) roles_.push_back(kDate);
       else if (nvsmi::time_column(name) == nvsmi::TimeColumn::kTime) roles_.push_back(kTime);
-      else if (const auto m = gpu_metric_from_dmon(name)) roles_.push_back(static_cast<int>(*m));
+      else if (const auto m = gpu_metric_from_dmon(name)) {
+        roles_.push_back(static_cast<int>(*m));
+        bound_metric_[static_cast<std::size_t>(*m)] = true;
+      }
       else {
         roles_.push_back(kUnread);
         notes_.note(sink_, "dmon", name);
@@ -211,7 +216,8 @@ class DmonParser {
     b.raw[i] = raw;
     b.line[i] = static_cast<std::int64_t>(line.number);
     b.gpu[i] = gpu;
-    for (std::size_t m = 0; m < kGpuMetricCount; ++m) b.metric[m][i] = values_[m];
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m)
+      if (bound_metric_[m]) b.metric[m][i] = values_[m];
     if (b.n == Batch::kRows) flush();
     sink_.record();
   }
@@ -229,7 +235,12 @@ class DmonParser {
     s.column(sample_col::line).append_ints(b.line, nullptr, n);
     s.column(sample_col::gpu).append_ints(b.gpu, nullptr, n);
     s.column(sample_col::interval_ns).append_nulls(n);  // set in finish(), once the interval is known
-    for (std::size_t m = 0; m < kGpuMetricCount; ++m) s.column(sample_col::first_metric + m).append_floats(b.metric[m], n);
+    // A metric the header has no column for is null in every row (about a third of them).
+    for (std::size_t m = 0; m < kGpuMetricCount; ++m) {
+      Column& c = s.column(sample_col::first_metric + m);
+      if (bound_metric_[m]) c.append_floats(b.metric[m], n);
+      else c.append_nulls(n);
+    }
     b.n = 0;
   }
 
@@ -254,6 +265,7 @@ class DmonParser {
   std::vector<std::string> names_;         // header names, for reasons
   std::vector<std::string_view> fields_;   // the current row's fields
   std::array<double, kGpuMetricCount> values_{};
+  std::array<bool, kGpuMetricCount> bound_metric_{};  // the header has a column for it
   nvsmi::RoundCounter rounds_;
   nvsmi::DayCounter days_;
   nvsmi::SampleClock clock_;
