@@ -3,6 +3,7 @@
 // process rows from their wall stamp. Then --since/--until, and the tables' order.
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "align/internal.hpp"
 
@@ -86,9 +87,28 @@ class KeptRows {
   // order already (logs are written in time order): then nothing is sorted or moved.
   template <class Less>
   void apply(Table& t, Less less) {
+    apply(t, less, [&](std::uint32_t r) { return r == 0 || !less(r, r - 1); });
+  }
+  // The same, where `less` is key(a) < key(b) and rows often tie on the key's first parts (the
+  // rows of one ps snapshot share their time): when every row is kept, the order is checked
+  // reading each row's key once.
+  template <class Less, class Key>
+  void apply_by_key(Table& t, Less less, Key key) {
+    apply(t, less, [&, before = decltype(key(0)){}](std::uint32_t r) mutable {
+      auto k = key(r);
+      const bool in_order = r == 0 || !(k < before);
+      before = k;
+      return in_order;
+    });
+  }
+
+ private:
+  // in_order(r) for r = 0, 1, ... in turn: whether row r comes no earlier than row r - 1.
+  template <class Less, class InOrder>
+  void apply(Table& t, Less less, InOrder in_order) {
     if (!listed_) {  // every row is kept: 0..rows-1
       bool sorted = true;
-      for (std::uint32_t r = 1; r < count_ && sorted; ++r) sorted = !less(r, r - 1);
+      for (std::uint32_t r = 0; r < count_ && sorted; ++r) sorted = in_order(r);
       if (sorted) return;
       list_all();
     } else if (std::is_sorted(rows_.begin(), rows_.end(), less)) {
@@ -99,7 +119,6 @@ class KeptRows {
     t.permute(rows_);
   }
 
- private:
   void list_all() {
     rows_.resize(count_);
     std::iota(rows_.begin(), rows_.end(), 0u);
@@ -307,13 +326,12 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
   ts = std::move(placed);
   const ColumnReader snap(pr.column(process_col::snapshot)), pid(pr.column(process_col::pid)), at(ts);
   auto or_minus1 = [](const ColumnReader& c, std::uint32_t r) { return c.is_valid(r) ? c.get_int(r) : -1; };
-  keep.apply(pr, [&](std::uint32_t a, std::uint32_t b) {
-    const bool va = at.is_valid(a), vb = at.is_valid(b);
-    if (va != vb) return va;
-    if (va && at.get_int(a) != at.get_int(b)) return at.get_int(a) < at.get_int(b);
-    if (or_minus1(snap, a) != or_minus1(snap, b)) return or_minus1(snap, a) < or_minus1(snap, b);
-    return or_minus1(pid, a) < or_minus1(pid, b);
-  });
+  // Placed rows first, by time; then by snapshot and PID.
+  const auto key = [&](std::uint32_t r) {
+    const bool placed = at.is_valid(r);
+    return std::tuple(!placed, placed ? at.get_int(r) : 0, or_minus1(snap, r), or_minus1(pid, r));
+  };
+  keep.apply_by_key(pr, [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); }, key);
   return cut;
 }
 
