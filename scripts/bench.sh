@@ -149,27 +149,43 @@ text_bytes_of() {
   echo "$n"
 }
 
-# run LABEL CMD...: REPETITIONS runs; prints "median_seconds max_rss_kib median_cpu_seconds"
-# (CPU: user + system, which a loaded machine inflates less than wall time).
+# once CMD...: one run; prints "seconds peak_rss_kib cpu_seconds" (CPU: user + system, which a
+# loaded machine inflates less than wall time).
+once() {
+  # Wall time to the nanosecond around GNU time, whose own %e has only 10 ms resolution.
+  local t0 t1 kib user sys
+  t0=$(date +%s%N)
+  read -r kib user sys < <("$gnutime" -f '%M %U %S' "$@" 2>&1 >/dev/null | tail -n1)
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" -v k="$kib" -v u="$user" -v s="$sys" 'BEGIN { printf "%.4f %d %.2f\n", (b - a) / 1e9, k, u + s }'
+}
+
+median_of() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+# summary LABEL "TIMES" "CPUS" MAX_RSS_KIB: logs the runs and prints "median_seconds max_rss_kib
+# median_cpu_seconds".
+summary() {
+  local label=$1 times=$2 cpus=$3 rss=$4 median cpu
+  # shellcheck disable=SC2086  # the lists are split on purpose
+  median=$(median_of $times)
+  # shellcheck disable=SC2086
+  cpu=$(median_of $cpus)
+  echo "bench: $label: $times s (median $median, CPU $cpus s, peak RSS $((rss / 1024)) MiB)" >&2
+  echo "$median $rss $cpu"
+}
+
+# run LABEL CMD...: REPETITIONS runs; prints what summary prints.
 run() {
   local label=$1
   shift
-  local times=() cpus=() rss=0 i
+  local times="" cpus="" rss=0 i t kib cpu
   for ((i = 0; i < reps; i++)); do
-    # Wall time to the nanosecond around GNU time, whose own %e has only 10 ms resolution.
-    local t0 t1 kib user sys
-    t0=$(date +%s%N)
-    read -r kib user sys < <("$gnutime" -f '%M %U %S' "$@" 2>&1 >/dev/null | tail -n1)
-    t1=$(date +%s%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')")
-    cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
+    read -r t kib cpu < <(once "$@")
+    times="${times:+$times }$t"
+    cpus="${cpus:+$cpus }$cpu"
     [ "$kib" -gt "$rss" ] && rss=$kib
   done
-  local median cpu
-  median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-  cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-  echo "bench: $label: ${times[*]} s (median $median, CPU ${cpus[*]} s, peak RSS $((rss / 1024)) MiB)" >&2
-  echo "$median $rss $cpu"
+  summary "$label" "$times" "$cpus" "$rss"
 }
 
 # The article's preprocessing step. awk reads the plain files itself (as the article's
@@ -230,11 +246,30 @@ if want event-dense; then
   mkdir -p "$kernel_dir"
   for f in "${kernel_logs[@]}"; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$kernel_dir/"; done
   kmb=$(text_bytes_of "${kernel_logs[@]}")
-  read -r t_gk _ < <(run "gpucost analyze (kernel logs)" "${analyze[@]}" "$kernel_dir")
-  read -r t_wck _ < <(run "wc -l (kernel logs)" bash -c 'over_text count_lines "$@"' _ "${kernel_logs[@]}")
-  read -r t_gawk _ < <(run "gawk (article)" bash -c 'over_text article_gawk "$@"' _ "${kernel_logs[@]}")
-  read -r t_mawk _ < <(run "mawk (article)" bash -c 'over_text article_mawk "$@"' _ "${kernel_logs[@]}")
-  awk_rows=("$kmb" "$t_gk" "$t_wck" "$t_gawk" "$t_mawk")
+  # In rounds (gpucost, wc -l, gawk, mawk, then again), not one tool's runs after another's: a
+  # slow or a fast stretch of a shared machine then weighs on all four alike, and the ratios
+  # compare runs of the same minutes.
+  labels=("gpucost analyze (kernel logs)" "wc -l (kernel logs)" "gawk (article)" "mawk (article)")
+  times=("" "" "" "") cpus=("" "" "" "") rsss=(0 0 0 0)
+  for ((i = 0; i < reps; i++)); do
+    for k in 0 1 2 3; do
+      case $k in
+        0) read -r t kib cpu < <(once "${analyze[@]}" "$kernel_dir") ;;
+        1) read -r t kib cpu < <(once bash -c 'over_text count_lines "$@"' _ "${kernel_logs[@]}") ;;
+        2) read -r t kib cpu < <(once bash -c 'over_text article_gawk "$@"' _ "${kernel_logs[@]}") ;;
+        3) read -r t kib cpu < <(once bash -c 'over_text article_mawk "$@"' _ "${kernel_logs[@]}") ;;
+      esac
+      times[k]="${times[k]:+${times[k]} }$t"
+      cpus[k]="${cpus[k]:+${cpus[k]} }$cpu"
+      [ "$kib" -gt "${rsss[k]}" ] && rsss[k]=$kib
+    done
+  done
+  medians=()
+  for k in 0 1 2 3; do
+    read -r t _ < <(summary "${labels[k]}" "${times[k]}" "${cpus[k]}" "${rsss[k]}")
+    medians+=("$t")
+  done
+  awk_rows=("$kmb" "${medians[@]}")
 fi
 
 # Identical bytes whatever the thread count (on the event-dense day when it is run).
