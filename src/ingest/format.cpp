@@ -91,7 +91,12 @@ bool FileSink::message(const MessageRecord& m) {
     memo.bucket_ns = repeat_bucket_ns(f.kind, f.text);
     memo.key_parts_known = true;
   }
-  add_event(f, 1, true, runs ? RepeatRuns::message_key(f, memo.strings_hash, memo.bucket_ns) : RepeatRuns::Key{});
+  RepeatRuns::Key key;
+  if (runs) {
+    key = RepeatRuns::message_key(f, memo.strings_hash, memo.bucket_ns);
+    key.origin = memo.serial;
+  }
+  add_event(f, 1, true, key);
   record();
   return true;
 }
@@ -160,10 +165,10 @@ void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_jo
   Table& t = out_.events;
   const bool runs = options_.aggregate_repeats && event_kind_aggregates(f.kind);
   if (runs && may_join) {
-    if (const std::int64_t row = runs_.find(t, f, key); row >= 0) {
+    if (RepeatRuns::Run* run = runs_.find_run(t, f, key)) {
       Column& c = t.column(event_col::repeat);
-      c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + static_cast<std::int64_t>(repeat));
-      runs_.joined(f, key.hash);
+      c.set_int(run->row, c.get_int(run->row) + static_cast<std::int64_t>(repeat));
+      RepeatRuns::join(*run, f);
       return;
     }
   }
@@ -181,7 +186,7 @@ void FileSink::add_event(const EventFields& f, std::uint64_t repeat, bool may_jo
   }
   ++n;
   push_event_row(t, f, format_, file_, repeat);
-  if (runs) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1), key.hash);
+  if (runs) runs_.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
 }
 
 void FileSink::anchor(const BootAnchor& a) {

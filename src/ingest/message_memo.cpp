@@ -40,6 +40,7 @@ MessageMemo::Entry* MessageMemo::lookup(const EventRecognizer& recognizer, std::
   e.recognition = *r;
   e.gpu = r->gpu.empty() ? std::string() : normalize_pci_bus(r->gpu);
   e.key_parts_known = false;
+  e.serial = ++serials_;
   return &e;
 }
 

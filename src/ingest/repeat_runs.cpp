@@ -90,43 +90,46 @@ RepeatRuns::Key RepeatRuns::message_key(const EventFields& f, std::uint64_t stri
   return {h, bucket_ns};
 }
 
-std::int64_t RepeatRuns::find(const Table& e, const EventFields& f, const Key& key) const {
-  if (!event_kind_aggregates(f.kind)) return -1;
+RepeatRuns::Run* RepeatRuns::find_run(const Table& e, const EventFields& f, const Key& key) const {
+  if (!event_kind_aggregates(f.kind)) return nullptr;
   const auto it = runs_.find(key.hash);
-  if (it == runs_.end()) return -1;
-  const Run& run = it->second;
+  if (it == runs_.end()) return nullptr;
+  Run& run = it->second;
   // The same bucket: of monotonic time when the event has it, else of wall time.
   const TimeNs w = key.bucket_ns;
   if (f.mono_ns != kNoTime) {
     if (run.mono_ns == kNoTime || floor_div(f.mono_ns, w) != floor_div(run.mono_ns, w) || f.mono_ns <= run.last_mono_ns ||
         f.mono_ns - run.last_mono_ns > kRunGapNs)
-      return -1;
-    if ((f.wall_raw_ns == kNoTime) != (run.wall_raw_ns == kNoTime)) return -1;
+      return nullptr;
+    if ((f.wall_raw_ns == kNoTime) != (run.wall_raw_ns == kNoTime)) return nullptr;
     const TimeNs far = w + kNsPerSec;
     if (f.wall_raw_ns != kNoTime && (f.wall_raw_ns - run.wall_raw_ns >= far || run.wall_raw_ns - f.wall_raw_ns >= far))
-      return -1;
+      return nullptr;
   } else {
     if (run.mono_ns != kNoTime || f.wall_raw_ns == kNoTime || run.wall_raw_ns == kNoTime ||
         floor_div(f.wall_raw_ns, w) != floor_div(run.wall_raw_ns, w) ||
         f.wall_raw_ns - run.last_wall_ns > 2 * kRunGapNs || f.wall_raw_ns < run.last_wall_ns)
-      return -1;
+      return nullptr;
   }
   // A hash is not the message: the row must say the same (a collision only starts a new run).
-  // Only what the row may say differently is read from it: the boot and the strings.
-  if (run.kind != f.kind || run.wall_kind != f.wall_kind || run.code != f.code || run.flags != f.flags) return -1;
+  // Only what the row may say differently is read from it: the boot and the strings (unless
+  // the run began from the same strings as f: key.origin).
+  if (run.kind != f.kind || run.wall_kind != f.wall_kind || run.code != f.code || run.flags != f.flags) return nullptr;
   const std::size_t r = run.row;
-  if (e.column(event_col::boot_seq).get_int(r) != f.boot_seq || e.column(event_col::text).get_string(r) != f.text ||
-      string_or_empty(e.column(event_col::ident), r) != f.ident || string_or_empty(e.column(event_col::gpu), r) != f.gpu ||
-      string_or_empty(e.column(event_col::process), r) != f.process ||
-      string_or_empty(e.column(event_col::boot_id), r) != f.boot_id)
-    return -1;
-  return run.row;
+  if (e.column(event_col::boot_seq).get_int(r) != f.boot_seq || string_or_empty(e.column(event_col::boot_id), r) != f.boot_id)
+    return nullptr;
+  if (key.origin == 0 || run.origin != key.origin) {
+    if (e.column(event_col::text).get_string(r) != f.text || string_or_empty(e.column(event_col::ident), r) != f.ident ||
+        string_or_empty(e.column(event_col::gpu), r) != f.gpu || string_or_empty(e.column(event_col::process), r) != f.process)
+      return nullptr;
+  }
+  return &run;
 }
 
-void RepeatRuns::started(const EventFields& f, std::uint32_t row, std::uint64_t key) {
+void RepeatRuns::started(const EventFields& f, std::uint32_t row, const Key& key) {
   if (!event_kind_aggregates(f.kind)) return;
-  Run& run = runs_[key];
-  run = Run{row, f.kind, f.wall_kind, f.code, f.flags, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns};
+  Run& run = runs_[key.hash];
+  run = Run{row, f.kind, f.wall_kind, f.code, f.flags, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns, key.origin};
 }
 
 void RepeatRuns::continue_with(const RepeatRuns& chunk) {
@@ -139,10 +142,7 @@ void RepeatRuns::continue_with(const RepeatRuns& chunk) {
 }
 
 void RepeatRuns::joined(const EventFields& f, std::uint64_t key) {
-  if (const auto it = runs_.find(key); it != runs_.end()) {
-    it->second.last_mono_ns = f.mono_ns;
-    it->second.last_wall_ns = f.wall_raw_ns;
-  }
+  if (const auto it = runs_.find(key); it != runs_.end()) join(it->second, f);
 }
 
 }  // namespace gpucost

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,35 @@ TEST(MessageMemo, KeepsTheFourMostRecentEventsAndNoNoise) {
   const MessageMemo::Entry* one = memo.lookup(rec(), kMessages[1].first, kMessages[1].second);
   EXPECT_EQ(one, at[3]);
   EXPECT_EQ(one->text, kMessages[1].second);
+}
+
+// An entry's serial says which strings it holds: the same while the message is found again, new
+// whenever the entry is filled again (with another message, or the same one after it left), and
+// never one that another fill had (RepeatRuns takes equal serials for equal strings).
+TEST(MessageMemo, ASerialStandsForOneFillOfAnEntry) {
+  MessageMemo memo;
+  std::vector<std::uint64_t> given;
+  std::vector<std::string> text_of;  // the text each serial was given with
+  auto look = [&](std::size_t i) {
+    const MessageMemo::Entry* e = memo.lookup(rec(), kMessages[i].first, kMessages[i].second);
+    EXPECT_NE(e, nullptr);
+    EXPECT_NE(e->serial, 0u);
+    if (e->serial >= text_of.size()) text_of.resize(e->serial + 1);
+    if (text_of[e->serial].empty()) {
+      text_of[e->serial] = e->text;
+      given.push_back(e->serial);
+    }
+    EXPECT_EQ(text_of[e->serial], e->text) << "serial " << e->serial << " with two texts";
+    return e->serial;
+  };
+  const std::uint64_t first = look(0);
+  EXPECT_EQ(look(0), first) << "found again: the same serial";
+  for (std::size_t i = 1; i < 5; ++i) look(i);  // the fifth pushes message 0 out
+  const std::uint64_t back = look(0);
+  EXPECT_NE(back, first) << "filled again: a new serial";
+  for (int round = 0; round < 30; ++round) look((static_cast<std::size_t>(round) * 3) % 5);
+  std::sort(given.begin(), given.end());
+  EXPECT_EQ(std::adjacent_find(given.begin(), given.end()), given.end()) << "a serial given twice";
 }
 
 }  // namespace

@@ -264,7 +264,7 @@ TEST(RepeatRuns, WhatJoinsARun) {
       return;
     }
     push_event_row(t, f, FormatId::syslog, 0, 1);
-    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key.hash);
+    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
   };
   EventFields cron;
   cron.kind = EventKind::cron;
@@ -358,7 +358,7 @@ TEST(RepeatRuns, AHashCollisionFindsNoRun) {
   f.flags = 4;
   const RepeatRuns::Key key = RepeatRuns::message_key(f);
   push_event_row(t, f, FormatId::syslog, 0, 1);
-  runs.started(f, 0, key.hash);
+  runs.started(f, 0, key);
   EventFields same = f;
   same.mono_ns += 1000;
   same.pid = 77;  // the printing process's pid is no part of the message
@@ -392,7 +392,7 @@ TEST(RepeatRuns, AHashCollisionFindsNoRun) {
   bare.code = INT64_MIN;
   const RepeatRuns::Key bare_key = RepeatRuns::message_key(bare);
   push_event_row(t, bare, FormatId::syslog, 0, 1);
-  runs.started(bare, 1, bare_key.hash);
+  runs.started(bare, 1, bare_key);
   EventFields bare_same = bare;
   bare_same.mono_ns += 1000;
   EXPECT_EQ(runs.find(t, bare_same, bare_key), 1);
@@ -406,6 +406,54 @@ TEST(RepeatRuns, AHashCollisionFindsNoRun) {
     change(g);
     EXPECT_EQ(runs.find(t, g, bare_key), -1) << what;
   }
+}
+
+// An origin (MessageMemo's serial) vouches for the strings and for nothing else: an event of
+// the run's origin joins without its strings being read back from the row, while its boot, kind,
+// code, flags and stamps are still checked; an event of another origin, or of none, is compared
+// string by string.
+TEST(RepeatRuns, AnOriginVouchesForTheStringsOnly) {
+  Table t = make_event_table();
+  RepeatRuns runs;
+  EventFields f;
+  f.kind = EventKind::driver_error;
+  f.wall_kind = WallKind::kLocalNoYear;
+  f.wall_raw_ns = 7 * kNsPerSec;
+  f.mono_ns = 100 * kNsPerSec;
+  f.boot_seq = 1;
+  f.ident = "kernel";
+  f.text = "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d:4:0:0x0000000f";
+  RepeatRuns::Key key = RepeatRuns::message_key(f);
+  key.origin = 5;
+  push_event_row(t, f, FormatId::syslog, 0, 1);
+  runs.started(f, 0, key);
+  EventFields later = f;
+  later.mono_ns += 1000;
+  // The text differs (forged: an origin is only given to equal strings), yet the origin vouches.
+  EventFields forged = later;
+  forged.text = "another text";
+  EXPECT_EQ(runs.find(t, forged, key), 0) << "the origin vouches for the strings";
+  RepeatRuns::Key other = key;
+  other.origin = 6;
+  EXPECT_EQ(runs.find(t, forged, other), -1) << "another origin: the strings are compared";
+  EXPECT_EQ(runs.find(t, later, other), 0) << "another origin, the same strings";
+  RepeatRuns::Key none = key;
+  none.origin = 0;
+  EXPECT_EQ(runs.find(t, forged, none), -1) << "no origin: the strings are compared";
+  EventFields reboot = later;
+  reboot.boot_seq = 2;
+  EXPECT_EQ(runs.find(t, reboot, key), -1) << "the boot is checked whatever the origin";
+  EventFields coded = later;
+  coded.code = 3;
+  EXPECT_EQ(runs.find(t, coded, key), -1) << "the code is checked whatever the origin";
+  EventFields copy = later;
+  copy.mono_ns = f.mono_ns;
+  EXPECT_EQ(runs.find(t, copy, key), -1) << "the stamps are checked whatever the origin";
+  // Joining moves the run's latest line: a copy of the joined line no longer joins.
+  RepeatRuns::Run* run = runs.find_run(t, later, key);
+  ASSERT_NE(run, nullptr);
+  RepeatRuns::join(*run, later);
+  EXPECT_EQ(runs.find(t, later, key), -1);
 }
 
 }  // namespace

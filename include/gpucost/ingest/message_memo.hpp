@@ -28,6 +28,9 @@ class MessageMemo {
     bool key_parts_known = false;     ///< strings_hash and bucket_ns are set
     std::uint64_t strings_hash = 0;   ///< RepeatRuns::strings_hash of the event it makes
     TimeNs bucket_ns = 0;             ///< repeat_bucket_ns of the event it makes
+    /// Not 0, and new each time the entry is filled: events made from the entry while it has
+    /// this serial have the same strings (RepeatRuns::Key::origin).
+    std::uint64_t serial = 0;
   };
 
   /// The entry of (ident, text) when the recognizer takes it for an event: remembered, or made
@@ -41,6 +44,7 @@ class MessageMemo {
   std::array<Entry, kEntries> entries_;
   std::array<std::uint8_t, kEntries> order_{0, 1, 2, 3};  // most recently used first
   std::size_t filled_ = 0;
+  std::uint64_t serials_ = 0;  // the last serial given
   void to_front(std::size_t i) noexcept;  // order_[i] becomes the most recently used
 };
 

@@ -68,10 +68,38 @@ class RepeatRuns {
   struct Key {
     std::uint64_t hash = 0;  ///< of everything but the line, the stamps, the pid and the boot (find() checks the boot on the row)
     TimeNs bucket_ns = kNsPerSec;  ///< repeat_bucket_ns(kind, text)
+    /// Not 0: every event whose key has this origin has the same strings (text, ident, GPU,
+    /// process), as those made from one MessageMemo entry do (its serial). find() then takes a
+    /// run that such an event started to hold the same strings, without reading them back.
+    std::uint64_t origin = 0;
+  };
+  /// The open run of one message: what find() confirms of its row without reading it back.
+  struct Run {
+    std::uint32_t row = 0;
+    EventKind kind = EventKind::user;
+    WallKind wall_kind = WallKind::kNone;
+    std::int64_t code = INT64_MIN;
+    std::int64_t flags = 0;
+    TimeNs wall_raw_ns = kNoTime;
+    TimeNs mono_ns = kNoTime;
+    TimeNs last_mono_ns = kNoTime;  ///< of the latest event that joined
+    TimeNs last_wall_ns = kNoTime;
+    std::uint64_t origin = 0;       ///< Key::origin of the event that started it
   };
   /// The row that an event with these fields joins, or -1 (append a row and remember() it).
   /// `key` is message_key(f), computed once by the caller for find() and what follows it.
-  std::int64_t find(const Table& events, const EventFields& f, const Key& key) const;
+  std::int64_t find(const Table& events, const EventFields& f, const Key& key) const {
+    const Run* run = find_run(events, f, key);
+    return run ? static_cast<std::int64_t>(run->row) : -1;
+  }
+  /// The run that an event with these fields joins (join() it), or nullptr. The pointer stays
+  /// valid while this object lives (runs are never removed).
+  Run* find_run(const Table& events, const EventFields& f, const Key& key) const;
+  /// Notes that f joined `run` (from find_run).
+  static void join(Run& run, const EventFields& f) noexcept {
+    run.last_mono_ns = f.mono_ns;
+    run.last_wall_ns = f.wall_raw_ns;
+  }
   /// f's key.
   static Key message_key(const EventFields& f) noexcept {
     return message_key(f, strings_hash(f), repeat_bucket_ns(f.kind, f.text));
@@ -82,7 +110,7 @@ class RepeatRuns {
   /// The hash of f's strings: text, ident, GPU and process.
   static std::uint64_t strings_hash(const EventFields& f) noexcept;
   /// Notes that `row`, just appended for f, holds the latest run of f's message.
-  void started(const EventFields& f, std::uint32_t row, std::uint64_t key);
+  void started(const EventFields& f, std::uint32_t row, const Key& key);
   /// Notes that f joined the row find() returned.
   void joined(const EventFields& f, std::uint64_t key);
   /// After the rows of the file's next chunk were appended (each message's first row joining its
@@ -90,21 +118,11 @@ class RepeatRuns {
   void continue_with(const RepeatRuns& chunk);
 
  private:
-  // The fields of the run's row that find() confirms and that no one changes once the row is
+  // The fields of a run's row that find() confirms and that no one changes once the row is
   // appended (the boot ordinal is renumbered when chunks merge, and strings are read from the
-  // row), kept here so that the row is not read back column by column.
-  struct Run {
-    std::uint32_t row = 0;
-    EventKind kind = EventKind::user;
-    WallKind wall_kind = WallKind::kNone;
-    std::int64_t code = INT64_MIN;
-    std::int64_t flags = 0;
-    TimeNs wall_raw_ns = kNoTime;
-    TimeNs mono_ns = kNoTime;
-    TimeNs last_mono_ns = kNoTime;  // of the latest event that joined
-    TimeNs last_wall_ns = kNoTime;
-  };
-  std::unordered_map<std::uint64_t, Run> runs_;
+  // row unless the origin vouches for them), kept so that the row is not read back column by
+  // column. Mutable: find_run hands out a run to join.
+  mutable std::unordered_map<std::uint64_t, Run> runs_;
 };
 
 }  // namespace gpucost
