@@ -2,6 +2,7 @@
 // window boundary, with every blank the parsers know and control bytes that are no blanks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -109,6 +110,38 @@ TEST(BlankTokens, CutAllCutsWhatNextCuts) {
       for (std::size_t i = 0; i < want.size(); ++i) {
         ASSERT_EQ(got[i].data(), want[i].data()) << round << " token " << i;
         ASSERT_EQ(got[i].size(), want[i].size()) << round << " token " << i;
+      }
+    }
+  }
+}
+
+// cut_first: the first `max` tokens that next() cuts (all of them when there are fewer), in
+// both modes, at every length around the 64-byte windows.
+TEST(BlankTokens, CutFirstCutsTheFirstTokensNextCuts) {
+  std::mt19937 rng(29);
+  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\n', 'a', 'b', '0', '/', '\xc3'};
+  std::string_view got[40];
+  for (int round = 0; round < 6000; ++round) {
+    const std::size_t n = round < 300 ? static_cast<std::size_t>(round) : rng() % 260;
+    std::string line(n, ' ');
+    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
+    if (round % 5 == 0 && !line.empty()) line.back() = 'z';
+    if (round % 9 == 0) line.insert(rng() % (line.size() + 1), std::string(60 + rng() % 80, ' '));
+    for (const bool only_spaces : {false, true}) {
+      std::vector<std::string_view> want;
+      BlankTokens cut(line, only_spaces);
+      std::string_view tok;
+      while (cut.next(tok)) want.push_back(tok);
+      const std::size_t max = round % 41 == 0 ? 0 : 1 + rng() % 39;
+      for (auto& g : got) g = "stale";
+      const std::size_t k = BlankTokens::cut_first(line, only_spaces, got, max);
+      ASSERT_EQ(k, std::min(max, want.size())) << round << " only_spaces " << only_spaces << " max " << max;
+      for (std::size_t i = 0; i < k; ++i) {
+        ASSERT_EQ(got[i].data(), want[i].data()) << round << " token " << i;
+        ASSERT_EQ(got[i].size(), want[i].size()) << round << " token " << i;
+      }
+      if (k < 40) {
+        ASSERT_EQ(got[k], "stale") << "nothing written past the tokens cut";
       }
     }
   }

@@ -206,6 +206,16 @@ TEST(Ps, StartTimesOfSeveralWordsAndLocaleDecimals) {
   EXPECT_EQ(str(p, process_col::command, 2), "nvidia-persistenced --user nvidia-persistenced");
   EXPECT_DOUBLE_EQ(p.column(process_col::cpu_pct).get_float(2), 12.0);
   EXPECT_EQ(p.column(process_col::rss_kib).get_int(3), 123 * 1024);  // BusyBox `123m`
+  // A header after another is read with its own columns, whatever the one before spanned.
+  auto again = run_format(FormatId::ps,
+                          "  PID   RSS COMMAND\n"
+                          "  900  123m python train.py\n"
+                          "    PID                  STARTED USER     COMMAND\n"
+                          "      1 Sat Nov 29 19:50:45 2026 root     /sbin/init splash\n");
+  EXPECT_EQ(again->diag().rejected(), 0u);
+  ASSERT_EQ(again->processes().rows(), 2u);
+  EXPECT_EQ(str(again->processes(), process_col::user, 1), "root");
+  EXPECT_EQ(str(again->processes(), process_col::command, 1), "/sbin/init splash");
 }
 
 // Layouts whose command is the last column are cut from the left without a token list
@@ -219,43 +229,55 @@ TEST(Ps, CommandLastRowsReadAsTheGeneralPathReadsThem) {
   std::mt19937 rng(20261202);
   auto pick = [&](std::initializer_list<const char*> xs) { return std::string(xs.begin()[rng() % xs.size()]); };
   auto blanks = [&] { return std::string(1 + rng() % 3, ' ') + (rng() % 7 == 0 ? "\t" : ""); };
-  std::string fast = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n";
-  std::string general = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND NI\n";
+  const std::string columns = "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME";
+  // And with 24 more columns before the command: more words than the command-last path cuts at
+  // once (it cuts them one at a time then).
+  std::string nis;
+  for (int k = 0; k < 24; ++k) nis += " NI";
+  std::string fast = columns + " COMMAND\n", general = columns + " COMMAND NI\n";
+  std::string wide = columns + nis + " COMMAND\n", wide_general = columns + nis + " COMMAND NI\n";
   for (int i = 0; i < 400; ++i) {
     const std::string start = pick({"09:00", "Nov 29", "Sat Nov 29 19:50:45 2026", "7月03", "Foo 12", "Nov 123", "2025",
                                     "Dec 1"});
     const std::string command = pick({"/sbin/init splash", "[kthreadd]", "python train.py --epochs 3", "x",
                                       "/usr/bin/containerd", "bash -c 'sleep 1; echo done'"});
-    std::string row = pick({"root", "systemd+", "ml", "www-data"}) + blanks() + std::to_string(rng() % 400000) +
-                      blanks() + pick({"0.0", "12.5", "350", "1,5", "-"}) + blanks() + pick({"0.1", "3.0", "-"}) +
-                      blanks() + std::to_string(rng() % 9000000) + blanks() + pick({"22868", "123m", "-"}) + blanks() +
-                      pick({"?", "pts/3"}) + blanks() + pick({"Ssl", "R+", "S"}) + blanks() + start + blanks() +
-                      pick({"0:00", "1:16"}) + blanks() + command;
-    if (i % 50 == 7) row = "root 12 0.0";  // too few columns: rejected by both
+    const std::string head = pick({"root", "systemd+", "ml", "www-data"}) + blanks() + std::to_string(rng() % 400000) +
+                             blanks() + pick({"0.0", "12.5", "350", "1,5", "-"}) + blanks() + pick({"0.1", "3.0", "-"}) +
+                             blanks() + std::to_string(rng() % 9000000) + blanks() + pick({"22868", "123m", "-"}) +
+                             blanks() + pick({"?", "pts/3"}) + blanks() + pick({"Ssl", "R+", "S"}) + blanks() + start +
+                             blanks() + pick({"0:00", "1:16"});
+    std::string zeros;
+    for (int k = 0; k < 24; ++k) zeros += blanks() + "0";
+    std::string row = head + blanks() + command, wide_row = head + zeros + blanks() + command;
+    if (i % 50 == 7) row = wide_row = "root 12 0.0";  // too few columns: rejected by all
     fast += row + "\n";
     general += row + " 0\n";
+    wide += wide_row + "\n";
+    wide_general += wide_row + " 0\n";
   }
-  auto a = run_format(FormatId::ps, fast);
-  auto b = run_format(FormatId::ps, general);
-  EXPECT_EQ(a->diag().rejected(), b->diag().rejected());
-  EXPECT_EQ(sample_reasons(a->diag(), Problem::bad_number), sample_reasons(b->diag(), Problem::bad_number));
-  const Table& pa = a->processes();
-  const Table& pb = b->processes();
-  ASSERT_EQ(pa.rows(), pb.rows());
-  ASSERT_GT(pa.rows(), 300u);
-  for (std::size_t r = 0; r < pa.rows(); ++r) {
-    for (const std::size_t c : {process_col::user, process_col::stat, process_col::command})
-      ASSERT_EQ(str(pa, c, r), str(pb, c, r)) << "row " << r << " column " << c;
-    for (const std::size_t c : {process_col::pid, process_col::vsz_kib, process_col::rss_kib, process_col::line}) {
-      ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
-      if (pa.column(c).is_valid(r)) {
-        ASSERT_EQ(pa.column(c).get_int(r), pb.column(c).get_int(r)) << "row " << r;
+  for (const auto& [command_last, all_cut] : {std::pair{fast, general}, std::pair{wide, wide_general}}) {
+    auto a = run_format(FormatId::ps, command_last);
+    auto b = run_format(FormatId::ps, all_cut);
+    EXPECT_EQ(a->diag().rejected(), b->diag().rejected());
+    EXPECT_EQ(sample_reasons(a->diag(), Problem::bad_number), sample_reasons(b->diag(), Problem::bad_number));
+    const Table& pa = a->processes();
+    const Table& pb = b->processes();
+    ASSERT_EQ(pa.rows(), pb.rows());
+    ASSERT_GT(pa.rows(), 300u);
+    for (std::size_t r = 0; r < pa.rows(); ++r) {
+      for (const std::size_t c : {process_col::user, process_col::stat, process_col::command})
+        ASSERT_EQ(str(pa, c, r), str(pb, c, r)) << "row " << r << " column " << c;
+      for (const std::size_t c : {process_col::pid, process_col::vsz_kib, process_col::rss_kib, process_col::line}) {
+        ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
+        if (pa.column(c).is_valid(r)) {
+          ASSERT_EQ(pa.column(c).get_int(r), pb.column(c).get_int(r)) << "row " << r;
+        }
       }
-    }
-    for (const std::size_t c : {process_col::cpu_pct, process_col::mem_pct}) {
-      ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
-      if (pa.column(c).is_valid(r)) {
-        ASSERT_EQ(pa.column(c).get_float(r), pb.column(c).get_float(r)) << "row " << r;
+      for (const std::size_t c : {process_col::cpu_pct, process_col::mem_pct}) {
+        ASSERT_EQ(pa.column(c).is_valid(r), pb.column(c).is_valid(r)) << "row " << r << " column " << c;
+        if (pa.column(c).is_valid(r)) {
+          ASSERT_EQ(pa.column(c).get_float(r), pb.column(c).get_float(r)) << "row " << r;
+        }
       }
     }
   }

@@ -69,6 +69,54 @@ class BlankTokens {
     if (carry_in_token && n % 64 == 0) out.emplace_back(p + open, n - open);  // a token ends the line
   }
 
+  /// The first `max` tokens of s (all of them when it has fewer) into out[0..], as repeated next()
+  /// cuts them; returns how many. Like cut_all, but reads no window past the one where the
+  /// `max`-th token ends: the columns before a free-text last column (ps's command) are cut
+  /// without splitting the words after them.
+  static std::size_t cut_first(std::string_view s, bool only_spaces, std::string_view* out, std::size_t max) noexcept {
+    const char* const p = s.data();
+    const std::size_t n = s.size();
+    std::size_t count = 0;
+    if (max == 0) return 0;
+    std::uint64_t carry = 1;  // bit 0 of `before`: the byte before the window is a blank
+    std::size_t open = 0;     // where the token still open at the window's start began
+    bool in_token = false;    // a token is open (the window before ended inside it)
+    for (std::size_t w = 0; w < n; w += 64) {
+      std::uint64_t blank;
+      if (n - w >= 64) {
+        blank = blanks64(p + w, only_spaces);
+      } else {
+        char buf[64];
+        std::memset(buf, 'x', sizeof buf);
+        std::memcpy(buf, p + w, n - w);
+        blank = blanks64(buf, only_spaces) | ~std::uint64_t{0} << (n - w);  // past the end: blanks
+      }
+      const std::uint64_t before = blank << 1 | carry;
+      std::uint64_t starts = ~blank & before, ends = blank & ~before;
+      carry = blank >> 63;
+      // A token open from the window before closes at the window's first end (no start can come
+      // before it: a start follows a blank); every other end closes the earliest start left.
+      for (; ends != 0; ends &= ends - 1) {
+        std::size_t b;
+        if (in_token) {
+          b = open;
+          in_token = false;
+        } else {
+          b = w + static_cast<std::size_t>(__builtin_ctzll(starts));
+          starts &= starts - 1;
+        }
+        out[count++] = std::string_view(p + b, w + static_cast<std::size_t>(__builtin_ctzll(ends)) - b);
+        if (count == max) return count;
+      }
+      if (starts != 0) {  // the one start left opens a token that goes on past the window
+        open = w + static_cast<std::size_t>(__builtin_ctzll(starts));
+        in_token = true;
+      }
+    }
+    if (in_token) out[count++] = std::string_view(p + open, n - open);  // a token ends the line (n % 64 == 0)
+    return count;
+  }
+
   /// The next token; false at the end of the line.
   bool next(std::string_view& tok) noexcept {
     if (!skip_blanks()) return false;

@@ -249,6 +249,7 @@ class PsParser {
         return;
       }
       binding_.assign(std::begin(kAuxLayout), std::end(kAuxLayout));
+      cut_words_ = 0;
       command_ = std::size(kAuxLayout) - 1;
       row_ = Row{};
     }
@@ -268,6 +269,7 @@ class PsParser {
     wall_kind_ = WallKind::kNone;
     wall_raw_ = kNoTime;
     binding_.clear();
+    cut_words_ = 0;
     command_ = SIZE_MAX;
   }
 
@@ -301,6 +303,7 @@ class PsParser {
   void bind(std::string_view header) {
     row_ = Row{};
     binding_.clear();
+    cut_words_ = 0;
     command_ = SIZE_MAX;
     bool have_user = false;
     std::string_view rest = header;
@@ -324,10 +327,54 @@ class PsParser {
 
   static void take(PsField f, std::string_view v, Row& r) noexcept { r[f] = v; }
 
-  // The common layouts (`ps aux`, `-eo ...,args`): the command is the rest of the line, so the
-  // columns before it are cut from the left one token at a time, with no token list; the same
-  // cells as row()'s general path (tests/unit/ps_test.cpp compares them).
+  // The common layouts (`ps aux`, `-eo ...,args`): the command is the rest of the line, so only
+  // the columns before it are cut (BlankTokens::cut_first), as many tokens as they can span
+  // (five for a start time: lstart), and the command's words are not split; the same cells as
+  // row()'s general path (tests/unit/format_ps_test.cpp compares them).
   void row_command_last(const Line& line, std::string_view t) {
+    if (cut_words_ == 0) {  // the binding changed
+      cut_words_ = command_ + 1;
+      for (std::size_t c = 0; c < command_; ++c) cut_words_ += binding_[c] == PsField::kStart ? 4 : 0;
+    }
+    const std::size_t want = cut_words_;
+    if (want > kMaxCut) {
+      row_command_last_by_word(line, t);
+      return;
+    }
+    std::string_view* const tok = words_.data();
+    // n < want: the line has n tokens. n == want: it may have more, but the columns before the
+    // command span at most want - 1 of them, so the command's first word is among those cut.
+    const std::size_t n = BlankTokens::cut_first(t, false, tok, want);
+    Row& r = row_;
+    std::size_t i = 0;
+    for (std::size_t c = 0; c < command_; ++c) {
+      if (i >= n) {
+        mismatch(line, n);
+        return;
+      }
+      const PsField f = binding_[c];
+      if (f == PsField::kStart) {
+        // As skip_start_words counts: the words after the first, past the next one only after a
+        // weekday.
+        std::size_t more = i + 1 < n ? 1 : 0;
+        if (more == 1 && is_weekday(tok[i])) more = std::min<std::size_t>(n - i - 1, 4);
+        i += start_width(tok[i], more, more > 0 ? tok[i + 1] : std::string_view());
+      } else {
+        take(f, tok[i], r);
+        ++i;
+      }
+    }
+    if (i >= n) {
+      mismatch(line, n);
+      return;
+    }
+    r[PsField::kCommand] = t.substr(static_cast<std::size_t>(tok[i].data() - t.data()));
+    emit(line, r);
+  }
+
+  // row_command_last for a header whose columns before the command may span more than kMaxCut
+  // words: cut one word at a time.
+  void row_command_last_by_word(const Line& line, std::string_view t) {
     BlankTokens cut(t);
     Row& r = row_;
     std::string_view tok;
@@ -589,6 +636,11 @@ class PsParser {
   FileSink& sink_;
   std::unique_ptr<Batch> batch_ = std::make_unique<Batch>();  // ~40 KB: not on the stack
   std::unique_ptr<PidCodes> pid_codes_ = std::make_unique<PidCodes>();
+  static constexpr std::size_t kMaxCut = 32;  // row_command_last cuts at most this many words
+  std::array<std::string_view, kMaxCut> words_;  // row_command_last's words (reused)
+  // How many words row_command_last cuts for the binding: one per column before the command, four
+  // more per start time, and the command's first; 0 when the binding changed since it was counted.
+  std::size_t cut_words_ = 0;
   std::vector<PsField> binding_;
   std::size_t command_ = SIZE_MAX;  // index of the free-text command column, SIZE_MAX when none
   std::vector<std::string_view> tokens_;
