@@ -39,15 +39,7 @@ class BlankTokens {
     std::size_t open = 0;     // where the token being cut began
     bool carry_in_token = false;  // the window before ended inside a token (that began at `open`)
     for (std::size_t w = 0; w < n; w += 64) {
-      std::uint64_t blank;
-      if (n - w >= 64) {
-        blank = blanks64(p + w, only_spaces);
-      } else {
-        char buf[64];
-        std::memset(buf, 'x', sizeof buf);
-        std::memcpy(buf, p + w, n - w);
-        blank = blanks64(buf, only_spaces) | ~std::uint64_t{0} << (n - w);  // past the end: blanks
-      }
+      const std::uint64_t blank = window_blanks(p, n, w, only_spaces);
       const std::uint64_t before = blank << 1 | carry;  // bit i: byte i - 1 is a blank
       std::uint64_t starts = ~blank & before, ends = blank & ~before;
       carry = blank >> 63;
@@ -82,15 +74,7 @@ class BlankTokens {
     std::size_t open = 0;     // where the token still open at the window's start began
     bool in_token = false;    // a token is open (the window before ended inside it)
     for (std::size_t w = 0; w < n; w += 64) {
-      std::uint64_t blank;
-      if (n - w >= 64) {
-        blank = blanks64(p + w, only_spaces);
-      } else {
-        char buf[64];
-        std::memset(buf, 'x', sizeof buf);
-        std::memcpy(buf, p + w, n - w);
-        blank = blanks64(buf, only_spaces) | ~std::uint64_t{0} << (n - w);  // past the end: blanks
-      }
+      const std::uint64_t blank = window_blanks(p, n, w, only_spaces);
       const std::uint64_t before = blank << 1 | carry;
       std::uint64_t starts = ~blank & before, ends = blank & ~before;
       carry = blank >> 63;
@@ -169,6 +153,19 @@ class BlankTokens {
     std::memset(buf, 'x', sizeof buf);
     std::memcpy(buf, p_ + w, avail);  // a line shorter than 64 bytes
     mask_ = blanks64(buf, only_spaces_) | ~std::uint64_t{0} << avail;
+  }
+
+  // The blank mask of the bytes from w on of p[0, n) (w < n), bits past the end set. A last
+  // window of less than 64 bytes is read as the line's last 64 bytes, shifted, when the line has
+  // that many: no copy.
+  static std::uint64_t window_blanks(const char* p, std::size_t n, std::size_t w, bool only_spaces) noexcept {
+    const std::size_t left = n - w;
+    if (left >= 64) return blanks64(p + w, only_spaces);
+    if (n >= 64) return blanks64(p + n - 64, only_spaces) >> (64 - left) | ~std::uint64_t{0} << left;
+    char buf[64];
+    std::memset(buf, 'x', sizeof buf);
+    std::memcpy(buf, p + w, left);
+    return blanks64(buf, only_spaces) | ~std::uint64_t{0} << left;  // past the end: blanks
   }
 
   static std::uint64_t blanks64(const char* p, bool only_spaces) noexcept {

@@ -335,6 +335,7 @@ class PsParser {
     if (cut_words_ == 0) {  // the binding changed
       cut_words_ = command_ + 1;
       for (std::size_t c = 0; c < command_; ++c) cut_words_ += binding_[c] == PsField::kStart ? 4 : 0;
+      aux_ = std::equal(binding_.begin(), binding_.end(), std::begin(kAuxLayout), std::end(kAuxLayout));
     }
     const std::size_t want = cut_words_;
     if (want > kMaxCut) {
@@ -347,21 +348,38 @@ class PsParser {
     const std::size_t n = BlankTokens::cut_first(t, false, tok, want);
     Row& r = row_;
     std::size_t i = 0;
-    for (std::size_t c = 0; c < command_; ++c) {
-      if (i >= n) {
+    if (aux_) {
+      // `ps aux`: what the loop below does for its binding (kAuxLayout), column by column.
+      if (n < 9) {
         mismatch(line, n);
         return;
       }
-      const PsField f = binding_[c];
-      if (f == PsField::kStart) {
-        // As skip_start_words counts: the words after the first, past the next one only after a
-        // weekday.
-        std::size_t more = i + 1 < n ? 1 : 0;
-        if (more == 1 && is_weekday(tok[i])) more = std::min<std::size_t>(n - i - 1, 4);
-        i += start_width(tok[i], more, more > 0 ? tok[i + 1] : std::string_view());
-      } else {
-        take(f, tok[i], r);
-        ++i;
+      r[PsField::kUser] = tok[0];
+      r[PsField::kPid] = tok[1];
+      r[PsField::kCpu] = tok[2];
+      r[PsField::kMem] = tok[3];
+      r[PsField::kVsz] = tok[4];
+      r[PsField::kRss] = tok[5];
+      r[PsField::kStat] = tok[7];
+      i = 8 + start_words(tok, n, 8);
+      if (i >= n) {  // TIME
+        mismatch(line, n);
+        return;
+      }
+      ++i;
+    } else {
+      for (std::size_t c = 0; c < command_; ++c) {
+        if (i >= n) {
+          mismatch(line, n);
+          return;
+        }
+        const PsField f = binding_[c];
+        if (f == PsField::kStart) {
+          i += start_words(tok, n, i);
+        } else {
+          take(f, tok[i], r);
+          ++i;
+        }
       }
     }
     if (i >= n) {
@@ -370,6 +388,14 @@ class PsParser {
     }
     r[PsField::kCommand] = t.substr(static_cast<std::size_t>(tok[i].data() - t.data()));
     emit(line, r);
+  }
+
+  // How many of the n words tok[i..] a start time spans, counted as skip_start_words counts the
+  // words after the first: past the next one only after a weekday.
+  static std::size_t start_words(const std::string_view* tok, std::size_t n, std::size_t i) noexcept {
+    std::size_t more = i + 1 < n ? 1 : 0;
+    if (more == 1 && is_weekday(tok[i])) more = std::min<std::size_t>(n - i - 1, 4);
+    return start_width(tok[i], more, more > 0 ? tok[i + 1] : std::string_view());
   }
 
   // row_command_last for a header whose columns before the command may span more than kMaxCut
@@ -641,6 +667,7 @@ class PsParser {
   // How many words row_command_last cuts for the binding: one per column before the command, four
   // more per start time, and the command's first; 0 when the binding changed since it was counted.
   std::size_t cut_words_ = 0;
+  bool aux_ = false;  // the binding is kAuxLayout's (set with cut_words_)
   std::vector<PsField> binding_;
   std::size_t command_ = SIZE_MAX;  // index of the free-text command column, SIZE_MAX when none
   std::vector<std::string_view> tokens_;
