@@ -92,9 +92,9 @@ RepeatRuns::Key RepeatRuns::message_key(const EventFields& f, std::uint64_t stri
 
 RepeatRuns::Run* RepeatRuns::find_run(const Table& e, const EventFields& f, const Key& key) const {
   if (!event_kind_aggregates(f.kind)) return nullptr;
-  const auto it = runs_.find(key.hash);
-  if (it == runs_.end()) return nullptr;
-  Run& run = it->second;
+  Run* found = lookup(key.hash);
+  if (!found) return nullptr;
+  Run& run = *found;
   // The same bucket: of monotonic time when the event has it, else of wall time.
   const TimeNs w = key.bucket_ns;
   if (f.mono_ns != kNoTime) {
@@ -128,21 +128,62 @@ RepeatRuns::Run* RepeatRuns::find_run(const Table& e, const EventFields& f, cons
 
 void RepeatRuns::started(const EventFields& f, std::uint32_t row, const Key& key) {
   if (!event_kind_aggregates(f.kind)) return;
-  Run& run = runs_[key.hash];
+  Run& run = insert(key.hash);
   run = Run{row, f.kind, f.wall_kind, f.code, f.flags, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns, key.origin};
 }
 
 void RepeatRuns::continue_with(const RepeatRuns& chunk) {
-  for (const auto& [key, later] : chunk.runs_) {
-    const auto it = runs_.find(key);
-    if (it == runs_.end()) continue;
-    it->second.last_mono_ns = later.last_mono_ns;
-    it->second.last_wall_ns = later.last_wall_ns;
+  for (const Slot& later : chunk.slots_) {
+    if (!later.used) continue;
+    Run* run = lookup(later.key);
+    if (!run) continue;
+    run->last_mono_ns = later.run.last_mono_ns;
+    run->last_wall_ns = later.run.last_wall_ns;
   }
 }
 
 void RepeatRuns::joined(const EventFields& f, std::uint64_t key) {
-  if (const auto it = runs_.find(key); it != runs_.end()) join(it->second, f);
+  if (Run* run = lookup(key)) join(*run, f);
+}
+
+namespace {
+std::size_t slot_of(std::uint64_t key, unsigned bits) noexcept { return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - bits)); }
+}  // namespace
+
+RepeatRuns::Run* RepeatRuns::lookup(std::uint64_t key) const noexcept {
+  if (slots_.empty()) return nullptr;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = slot_of(key, bits_);; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (!s.used) return nullptr;
+    if (s.key == key) return &s.run;
+  }
+}
+
+RepeatRuns::Run& RepeatRuns::insert(std::uint64_t key) {
+  if (Run* run = lookup(key)) return *run;
+  if (2 * (used_ + 1) > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    bits_ = bits_ == 0 ? 4 : bits_ + 1;
+    slots_.assign(std::size_t{1} << bits_, Slot{});
+    for (const Slot& s : old)
+      if (s.used) {
+        for (std::size_t i = slot_of(s.key, bits_);; i = (i + 1) & (slots_.size() - 1))
+          if (!slots_[i].used) {
+            slots_[i] = s;
+            break;
+          }
+      }
+  }
+  for (std::size_t i = slot_of(key, bits_);; i = (i + 1) & (slots_.size() - 1)) {
+    Slot& s = slots_[i];
+    if (!s.used) {
+      s.used = true;
+      s.key = key;
+      ++used_;
+      return s.run;
+    }
+  }
 }
 
 }  // namespace gpucost

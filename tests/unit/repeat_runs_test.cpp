@@ -408,6 +408,39 @@ TEST(RepeatRuns, AHashCollisionFindsNoRun) {
   }
 }
 
+// Many messages open at once, interleaved: each finds its own run, whatever the table of runs
+// grew to in between (it starts small and doubles).
+TEST(RepeatRuns, ManyMessagesAtOnceKeepTheirOwnRuns) {
+  Table t = make_event_table();
+  RepeatRuns runs;
+  std::vector<std::string> texts;
+  for (int m = 0; m < 700; ++m) texts.push_back("NVRM: GPU at PCI:0000:01:00: message " + std::to_string(m));
+  for (int round = 0; round < 5; ++round)
+    for (int m = 0; m < 700; ++m) {
+      EventFields f;
+      f.kind = EventKind::driver_error;
+      f.wall_kind = WallKind::kLocalNoYear;
+      f.wall_raw_ns = 7 * kNsPerSec;
+      f.mono_ns = 100 * kNsPerSec + (round * 700 + m) * 1000;
+      f.ident = "kernel";
+      f.text = texts[static_cast<std::size_t>(m)];
+      const RepeatRuns::Key key = RepeatRuns::message_key(f);
+      if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
+        Column& c = t.column(event_col::repeat);
+        c.set_int(run->row, c.get_int(run->row) + 1);
+        RepeatRuns::join(*run, f);
+      } else {
+        push_event_row(t, f, FormatId::syslog, 0, 1);
+        runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
+      }
+    }
+  ASSERT_EQ(t.rows(), 700u);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    EXPECT_EQ(t.column(event_col::text).get_string(r), texts[r]);
+    EXPECT_EQ(event_repeat(t, r), 5u) << r;
+  }
+}
+
 // An origin (MessageMemo's serial) vouches for the strings and for nothing else: an event of
 // the run's origin joins without its strings being read back from the row, while its boot, kind,
 // code, flags and stamps are still checked; an event of another origin, or of none, is compared

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "gpucost/records.hpp"
 #include "gpucost/table.hpp"
@@ -92,8 +92,8 @@ class RepeatRuns {
     const Run* run = find_run(events, f, key);
     return run ? static_cast<std::int64_t>(run->row) : -1;
   }
-  /// The run that an event with these fields joins (join() it), or nullptr. The pointer stays
-  /// valid while this object lives (runs are never removed).
+  /// The run that an event with these fields joins (join() it), or nullptr. The pointer is
+  /// valid until the next started().
   Run* find_run(const Table& events, const EventFields& f, const Key& key) const;
   /// Notes that f joined `run` (from find_run).
   static void join(Run& run, const EventFields& f) noexcept {
@@ -122,7 +122,20 @@ class RepeatRuns {
   // appended (the boot ordinal is renumbered when chunks merge, and strings are read from the
   // row unless the origin vouches for them), kept so that the row is not read back column by
   // column. Mutable: find_run hands out a run to join.
-  mutable std::unordered_map<std::uint64_t, Run> runs_;
+  //
+  // An open-addressing table over the keys (hashes already), its size a power of two: a lookup
+  // is a multiply and a shift where std::unordered_map divides by its bucket count, which a
+  // flood of one message paid on every line.
+  struct Slot {
+    std::uint64_t key = 0;
+    bool used = false;
+    Run run;
+  };
+  mutable std::vector<Slot> slots_;  // empty, or 1 << bits_ slots, at most half of them used
+  unsigned bits_ = 0;
+  std::size_t used_ = 0;
+  Run* lookup(std::uint64_t key) const noexcept;
+  Run& insert(std::uint64_t key);  // the key's run, added (default) when it had none
 };
 
 }  // namespace gpucost
