@@ -87,23 +87,37 @@ TEST(BlankTokens, OnlySpacesModeKeepsOtherBlanksInTokens) {
   }
 }
 
+// A line for the window tests: every length up to 300 first, then random ones; blanks of every
+// kind, control bytes that are no blanks, a token on the last byte now and then, and a run of
+// blanks over a window's end.
+std::string window_line(std::mt19937& rng, int round) {
+  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\n', 'a', 'b', '0', '/', '\xc3'};
+  const std::size_t n = round < 300 ? static_cast<std::size_t>(round) : rng() % 260;
+  std::string line(n, ' ');
+  for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
+  if (round % 5 == 0 && !line.empty()) line.back() = 'z';
+  if (round % 9 == 0) line.insert(rng() % (line.size() + 1), std::string(60 + rng() % 80, ' '));
+  return line;
+}
+
+// The tokens repeated next() cuts.
+std::vector<std::string_view> by_next(std::string_view line, bool only_spaces) {
+  std::vector<std::string_view> out;
+  BlankTokens cut(line, only_spaces);
+  std::string_view tok;
+  while (cut.next(tok)) out.push_back(tok);
+  return out;
+}
+
 // cut_all: the same tokens (the same views) as next(), in both modes, at every length around
 // the 64-byte windows, with a token or a blank on the last byte of a window.
 TEST(BlankTokens, CutAllCutsWhatNextCuts) {
   std::mt19937 rng(23);
-  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\n', 'a', 'b', '0', '/', '\xc3'};
   std::vector<std::string_view> got;
   for (int round = 0; round < 6000; ++round) {
-    const std::size_t n = round < 300 ? static_cast<std::size_t>(round) : rng() % 260;
-    std::string line(n, ' ');
-    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
-    if (round % 5 == 0 && !line.empty()) line.back() = 'z';
-    if (round % 9 == 0) line.insert(rng() % (line.size() + 1), std::string(60 + rng() % 80, ' '));
+    const std::string line = window_line(rng, round);
     for (const bool only_spaces : {false, true}) {
-      std::vector<std::string_view> want;
-      BlankTokens cut(line, only_spaces);
-      std::string_view tok;
-      while (cut.next(tok)) want.push_back(tok);
+      const std::vector<std::string_view> want = by_next(line, only_spaces);
       got.assign(3, std::string_view("stale"));  // cut_all clears what was there
       BlankTokens::cut_all(line, only_spaces, got);
       ASSERT_EQ(got.size(), want.size()) << round << " only_spaces " << only_spaces;
@@ -119,19 +133,11 @@ TEST(BlankTokens, CutAllCutsWhatNextCuts) {
 // both modes, at every length around the 64-byte windows.
 TEST(BlankTokens, CutFirstCutsTheFirstTokensNextCuts) {
   std::mt19937 rng(29);
-  const char alphabet[] = {' ', ' ', ' ', '\t', '\r', '\v', '\f', '\x01', '\n', 'a', 'b', '0', '/', '\xc3'};
   std::string_view got[40];
   for (int round = 0; round < 6000; ++round) {
-    const std::size_t n = round < 300 ? static_cast<std::size_t>(round) : rng() % 260;
-    std::string line(n, ' ');
-    for (auto& c : line) c = alphabet[rng() % sizeof alphabet];
-    if (round % 5 == 0 && !line.empty()) line.back() = 'z';
-    if (round % 9 == 0) line.insert(rng() % (line.size() + 1), std::string(60 + rng() % 80, ' '));
+    const std::string line = window_line(rng, round);
     for (const bool only_spaces : {false, true}) {
-      std::vector<std::string_view> want;
-      BlankTokens cut(line, only_spaces);
-      std::string_view tok;
-      while (cut.next(tok)) want.push_back(tok);
+      const std::vector<std::string_view> want = by_next(line, only_spaces);
       const std::size_t max = round % 41 == 0 ? 0 : 1 + rng() % 39;
       for (auto& g : got) g = "stale";
       const std::size_t k = BlankTokens::cut_first(line, only_spaces, got, max);
