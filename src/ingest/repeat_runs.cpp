@@ -142,9 +142,6 @@ void RepeatRuns::continue_with(const RepeatRuns& chunk) {
   }
 }
 
-void RepeatRuns::joined(const EventFields& f, std::uint64_t key) {
-  if (Run* run = lookup(key)) join(*run, f);
-}
 
 namespace {
 std::size_t slot_of(std::uint64_t key, unsigned bits) noexcept { return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - bits)); }
@@ -160,6 +157,12 @@ RepeatRuns::Run* RepeatRuns::lookup(std::uint64_t key) const noexcept {
   }
 }
 
+RepeatRuns::Slot& RepeatRuns::free_slot(std::uint64_t key) noexcept {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = slot_of(key, bits_);; i = (i + 1) & mask)
+    if (!slots_[i].used) return slots_[i];
+}
+
 RepeatRuns::Run& RepeatRuns::insert(std::uint64_t key) {
   if (Run* run = lookup(key)) return *run;
   if (2 * (used_ + 1) > slots_.size()) {
@@ -167,23 +170,13 @@ RepeatRuns::Run& RepeatRuns::insert(std::uint64_t key) {
     bits_ = bits_ == 0 ? 4 : bits_ + 1;
     slots_.assign(std::size_t{1} << bits_, Slot{});
     for (const Slot& s : old)
-      if (s.used) {
-        for (std::size_t i = slot_of(s.key, bits_);; i = (i + 1) & (slots_.size() - 1))
-          if (!slots_[i].used) {
-            slots_[i] = s;
-            break;
-          }
-      }
+      if (s.used) free_slot(s.key) = s;
   }
-  for (std::size_t i = slot_of(key, bits_);; i = (i + 1) & (slots_.size() - 1)) {
-    Slot& s = slots_[i];
-    if (!s.used) {
-      s.used = true;
-      s.key = key;
-      ++used_;
-      return s.run;
-    }
-  }
+  Slot& s = free_slot(key);
+  s.used = true;
+  s.key = key;
+  ++used_;
+  return s.run;
 }
 
 }  // namespace gpucost

@@ -257,10 +257,10 @@ TEST(RepeatRuns, WhatJoinsARun) {
   RepeatRuns runs;
   auto add = [&](EventFields f) {
     const RepeatRuns::Key key = RepeatRuns::message_key(f);
-    if (const auto row = runs.find(t, f, key); row >= 0) {
+    if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
       Column& c = t.column(event_col::repeat);
-      c.set_int(static_cast<std::size_t>(row), c.get_int(static_cast<std::size_t>(row)) + 1);
-      runs.joined(f, key.hash);
+      c.set_int(run->row, c.get_int(run->row) + 1);
+      RepeatRuns::join(*run, f);
       return;
     }
     push_event_row(t, f, FormatId::syslog, 0, 1);

@@ -111,8 +111,6 @@ class RepeatRuns {
   static std::uint64_t strings_hash(const EventFields& f) noexcept;
   /// Notes that `row`, just appended for f, holds the latest run of f's message.
   void started(const EventFields& f, std::uint32_t row, const Key& key);
-  /// Notes that f joined the row find() returned.
-  void joined(const EventFields& f, std::uint64_t key);
   /// After the rows of the file's next chunk were appended (each message's first row joining its
   /// run here when it could): each message's latest line is the one the chunk saw last.
   void continue_with(const RepeatRuns& chunk);
@@ -136,6 +134,7 @@ class RepeatRuns {
   std::size_t used_ = 0;
   Run* lookup(std::uint64_t key) const noexcept;
   Run& insert(std::uint64_t key);  // the key's run, added (default) when it had none
+  Slot& free_slot(std::uint64_t key) noexcept;  // the first unused slot of the key's probe sequence
 };
 
 }  // namespace gpucost
