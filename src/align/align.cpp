@@ -194,6 +194,35 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   std::vector<FileDating> dating;
   out.year_reason = infer_dating(in, options_, zone.zone, stamps, dating);
   WallClock clock(zone.zone, dating, in.files);
+
+  // Process rows need the clock only (no boots, no events): they are placed on a thread of their
+  // own from here on, beside the boots, the events and the samples (millions of ps rows take as
+  // long as all of those), with their own clock (its zone lookup caches) and tally, added to the
+  // others' at the end: the same tallies as one after the other.
+  table(out.processes, &IngestResult::processes);
+  std::vector<FileTally> process_tally(in.files.size());
+  WallClock process_clock = clock;
+  std::uint64_t processes_cut = 0;
+  Span process_span;
+  std::exception_ptr process_error;
+  auto place_process_rows = [&] {
+    try {
+      processes_cut = place_processes(in, process_clock, window, out.processes, process_tally);
+      process_span = span_of(out.processes, process_col::wall_kind);
+    } catch (...) {
+      process_error = std::current_exception();
+    }
+  };
+  // A jthread: should the rest throw, it is joined before what it reads is gone.
+  std::jthread process_thread;
+  if (options_.threads != 1 && std::thread::hardware_concurrency() > 1 && out.processes.rows() >= 100'000 &&
+      (in.samples.rows() > 0 || in.events.rows() > 0)) {
+    try {
+      process_thread = std::jthread(place_process_rows);
+    } catch (const std::system_error&) {  // no thread to be had: this one does it below
+    }
+  }
+
   BootTable boots;
   build_anchored_boots(in, clock, boots);
   tie_unanchored_groups(in, clock, boots);
@@ -220,32 +249,6 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
     out.events.permute(order);
   }
   table(out.samples, &IngestResult::samples);
-  table(out.processes, &IngestResult::processes);
-  // Process rows are placed on a thread of their own beside the samples (millions of ps rows
-  // take as long as the samples and more), with their own clock (its zone lookup caches) and
-  // tally, added to the samples' afterwards: the same tallies as one after the other.
-  std::vector<FileTally> process_tally(tally.size());
-  WallClock process_clock = clock;
-  std::uint64_t processes_cut = 0;
-  Span process_span;
-  std::exception_ptr process_error;
-  auto place_process_rows = [&] {
-    try {
-      processes_cut = place_processes(in, process_clock, window, out.processes, process_tally);
-      process_span = span_of(out.processes, process_col::wall_kind);
-    } catch (...) {
-      process_error = std::current_exception();
-    }
-  };
-  // A jthread: should the samples' placing throw, it is joined before what it reads is gone.
-  std::jthread process_thread;
-  if (options_.threads != 1 && std::thread::hardware_concurrency() > 1 && out.processes.rows() >= 100'000 &&
-      out.samples.rows() > 0) {
-    try {
-      process_thread = std::jthread(place_process_rows);
-    } catch (const std::system_error&) {  // no thread to be had: this one does it below
-    }
-  }
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
   drop_overlapping_sample_sources(in, out.samples, diag);
   Span span = span_of(out.samples);
