@@ -64,26 +64,44 @@ MessageKey message_key(const Table& events, std::size_t row) {
 
 std::vector<FileStamps> collect_file_stamps(const IngestResult& in) {
   std::vector<FileStamps> out(in.files.size());
-  auto add = [&](std::int64_t file, std::int64_t kind, bool raw_valid, TimeNs raw, TimeNs interval) {
-    if (file < 0 || static_cast<std::size_t>(file) >= out.size() || kind < 0 || kind > 5 || !raw_valid) return;
-    out[static_cast<std::size_t>(file)].kinds[kind].add(raw, interval);
+  auto range_of = [&](std::int64_t file, std::int64_t kind) -> RawRange* {
+    if (file < 0 || static_cast<std::size_t>(file) >= out.size() || kind < 0 || kind > 5) return nullptr;
+    return &out[static_cast<std::size_t>(file)].kinds[kind];
   };
   auto add_table = [&](const Table& t, std::size_t c_kind, std::size_t c_raw, std::size_t c_file,
                        std::size_t c_interval) {
-    const Column& kinds = t.column(c_kind);
-    const Column& raws = t.column(c_raw);
-    const Column& files = t.column(c_file);
+    const ColumnReader kinds(t.column(c_kind)), raws(t.column(c_raw)), files(t.column(c_file));
+    const bool has_interval = c_interval != Table::npos;
+    const ColumnReader intervals(t.column(has_interval ? c_interval : c_kind));
+    // The rows of one ps snapshot or sampling round share file, kind, stamp and interval: adding
+    // such a row again to the range it was just added to only counts it (its stamp is the range's
+    // maximum or below it already, with that interval).
+    RawRange* last = nullptr;
+    std::int64_t last_file = 0, last_kind = 0;
+    TimeNs last_raw = 0, last_interval = 0;
     for (std::size_t r = 0; r < t.rows(); ++r) {
-      TimeNs interval = kNoTime;
-      if (c_interval != Table::npos && t.column(c_interval).is_valid(r)) interval = t.column(c_interval).get_int(r);
-      add(files.get_int(r), kinds.get_int(r), raws.is_valid(r), raws.get_int(r), interval);
+      if (!raws.is_valid(r)) continue;
+      const std::int64_t file = files.get_int(r), kind = kinds.get_int(r);
+      const TimeNs raw = raws.get_int(r), interval = has_interval && intervals.is_valid(r) ? intervals.get_int(r) : kNoTime;
+      if (last && file == last_file && kind == last_kind && raw == last_raw && interval == last_interval) {
+        ++last->rows;
+        continue;
+      }
+      last = range_of(file, kind);
+      if (!last) continue;
+      last->add(raw, interval);
+      last_file = file;
+      last_kind = kind;
+      last_raw = raw;
+      last_interval = interval;
     }
   };
   add_table(in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file, sample_col::interval_ns);
   add_table(in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
   add_table(in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file, Table::npos);
   for (const auto& a : in.anchors)
-    add(a.file, static_cast<std::int64_t>(a.wall_kind), a.wall_raw_ns != kNoTime, a.wall_raw_ns, kNoTime);
+    if (a.wall_raw_ns != kNoTime)
+      if (RawRange* range = range_of(a.file, static_cast<std::int64_t>(a.wall_kind))) range->add(a.wall_raw_ns, kNoTime);
   return out;
 }
 
