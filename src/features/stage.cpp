@@ -78,9 +78,12 @@ void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
   out.host.assign(n, FeatureValue{});
   out.per_gpu.assign(ctx.gpus.size(), std::vector<FeatureValue>(n));
   // One task per feature and scope, each writing its own slot: the values are the same whatever
-  // the number of threads and whichever thread computes them.
+  // the number of threads and whichever thread computes them. Scope by scope: the tasks running
+  // at once are then different features of one scope, not one feature of two scopes. Those would
+  // ask for the same memo at the same time (the host of a one-GPU machine and its GPU are the
+  // same rows), and both compute it.
   auto task = [&](std::size_t t) {
-    const std::size_t feature = t / scopes, s = t % scopes;
+    const std::size_t feature = t % n, s = t / n;
     if (s == 0) out.host[feature] = compute_host_feature(feature, ctx);
     else out.per_gpu[s - 1][feature] = compute_gpu_feature(feature, ctx, ctx.gpus[s - 1]);
   };
