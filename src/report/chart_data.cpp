@@ -62,18 +62,20 @@ void write_point(JsonWriter& w, const Bucket& b) {
 // Median of the sampling intervals of some rows (0 when none is known): the value at index
 // n / 2 of the known ones in sorted order. Sampling intervals repeat, so runs of one value are
 // counted and only the runs are sorted; when they hardly repeat, the values are selected from.
-TimeNs median_interval(const Table& s, const std::vector<std::uint32_t>& rows) {
+// `each_row(f)` calls f(row) for every row.
+template <class EachRow>
+TimeNs median_interval(const Table& s, EachRow each_row) {
   std::vector<std::pair<TimeNs, std::uint64_t>> runs;  // (value, count) of consecutive equal values
   std::uint64_t n = 0;
   const ColumnReader c(s.column(sample_col::interval_ns));
-  for (auto r : rows) {
-    if (!c.is_valid(r)) continue;
+  each_row([&](std::size_t r) {
+    if (!c.is_valid(r)) return;
     const TimeNs v = c.get_int(r);
-    if (v <= 0) continue;
+    if (v <= 0) return;
     ++n;
     if (!runs.empty() && runs.back().first == v) ++runs.back().second;
     else runs.emplace_back(v, 1);
-  }
+  });
   if (n == 0) return 0;
   if (runs.size() > n / 4) {
     std::vector<TimeNs> iv;
@@ -145,20 +147,28 @@ HostName host_name(const Timeline& t) {
 void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points) {
   if (max_points < 2) max_points = 2;
   const Table& s = t.samples;
-  std::map<int, std::vector<std::uint32_t>> rows_by_gpu;  // rows are in time order already
+  // Per GPU: how many rows, the first and the last (rows are in time order already). The rows
+  // are then read again GPU by GPU between those two, not copied into a list per GPU: millions
+  // of indices written to fresh pages cost more than reading a GPU column again.
+  struct GpuRows {
+    std::uint64_t count = 0;
+    std::size_t first = 0, last = 0;
+  };
+  std::map<int, GpuRows> rows_by_gpu;
   const ColumnReader gpu(s.column(sample_col::gpu)), ts(s.ts());
+  auto in_series = [&](std::size_t r) { return ts.is_valid(r) && gpu.is_valid(r); };
   int last_gpu = 0;
-  std::vector<std::uint32_t>* last_rows = nullptr;  // rows of one GPU come in runs
+  GpuRows* last_rows = nullptr;  // rows of one GPU come in runs
   for (std::size_t r = 0; r < s.rows(); ++r)
-    if (ts.is_valid(r) && gpu.is_valid(r)) {
+    if (in_series(r)) {
       const int g = static_cast<int>(gpu.get_int(r));
       if (!last_rows || g != last_gpu) {
         last_rows = &rows_by_gpu[g];
         last_gpu = g;
-        // Room for the rest at once (as FeatureContext::collect_gpus): no copies into fresh pages.
-        if (last_rows->empty()) last_rows->reserve(s.rows() - r);
+        if (last_rows->count == 0) last_rows->first = r;
       }
-      last_rows->push_back(static_cast<std::uint32_t>(r));
+      ++last_rows->count;
+      last_rows->last = r;
     }
   const SeriesReaders metrics(s);
 
@@ -175,20 +185,35 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
   w.kv("max_points", static_cast<std::uint64_t>(max_points));
   w.key("gpus").begin_array();
   for (const auto& [index, rows] : rows_by_gpu) {
-    const TimeNs first = ts.get_int(rows.front()), last = ts.get_int(rows.back());
+    // f(r) for each row of this GPU, in order.
+    const auto each_row = [&, g = index, &span = rows](auto f) {
+      for (std::size_t r = span.first; r <= span.last; ++r)
+        if (in_series(r) && gpu.get_int(r) == g) f(r);
+    };
+    const TimeNs first = ts.get_int(rows.first), last = ts.get_int(rows.last);
     // Bucket width so that (last - first) / bucket < max_points; 0 = one point per sample.
-    const TimeNs bucket = rows.size() <= max_points ? 0 : (last - first) / static_cast<TimeNs>(max_points) + 1;
-    w.begin_object().kv("gpu", index).kv("samples", static_cast<std::uint64_t>(rows.size()));
-    w.kv("interval_ns", static_cast<std::int64_t>(median_interval(s, rows)));
+    const TimeNs bucket = rows.count <= max_points ? 0 : (last - first) / static_cast<TimeNs>(max_points) + 1;
+    w.begin_object().kv("gpu", index).kv("samples", rows.count);
+    w.kv("interval_ns", static_cast<std::int64_t>(median_interval(s, each_row)));
     w.kv("bucket_ns", static_cast<std::int64_t>(bucket));
     w.kv("first", format_rfc3339(first)).kv("last", format_rfc3339(last));
     w.key("points").begin_array();
     Bucket b;
     std::int64_t current = -1;
+    TimeNs begin = 0, end = 0;  // the current bucket's instants [begin, end), with a width
     std::uint64_t points = 0;
-    for (auto r : rows) {
+    each_row([&](std::size_t r) {
       const TimeNs at = ts.get_int(r);
-      const std::int64_t k = bucket ? (at - first) / bucket : static_cast<std::int64_t>(points);
+      std::int64_t k;
+      if (!bucket) {
+        k = static_cast<std::int64_t>(points);
+      } else if (current >= 0 && at >= begin && at < end) {
+        k = current;  // no division for the rows of a bucket after its first
+      } else {
+        k = (at - first) / bucket;
+        begin = first + k * bucket;
+        end = begin + bucket;
+      }
       if (k != current) {
         if (current >= 0) write_point(w, b);
         b = Bucket{};
@@ -197,7 +222,7 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
         ++points;
       }
       add_to_bucket(b, metrics, r);
-    }
+    });
     if (current >= 0) write_point(w, b);
     w.end_array();
     w.end_object();

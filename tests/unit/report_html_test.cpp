@@ -406,6 +406,41 @@ TEST(ReportSeries, TheIntervalIsTheMedianOfTheKnownOnesWhetherTheyRepeatOrNot) {
   EXPECT_EQ(interval_of({std::nullopt, 0}), 0);
 }
 
+// Rows of two GPUs taken in turns (dmon prints every GPU each second): each GPU's series holds
+// its own rows only, bucketed from its own first sample, with its own median interval.
+TEST(ReportSeries, GpusSampledInTurnsKeepTheirOwnRows) {
+  HandReport h;
+  h.report.max_series_points = 10;
+  for (int i = 0; i < 100; ++i) {
+    add_sample(h.result.timeline, kT0 + i * kNsPerSec, 0, 10, 100, i);
+    add_sample(h.result.timeline, kT0 + i * kNsPerSec + 500'000'000, 1, 90, 200, 1000 + i, 2 * kNsPerSec);
+  }
+  add_sample(h.result.timeline, kT0 + 100 * kNsPerSec, 2, std::nullopt, std::nullopt, std::nullopt);  // no time series
+  h.finish();
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(render_report(h.report, ReportFormat::kJson));
+  simdjson::dom::array gpus = doc["series"]["gpus"];
+  ASSERT_EQ(gpus.size(), 3u);
+  for (int g = 0; g < 2; ++g) {
+    auto s = gpus.at(g);
+    EXPECT_EQ(int64_t(s["gpu"]), g);
+    EXPECT_EQ(uint64_t(s["samples"]), 100u);
+    EXPECT_EQ(int64_t(s["interval_ns"]), g == 0 ? kNsPerSec : 2 * kNsPerSec);
+    // Span 99 s, 10 points at most: bucket = 9.9 s + 1 ns, 10 samples a bucket.
+    EXPECT_EQ(int64_t(s["bucket_ns"]), 9'900'000'001);
+    simdjson::dom::array pts = s["points"];
+    ASSERT_EQ(pts.size(), 10u);
+    const TimeNs first = kT0 + g * 500'000'000;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      EXPECT_EQ(int64_t(pts.at(k).at(0)), first + static_cast<TimeNs>(k) * 9'900'000'001) << g << " " << k;
+      EXPECT_EQ(double(pts.at(k).at(1)), g == 0 ? 10.0 : 90.0);
+      EXPECT_EQ(double(pts.at(k).at(2)), g == 0 ? 100.0 : 200.0);
+      EXPECT_EQ(double(pts.at(k).at(3)), (g == 0 ? 0 : 1000) + 10.0 * static_cast<double>(k) + 9);
+    }
+  }
+  EXPECT_EQ(uint64_t(gpus.at(2)["samples"]), 1u);
+}
+
 TEST(ReportMarks, NotableEventsWithTimesGpusAndTheUnplaced) {
   HandReport h;
   Timeline& t = h.result.timeline;
