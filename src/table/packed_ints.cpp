@@ -7,6 +7,11 @@
 #include <new>
 #include <stdexcept>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GPUCOST_HAVE_AVX2_PATH 1
+#endif
+
 namespace gpucost {
 
 namespace {
@@ -247,9 +252,11 @@ void PackedInts::append(const PackedInts& other, const Validity* valid) {
 namespace {
 
 // The batch loops of append_values, one instantiation per width, scale and null handling, so
-// that each is a straight loop the compiler can unroll.
+// that each is a straight loop the compiler can unroll. The bounds are taken four values at a
+// time with AVX2 where the CPU has it (SSE2 has no 64-bit compare: scalar code makes two
+// dependent compares of every value).
 template <bool kValid>
-void batch_bounds(const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t& lo, std::int64_t& hi) {
+void bounds_loop(const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t& lo, std::int64_t& hi) {
   std::int64_t l = INT64_MAX, h = INT64_MIN;
   for (std::size_t i = 0; i < n; ++i) {
     if (kValid && !valid[i]) continue;
@@ -258,6 +265,46 @@ void batch_bounds(const std::int64_t* v, const bool* valid, std::size_t n, std::
   }
   lo = l;
   hi = h;
+}
+
+#if defined(GPUCOST_HAVE_AVX2_PATH)
+__attribute__((target("avx2"))) void bounds_avx2(const std::int64_t* v, const bool* valid, std::size_t n,
+                                                 std::int64_t& lo, std::int64_t& hi) {
+  const __m256i kMax = _mm256_set1_epi64x(INT64_MAX), kMin = _mm256_set1_epi64x(INT64_MIN);
+  __m256i l = kMax, h = kMin;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i));
+    __m256i xl = x, xh = x;
+    if (valid) {
+      std::int32_t flags;  // four bools, 0 or 1 each
+      std::memcpy(&flags, valid + i, 4);
+      const __m256i use = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(flags)));
+      xl = _mm256_blendv_epi8(kMax, x, use);
+      xh = _mm256_blendv_epi8(kMin, x, use);
+    }
+    l = _mm256_blendv_epi8(l, xl, _mm256_cmpgt_epi64(l, xl));
+    h = _mm256_blendv_epi8(h, xh, _mm256_cmpgt_epi64(xh, h));
+  }
+  alignas(32) std::int64_t ls[4], hs[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(ls), l);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(hs), h);
+  std::int64_t tl, th;
+  if (valid) bounds_loop<true>(v + i, valid + i, n - i, tl, th);
+  else bounds_loop<false>(v + i, nullptr, n - i, tl, th);
+  lo = std::min({ls[0], ls[1], ls[2], ls[3], tl});
+  hi = std::max({hs[0], hs[1], hs[2], hs[3], th});
+}
+
+#endif
+
+void batch_bounds(const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t& lo, std::int64_t& hi) {
+#if defined(GPUCOST_HAVE_AVX2_PATH)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return bounds_avx2(v, valid, n, lo, hi);
+#endif
+  if (valid) bounds_loop<true>(v, valid, n, lo, hi);
+  else bounds_loop<false>(v, valid, n, lo, hi);
 }
 
 // Index of the first value that matters whose offset from base is not a multiple of kScale, or n.
@@ -269,11 +316,18 @@ std::size_t first_off_scale(const std::int64_t* v, const bool* valid, std::size_
   return n;
 }
 
+// Stores the values' q = (v - base) / kScale (0 for a null); false when a value that matters is
+// not a multiple of kScale from base (what was stored is then to be stored again).
 template <unsigned kWidth, std::uint64_t kScale, bool kValid>
-void store_run(unsigned char* dst, const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t base) {
+bool store_run(unsigned char* dst, const std::int64_t* v, const bool* valid, std::size_t n, std::int64_t base) {
+  std::uint64_t off = 0;  // nonzero once a value is off the scale
   for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t q = static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(base);
-    if (kScale != 1) q /= kScale;
+    const std::uint64_t d = static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(base);
+    std::uint64_t q = d;
+    if (kScale != 1) {
+      q = d / kScale;
+      off |= kValid ? (d - q * kScale) & -static_cast<std::uint64_t>(valid[i]) : d - q * kScale;
+    }
     if (kValid && !valid[i]) q = 0;
     if constexpr (kWidth == 1) {
       dst[i] = static_cast<unsigned char>(q);
@@ -291,26 +345,49 @@ void store_run(unsigned char* dst, const std::int64_t* v, const bool* valid, std
       std::memcpy(dst + 8 * i, &q, 8);
     }
   }
+  return off == 0;
 }
 
 template <bool kValid>
-void store_batch(unsigned width, unsigned exp, unsigned char* dst, const std::int64_t* v, const bool* valid,
+bool store_batch(unsigned width, unsigned exp, unsigned char* dst, const std::int64_t* v, const bool* valid,
                  std::size_t n, std::int64_t base) {
-#define GPUCOST_STORE(W)                                                        \
-  switch (exp) {                                                                \
-    case 0: store_run<W, 1, kValid>(dst, v, valid, n, base); break;             \
-    case 1: store_run<W, 1'000, kValid>(dst, v, valid, n, base); break;         \
-    case 2: store_run<W, 1'000'000, kValid>(dst, v, valid, n, base); break;     \
-    default: store_run<W, 1'000'000'000, kValid>(dst, v, valid, n, base); break; \
+#define GPUCOST_STORE(W)                                                    \
+  switch (exp) {                                                            \
+    case 0: return store_run<W, 1, kValid>(dst, v, valid, n, base);         \
+    case 1: return store_run<W, 1'000, kValid>(dst, v, valid, n, base);     \
+    case 2: return store_run<W, 1'000'000, kValid>(dst, v, valid, n, base); \
+    default: return store_run<W, 1'000'000'000, kValid>(dst, v, valid, n, base); \
   }
   switch (width) {
-    case 1: GPUCOST_STORE(1) break;
-    case 2: GPUCOST_STORE(2) break;
-    case 3: GPUCOST_STORE(3) break;
-    case 4: GPUCOST_STORE(4) break;
-    default: store_run<8, 1, kValid>(dst, v, valid, n, 0); break;
+    case 1: GPUCOST_STORE(1)
+    case 2: GPUCOST_STORE(2)
+    case 3: GPUCOST_STORE(3)
+    case 4: GPUCOST_STORE(4)
+    default: return store_run<8, 1, kValid>(dst, v, valid, n, 0);
   }
 #undef GPUCOST_STORE
+}
+
+// n copies of q (0 where valid says null), kWidth bytes each.
+template <unsigned kWidth>
+void fill_run(unsigned char* dst, std::uint64_t q, const bool* valid, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t x = valid && !valid[i] ? 0 : q;
+    std::memcpy(dst + kWidth * i, &x, kWidth);  // little-endian: the low kWidth bytes
+  }
+}
+
+void store_fill(unsigned width, unsigned char* dst, std::uint64_t q, const bool* valid, std::size_t n) {
+  switch (width) {
+    case 1:
+      if (!valid) std::memset(dst, static_cast<unsigned char>(q), n);
+      else fill_run<1>(dst, q, valid, n);
+      break;
+    case 2: fill_run<2>(dst, q, valid, n); break;
+    case 3: fill_run<3>(dst, q, valid, n); break;
+    case 4: fill_run<4>(dst, q, valid, n); break;
+    default: fill_run<8>(dst, q, valid, n); break;
+  }
 }
 
 template <bool kValid>
@@ -328,8 +405,7 @@ std::size_t first_off_scale_of(unsigned exp, const std::int64_t* v, const bool* 
 void PackedInts::append_values(const std::int64_t* v, const bool* valid, std::size_t n) {
   if (n == 0) return;
   std::int64_t lo, hi;
-  if (valid) batch_bounds<true>(v, valid, n, lo, hi);
-  else batch_bounds<false>(v, valid, n, lo, hi);
+  batch_bounds(v, valid, n, lo, hi);
   if (lo > hi) {  // no value that matters
     push_any(n);
     return;
@@ -339,20 +415,34 @@ void PackedInts::append_values(const std::int64_t* v, const bool* valid, std::si
     if (!fits(b)) widen_for(b);
     note(b);
   }
-  while (width_ != 0 && width_ != 8 && exp_ != 0) {
-    const std::size_t bad = valid ? first_off_scale_of<true>(exp_, v, valid, n, base_)
-                                  : first_off_scale_of<false>(exp_, v, valid, n, base_);
-    if (bad == n) break;
-    widen_for(v[bad]);  // a finer scale
-  }
-  if (width_ == 0) {  // lo == hi == base_
+  if (lo == hi) {  // one value (a constant column, the stamp of a snapshot): one q for all
+    while (width_ != 0 && width_ != 8 &&
+           (static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(base_)) % static_cast<std::uint64_t>(scale_) != 0)
+      widen_for(lo);  // a finer scale
+    if (width_ == 0) {  // lo == base_
+      size_ += n;
+      return;
+    }
+    if ((size_ + n) * width_ > cap_) grow(size_ + n);
+    const std::uint64_t q =
+        width_ == 8 ? static_cast<std::uint64_t>(lo)
+                    : (static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(base_)) / static_cast<std::uint64_t>(scale_);
+    store_fill(width_, data_ + size_ * width_, q, valid, n);
     size_ += n;
     return;
   }
-  if ((size_ + n) * width_ > cap_) grow(size_ + n);
-  unsigned char* dst = data_ + size_ * width_;
-  if (valid) store_batch<true>(width_, exp_, dst, v, valid, n, base_);
-  else store_batch<false>(width_, exp_, dst, v, valid, n, base_);
+  // Stored at the current scale, checking each value's remainder on the way; a value off the
+  // scale (rare: the scale only ever gets finer) makes it finer, and the batch is stored again.
+  for (;;) {
+    if ((size_ + n) * width_ > cap_) grow(size_ + n);
+    unsigned char* dst = data_ + size_ * width_;
+    const bool on_scale = valid ? store_batch<true>(width_, exp_, dst, v, valid, n, base_)
+                                : store_batch<false>(width_, exp_, dst, v, valid, n, base_);
+    if (on_scale) break;
+    const std::size_t bad = valid ? first_off_scale_of<true>(exp_, v, valid, n, base_)
+                                  : first_off_scale_of<false>(exp_, v, valid, n, base_);
+    widen_for(v[bad]);
+  }
   size_ += n;
 }
 

@@ -106,6 +106,55 @@ TEST(PackedInts, SlotsThatDoNotMatterNeverWidenTheEncoding) {
   for (int i = 0; i < 1000; i += 2) EXPECT_EQ(p.get(static_cast<std::size_t>(i)), 100 + i % 50);
 }
 
+// append_values: batches of every shape (one value, one value among nulls, only nulls, runs,
+// whole seconds with a stamp off the scale, the extremes; lengths that leave a tail after groups
+// of four) read back what they held, and stay as narrow as pushing the values one by one.
+TEST(PackedInts, BatchesReadBackWhatTheyHeld) {
+  std::mt19937_64 rng(777);
+  const std::int64_t t0 = 1'795'000'000'000'000'000;
+  for (int round = 0; round < 300; ++round) {
+    PackedInts batched, pushed;
+    std::vector<std::int64_t> want;
+    std::vector<char> matters;
+    for (int b = 0; b < 12; ++b) {
+      const std::size_t n = 1 + rng() % 37;
+      int shape = static_cast<int>(rng() % 8);
+      if (round % 2 && (shape == 3 || shape == 6)) shape = 0;  // rounds that stay narrower than 8 bytes
+      std::vector<std::int64_t> v(n);
+      bool valid[64];
+      const bool with_nulls = rng() % 2;
+      const std::int64_t c = static_cast<std::int64_t>(rng() % 1000) - 500;
+      for (std::size_t i = 0; i < n; ++i) {
+        switch (shape) {
+          case 0: v[i] = c; break;
+          case 1: v[i] = t0 + static_cast<std::int64_t>(round) * 1'000'000'000; break;
+          case 2: v[i] = t0 + static_cast<std::int64_t>(rng() % 100) * 1'000'000'000 + (i == n / 2 ? 7 : 0); break;
+          case 3: v[i] = (i % 3 == 0) ? INT64_MIN : (i % 3 == 1 ? INT64_MAX : c); break;
+          case 4: v[i] = static_cast<std::int64_t>(want.size() + i); break;
+          case 5: v[i] = -static_cast<std::int64_t>(rng() % 70000); break;
+          case 6: v[i] = static_cast<std::int64_t>(rng()); break;
+          default: v[i] = static_cast<std::int64_t>(rng() % 4) * 1'000'000; break;
+        }
+        valid[i] = !with_nulls || rng() % 3 != 0;
+        if (shape == 7 && with_nulls && b % 2) valid[i] = false;  // a batch of nulls only
+        if (!valid[i] && rng() % 2) v[i] = rng() % 2 ? INT64_MIN + 1 : INT64_MAX - 1;  // a null's slot: never read
+      }
+      batched.append_values(v.data(), with_nulls ? valid : nullptr, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (valid[i]) pushed.push(v[i]);
+        else pushed.push_any();
+        want.push_back(v[i]);
+        matters.push_back(valid[i]);
+      }
+    }
+    ASSERT_EQ(batched.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (matters[i]) ASSERT_EQ(batched.get(i), want[i]) << "round " << round << " at " << i;
+    }
+    EXPECT_LE(batched.width(), pushed.width()) << "round " << round;
+  }
+}
+
 std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 
 TEST(PackedFloats, ValuesReadBackBitForBit) {
