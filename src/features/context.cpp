@@ -167,9 +167,10 @@ void FeatureContext::collect_gpus() {
   const Table& s = t.samples;
   const ColumnReader gpu(s.column(sample_col::gpu)), ts(s.ts());
   // Room for every row at once: growing by doubling would copy them into fresh pages again and
-  // again (untouched room costs address space, not memory).
-  all_rows_.reserve(s.rows());
+  // again (untouched room costs address space, not memory). The list of all rows is made only
+  // when several GPUs have rows (below): with one GPU it is that GPU's list.
   int last_gpu = 0;
+  std::size_t rows_with_gpu = 0;
   std::vector<std::uint32_t>* last_rows = nullptr;  // the rows of last_gpu (rows of one GPU come in runs)
   for (std::size_t r = 0; r < s.rows(); ++r) {
     if (!ts.is_valid(r) || !gpu.is_valid(r)) continue;
@@ -185,7 +186,7 @@ void FeatureContext::collect_gpus() {
       last_rows = &gpu_rows[static_cast<std::size_t>(it - gpus.begin())];
     }
     last_rows->push_back(static_cast<std::uint32_t>(r));
-    all_rows_.push_back(static_cast<std::uint32_t>(r));
+    ++rows_with_gpu;
   }
   for (const auto& d : t.devices)
     if (d.index && std::find(gpus.begin(), gpus.end(), *d.index) == gpus.end()) {
@@ -205,6 +206,14 @@ void FeatureContext::collect_gpus() {
     }
     gpus = std::move(g2);
     gpu_rows = std::move(r2);
+  }
+  // One GPU with rows: its rows are all rows, one list. Several: all rows, in table order.
+  for (std::size_t k = 0; k < gpu_rows.size(); ++k)
+    if (gpu_rows[k].size() == rows_with_gpu && rows_with_gpu != 0) all_rows_are_gpu_ = static_cast<int>(k);
+  if (all_rows_are_gpu_ < 0 && rows_with_gpu != 0) {
+    all_rows_.reserve(rows_with_gpu);
+    for (std::size_t r = 0; r < s.rows(); ++r)
+      if (ts.is_valid(r) && gpu.is_valid(r)) all_rows_.push_back(static_cast<std::uint32_t>(r));
   }
 }
 
@@ -248,7 +257,7 @@ void FeatureContext::attach_devices() {
 void FeatureContext::measure_host_coverage() {
   const Table& s = timeline.samples;
   const ColumnReader ival(s.column(sample_col::interval_ns)), ts(s.ts());
-  for (auto r : all_rows_) {
+  for (auto r : rows(-1)) {
     const TimeNs a = ts.get_int(r);
     const TimeNs b = a + (ival.is_valid(r) ? ival.get_int(r) : 0);
     if (b <= a) continue;
@@ -259,14 +268,6 @@ void FeatureContext::measure_host_coverage() {
   }
   TimeNs covered = 0;
   for (const auto& [a, b] : host_coverage) covered += b - a;
-  // One GPU: its rows are all rows; keep one list.
-  for (std::size_t k = 0; k < gpu_rows.size(); ++k)
-    if (gpu_rows[k].size() == all_rows_.size() && !all_rows_.empty()) {
-      all_rows_are_gpu_ = static_cast<int>(k);
-      all_rows_.clear();
-      all_rows_.shrink_to_fit();
-      break;
-    }
   host_sampled_s_ = seconds(covered);
 }
 
@@ -437,6 +438,8 @@ const MetricStats& FeatureContext::stats(int gpu, GpuMetric m) const {
     MetricStats st;
     const ColumnReader c(metric(m));
     const ColumnReader ival(timeline.samples.column(sample_col::interval_ns));
+    TimeNs last_ns = 0;  // sampling intervals repeat: each new one is divided once
+    double last_dt = seconds(0);
     for (auto r : rows(gpu)) {
       if (!c.is_valid(r)) continue;
       const double v = c.get_float(r);
@@ -445,7 +448,11 @@ const MetricStats& FeatureContext::stats(int gpu, GpuMetric m) const {
       st.sum += v;
       st.min = std::min(st.min, v);
       st.max = std::max(st.max, v);
-      const double dt = seconds(ival.get_int(r));
+      if (const TimeNs ns = ival.get_int(r); ns != last_ns) {
+        last_ns = ns;
+        last_dt = seconds(ns);
+      }
+      const double dt = last_dt;
       st.weighted += v * dt;
       st.covered_s += dt;
     }

@@ -187,7 +187,7 @@ struct FeatureContext {
 
   ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
   std::vector<std::uint32_t> all_rows_;
-  int all_rows_are_gpu_ = -1;  // k when all_rows_ equals gpu_rows[k] (one GPU): not held twice
+  int all_rows_are_gpu_ = -1;  // k when all rows are gpu_rows[k] (one GPU): all_rows_ is not made
   unsigned traits_present_ = 0;       // FormatTrait bits of the formats read
   bool sample_format_present_ = false;
   double host_sampled_s_ = 0;
