@@ -283,6 +283,46 @@ TEST(Ps, CommandLastRowsReadAsTheGeneralPathReadsThem) {
   }
 }
 
+// PID, VSZ and RSS of every length from 1 to 12 digits, with leading zeros, signs and stray
+// bytes, at the start of the line and further in: the digits read in line and the general
+// parser (a sign) read the value the text holds, and reject what is no number.
+TEST(Ps, NumbersOfEveryLengthAndPlaceReadBack) {
+  std::mt19937_64 rng(42);
+  auto number = [&](int digits) {
+    std::string s;
+    for (int k = 0; k < digits; ++k) s += static_cast<char>('0' + (k == 0 && digits > 1 ? 1 + rng() % 9 : rng() % 10));
+    return s;
+  };
+  std::string text = "PID VSZ RSS USER COMMAND\n";
+  struct Want {
+    std::string pid, vsz, rss;
+  };
+  std::vector<Want> rows;
+  for (int i = 0; i < 600; ++i) {
+    Want w{number(1 + i % 12), number(1 + (i / 12) % 12), number(1 + rng() % 12)};
+    if (i % 37 == 5) w.vsz = "00" + w.vsz;     // leading zeros
+    if (i % 41 == 9) w.rss = "12a4";            // a byte that is no digit: the row is rejected
+    if (i % 43 == 11) w.pid = "+" + w.pid;      // a sign: read digit by digit
+    if (i % 47 == 13) w.rss = w.rss + "/";      // after the digits
+    rows.push_back(w);
+    text += w.pid + std::string(1 + rng() % 9, ' ') + w.vsz + " " + w.rss + " root cmd --n 1\n";
+  }
+  auto run = run_format(FormatId::ps, text);
+  const Table& p = run->processes();
+  std::size_t r = 0;
+  for (const auto& w : rows) {
+    const bool bad = w.rss.find_first_not_of("0123456789") != std::string::npos;
+    if (bad) continue;
+    ASSERT_LT(r, p.rows());
+    EXPECT_EQ(p.column(process_col::pid).get_int(r), std::stoll(w.pid)) << w.pid;
+    EXPECT_EQ(p.column(process_col::vsz_kib).get_int(r), std::stoll(w.vsz)) << w.vsz;
+    EXPECT_EQ(p.column(process_col::rss_kib).get_int(r), std::stoll(w.rss)) << w.rss;
+    ++r;
+  }
+  EXPECT_EQ(r, p.rows());
+  EXPECT_GT(run->diag().rejected(), 0u);
+}
+
 TEST(Ps, AWeekdayStartsFiveWordsOnlyWhenFourFollowIt) {
   const std::string data =
       "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n"
