@@ -187,7 +187,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   const Window window{options_.since, options_.until};
 
   // The zone, then what each file's stamps lack, then the boots.
-  const std::vector<FileStamps> stamps = collect_file_stamps(in);
+  const std::vector<FileStamps> stamps = collect_file_stamps(in, options_.threads);
   const ZoneChoice zone = choose_zone(in, options_, stamps);
   out.zone_name = zone.zone.name();
   out.zone_reason = zone.reason;

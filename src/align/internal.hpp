@@ -60,6 +60,17 @@ struct RawRange {
       interval_at_max = interval;
     }
   }
+  /// Adds the stamps of `later` (read after this range's): the same range as adding them one
+  /// by one.
+  void add(const RawRange& later) {
+    if (later.rows == 0) return;
+    if (rows == 0 || later.min < min) min = later.min;
+    if (rows == 0 || later.max >= max) {
+      max = later.max;
+      interval_at_max = later.interval_at_max;
+    }
+    rows += later.rows;
+  }
 };
 
 /// Per file, per WallKind (indexed by the enum value).
@@ -67,7 +78,11 @@ struct FileStamps {
   RawRange kinds[6];
   const RawRange& of(WallKind k) const { return kinds[static_cast<int>(k)]; }
 };
-std::vector<FileStamps> collect_file_stamps(const IngestResult& in);
+/// The range of file f's stamps of kind k (nullptr when f or k is out of range).
+RawRange* range_of(std::vector<FileStamps>& stamps, std::int64_t file, std::int64_t kind) noexcept;
+/// The stamps of every table's rows and of the anchors, per file and kind; with threads != 1,
+/// millions of process rows are read on a thread of their own (the same ranges).
+std::vector<FileStamps> collect_file_stamps(const IngestResult& in, unsigned threads = 1);
 
 /// `raw` (a kLocalNoYear stamp of provisional year k, no_year_raw()) placed in `year` + k.
 TimeNs with_year(TimeNs raw, std::int64_t year) noexcept;

@@ -2,6 +2,9 @@
 // without one, the date of stamps without one, the start of relative stamps.
 #include "align/internal.hpp"
 
+#include <system_error>
+#include <thread>
+
 #include "gpucost/text.hpp"
 
 namespace gpucost::align_detail {
@@ -62,46 +65,70 @@ MessageKey message_key(const Table& events, std::size_t row) {
   return {events.column(event_col::kind).get_int(row), text::trim(text)};
 }
 
-std::vector<FileStamps> collect_file_stamps(const IngestResult& in) {
-  std::vector<FileStamps> out(in.files.size());
-  auto range_of = [&](std::int64_t file, std::int64_t kind) -> RawRange* {
-    if (file < 0 || static_cast<std::size_t>(file) >= out.size() || kind < 0 || kind > 5) return nullptr;
-    return &out[static_cast<std::size_t>(file)].kinds[kind];
-  };
-  auto add_table = [&](const Table& t, std::size_t c_kind, std::size_t c_raw, std::size_t c_file,
-                       std::size_t c_interval) {
-    const ColumnReader kinds(t.column(c_kind)), raws(t.column(c_raw)), files(t.column(c_file));
-    const bool has_interval = c_interval != Table::npos;
-    const ColumnReader intervals(t.column(has_interval ? c_interval : c_kind));
-    // The rows of one ps snapshot or sampling round share file, kind, stamp and interval: adding
-    // such a row again to the range it was just added to only counts it (its stamp is the range's
-    // maximum or below it already, with that interval).
-    RawRange* last = nullptr;
-    std::int64_t last_file = 0, last_kind = 0;
-    TimeNs last_raw = 0, last_interval = 0;
-    for (std::size_t r = 0; r < t.rows(); ++r) {
-      if (!raws.is_valid(r)) continue;
-      const std::int64_t file = files.get_int(r), kind = kinds.get_int(r);
-      const TimeNs raw = raws.get_int(r), interval = has_interval && intervals.is_valid(r) ? intervals.get_int(r) : kNoTime;
-      if (last && file == last_file && kind == last_kind && raw == last_raw && interval == last_interval) {
-        ++last->rows;
-        continue;
-      }
-      last = range_of(file, kind);
-      if (!last) continue;
-      last->add(raw, interval);
-      last_file = file;
-      last_kind = kind;
-      last_raw = raw;
-      last_interval = interval;
+namespace {
+
+// The stamps of one table's rows, added to `out` (per file, per kind).
+void add_table_stamps(std::vector<FileStamps>& out, const Table& t, std::size_t c_kind, std::size_t c_raw,
+                      std::size_t c_file, std::size_t c_interval) {
+  const ColumnReader kinds(t.column(c_kind)), raws(t.column(c_raw)), files(t.column(c_file));
+  const bool has_interval = c_interval != Table::npos;
+  const ColumnReader intervals(t.column(has_interval ? c_interval : c_kind));
+  // The rows of one ps snapshot or sampling round share file, kind, stamp and interval: adding
+  // such a row again to the range it was just added to only counts it (its stamp is the range's
+  // maximum or below it already, with that interval).
+  RawRange* last = nullptr;
+  std::int64_t last_file = 0, last_kind = 0;
+  TimeNs last_raw = 0, last_interval = 0;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (!raws.is_valid(r)) continue;
+    const std::int64_t file = files.get_int(r), kind = kinds.get_int(r);
+    const TimeNs raw = raws.get_int(r), interval = has_interval && intervals.is_valid(r) ? intervals.get_int(r) : kNoTime;
+    if (last && file == last_file && kind == last_kind && raw == last_raw && interval == last_interval) {
+      ++last->rows;
+      continue;
     }
+    last = range_of(out, file, kind);
+    if (!last) continue;
+    last->add(raw, interval);
+    last_file = file;
+    last_kind = kind;
+    last_raw = raw;
+    last_interval = interval;
+  }
+}
+
+}  // namespace
+
+RawRange* range_of(std::vector<FileStamps>& stamps, std::int64_t file, std::int64_t kind) noexcept {
+  if (file < 0 || static_cast<std::size_t>(file) >= stamps.size() || kind < 0 || kind > 5) return nullptr;
+  return &stamps[static_cast<std::size_t>(file)].kinds[kind];
+}
+
+std::vector<FileStamps> collect_file_stamps(const IngestResult& in, unsigned threads) {
+  std::vector<FileStamps> out(in.files.size()), of_processes(in.files.size());
+  // Millions of process rows are read on a thread of their own beside the samples and events;
+  // their ranges are added after those, as one pass over the tables in turn would add them.
+  auto processes = [&] {
+    add_table_stamps(of_processes, in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file,
+                     Table::npos);
   };
-  add_table(in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file, sample_col::interval_ns);
-  add_table(in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
-  add_table(in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file, Table::npos);
+  std::jthread thread;
+  if (threads != 1 && in.processes.rows() >= 100'000 && std::thread::hardware_concurrency() > 1) {
+    try {
+      thread = std::jthread(processes);
+    } catch (const std::system_error&) {  // no thread to be had: this one does it below
+    }
+  }
+  add_table_stamps(out, in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file,
+                   sample_col::interval_ns);
+  add_table_stamps(out, in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
+  if (thread.joinable()) thread.join();
+  else processes();
+  for (std::size_t f = 0; f < out.size(); ++f)
+    for (std::size_t k = 0; k < 6; ++k) out[f].kinds[k].add(of_processes[f].kinds[k]);
   for (const auto& a : in.anchors)
     if (a.wall_raw_ns != kNoTime)
-      if (RawRange* range = range_of(a.file, static_cast<std::int64_t>(a.wall_kind))) range->add(a.wall_raw_ns, kNoTime);
+      if (RawRange* range = range_of(out, a.file, static_cast<std::int64_t>(a.wall_kind))) range->add(a.wall_raw_ns, kNoTime);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // A file's tally counted in two parts (samples, then process rows placed on their own thread)
-// and added up is the tally one pass over both would have made.
+// and added up is the tally one pass over both would have made; so are a file's stamp ranges
+// (samples and events, then process rows read on their own thread).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -55,6 +56,28 @@ TEST(FileTally, TwoPartsAddedUpAreOnePass) {
       ASSERT_EQ(first.first_steps[k].ts, one.first_steps[k].ts) << round;
       ASSERT_EQ(first.first_steps[k].prev, one.first_steps[k].prev) << round;
     }
+  }
+}
+
+TEST(RawRange, TwoPartsAddedUpAreOnePass) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 500; ++round) {
+    struct Stamp {
+      TimeNs raw, interval;
+    };
+    std::vector<Stamp> a, b;  // few distinct stamps: ties between the parts, and within them
+    for (auto* part : {&a, &b})
+      for (std::size_t i = 0, n = rng() % 12; i < n; ++i)
+        part->push_back({static_cast<TimeNs>(rng() % 6) * kNsPerSec, static_cast<TimeNs>(rng() % 4)});
+    RawRange one, first, second;
+    for (const auto& s : a) one.add(s.raw, s.interval), first.add(s.raw, s.interval);
+    for (const auto& s : b) one.add(s.raw, s.interval), second.add(s.raw, s.interval);
+    first.add(second);
+    ASSERT_EQ(first.rows, one.rows) << round;
+    if (one.rows == 0) continue;
+    ASSERT_EQ(first.min, one.min) << round;
+    ASSERT_EQ(first.max, one.max) << round;
+    ASSERT_EQ(first.interval_at_max, one.interval_at_max) << round;  // the last row at the maximum
   }
 }
 
