@@ -118,28 +118,6 @@ std::uint64_t event_total(const Table& events) noexcept {
   return n;
 }
 
-bool event_kind_aggregates(EventKind k) noexcept {
-  switch (k) {
-    case EventKind::xid:
-    case EventKind::rm_init_failed:
-    case EventKind::gsp_error:
-    case EventKind::nv_assert:
-    case EventKind::driver_error:
-    case EventKind::i915_hang:
-    case EventKind::pcie_aer:
-    case EventKind::pcie_link_degraded:
-    case EventKind::taint:
-    case EventKind::thermal:
-    case EventKind::service_failed:
-    case EventKind::segfault:
-    case EventKind::cron:
-    case EventKind::user:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Table make_process_table() {
   Table t("processes");
   t.add_column("wall_kind", ColumnType::kInt64);

@@ -269,7 +269,27 @@ enum : std::size_t {
 /// count > 1): the kinds that are counted, not paired or ordered. Boots, suspends and resumes,
 /// power and lid changes, driver loads, resets, containers and `log_end` marks stay one row per
 /// line, since the features pair or order them. See docs/timeline.md, "Repeated messages".
-bool event_kind_aggregates(EventKind k) noexcept;
+constexpr bool event_kind_aggregates(EventKind k) noexcept {
+  switch (k) {
+    case EventKind::xid:
+    case EventKind::rm_init_failed:
+    case EventKind::gsp_error:
+    case EventKind::nv_assert:
+    case EventKind::driver_error:
+    case EventKind::i915_hang:
+    case EventKind::pcie_aer:
+    case EventKind::pcie_link_degraded:
+    case EventKind::taint:
+    case EventKind::thermal:
+    case EventKind::service_failed:
+    case EventKind::segfault:
+    case EventKind::cron:
+    case EventKind::user:
+      return true;
+    default:
+      return false;
+  }
+}
 
 /// Events that row r of an event table stands for (its `repeat`; 1 when null).
 inline std::uint64_t event_repeat(const Table& events, std::size_t r) noexcept {
