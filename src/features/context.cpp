@@ -171,7 +171,7 @@ void FeatureContext::collect_gpus() {
   // when several GPUs have rows (below): with one GPU it is that GPU's list.
   int last_gpu = 0;
   std::size_t rows_with_gpu = 0;
-  std::vector<std::uint32_t>* last_rows = nullptr;  // the rows of last_gpu (rows of one GPU come in runs)
+  RowList* last_rows = nullptr;  // the rows of last_gpu (rows of one GPU come in runs)
   for (std::size_t r = 0; r < s.rows(); ++r) {
     if (!ts.is_valid(r) || !gpu.is_valid(r)) continue;
     const int g = static_cast<int>(gpu.get_int(r));
@@ -199,7 +199,7 @@ void FeatureContext::collect_gpus() {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return gpus[a] < gpus[b]; });
   {
     std::vector<int> g2;
-    std::vector<std::vector<std::uint32_t>> r2;
+    std::vector<RowList> r2;
     for (auto i : order) {
       g2.push_back(gpus[i]);
       r2.push_back(std::move(gpu_rows[i]));
@@ -402,11 +402,11 @@ bool FeatureContext::has(LogSource src) const noexcept {
   return false;
 }
 
-const std::vector<std::uint32_t>& FeatureContext::rows(int gpu) const {
+const RowList& FeatureContext::rows(int gpu) const {
   if (gpu < 0) return all_rows_are_gpu_ >= 0 ? gpu_rows[static_cast<std::size_t>(all_rows_are_gpu_)] : all_rows_;
   const int k = gpu_slot(gpu);
   if (k >= 0) return gpu_rows[static_cast<std::size_t>(k)];
-  static const std::vector<std::uint32_t> kEmpty;
+  static const RowList kEmpty;
   return kEmpty;
 }
 

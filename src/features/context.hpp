@@ -14,8 +14,12 @@
 #include <vector>
 
 #include "gpucost/features/features.hpp"
+#include "gpucost/table/big_buffer.hpp"
 
 namespace gpucost::features {
+
+/// Sample rows of a scope, in time order: millions of them, in huge pages (big_buffer).
+using RowList = std::vector<std::uint32_t, big_buffer::Allocator<std::uint32_t>>;
 
 /// Statistics of one GPU metric over the rows of a scope that report it.
 struct MetricStats {
@@ -78,7 +82,7 @@ struct FeatureContext {
   /// there are none and the NVIDIA kernel messages name a single PCI address, {0}.
   std::vector<int> gpus;
   bool gpu_named_by_kernel = false;  ///< gpus is {0} from the kernel messages alone
-  std::vector<std::vector<std::uint32_t>> gpu_rows;  ///< sample rows of gpus[k], in time order
+  std::vector<RowList> gpu_rows;  ///< sample rows of gpus[k], in time order
   /// Event rows of each kind, in table order (placed ones by time, unplaced ones last).
   std::array<std::vector<std::uint32_t>, kEventKindCount> events_by_kind;
   /// Per event row: the GPU index the message names (PCI address or index), or -1.
@@ -105,7 +109,7 @@ struct FeatureContext {
   FeatureContext& operator=(const FeatureContext&) = delete;
 
   /// Sample rows for a scope: one GPU (gpu >= 0) or all (gpu < 0), in time order.
-  const std::vector<std::uint32_t>& rows(int gpu) const;
+  const RowList& rows(int gpu) const;
   /// Whether a family of logs is among the input files.
   bool has(LogSource s) const noexcept;
   /// Whether a file of a format registered with this trait (GPUCOST_FORMATS) was read.
@@ -186,7 +190,7 @@ struct FeatureContext {
   void group_processes();
 
   ColumnReader ts_reader_, interval_reader_;  // of the samples: read in most feature loops
-  std::vector<std::uint32_t> all_rows_;
+  RowList all_rows_;
   int all_rows_are_gpu_ = -1;  // k when all rows are gpu_rows[k] (one GPU): all_rows_ is not made
   unsigned traits_present_ = 0;       // FormatTrait bits of the formats read
   bool sample_format_present_ = false;

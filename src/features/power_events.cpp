@@ -25,7 +25,7 @@ bool boot_within_before(const FeatureContext& c, TimeNs ts, TimeNs window) {
 }
 
 // Rows of the host (all GPUs) in time order.
-const std::vector<std::uint32_t>& host_rows(const FeatureContext& c) { return c.rows(-1); }
+const RowList& host_rows(const FeatureContext& c) { return c.rows(-1); }
 
 bool row_busy(const FeatureContext& c, std::uint32_t r) {
   const ColumnReader sm(c.metric(GpuMetric::sm_pct));

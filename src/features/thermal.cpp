@@ -73,7 +73,7 @@ RunSummary hot_runs(const FeatureContext& c, int gpu) {
 }
 
 // Last row of a time-ordered row list with ts <= t, or nullptr.
-const std::uint32_t* row_at_or_before(const FeatureContext& c, const std::vector<std::uint32_t>& rows, TimeNs t) {
+const std::uint32_t* row_at_or_before(const FeatureContext& c, const RowList& rows, TimeNs t) {
   auto it = std::upper_bound(rows.begin(), rows.end(), t,
                              [&](TimeNs v, std::uint32_t r) { return v < c.sample_time(r); });
   return it == rows.begin() ? nullptr : &*(it - 1);

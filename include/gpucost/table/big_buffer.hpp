@@ -24,4 +24,20 @@ void trim(void* p, std::size_t bytes, std::size_t used) noexcept;
 /// Frees a buffer of `bytes` (the size it was allocated or last resized to); nullptr is nothing.
 void release(void* p, std::size_t bytes) noexcept;
 
+/// A std::allocator for vectors of millions of elements reserved at once (row lists): their
+/// buffers are big_buffer's, so that filling one faults once per 2 MiB, not once per 4 KiB.
+template <class T>
+struct Allocator {
+  using value_type = T;
+  Allocator() = default;
+  template <class U>
+  Allocator(const Allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(big_buffer::allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { release(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const Allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
 }  // namespace gpucost::big_buffer
