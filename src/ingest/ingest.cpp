@@ -158,7 +158,15 @@ void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink)
   if (r.samples.rows()) out.samples.append(std::move(r.samples));
   if (r.events.rows()) out.events.append(std::move(r.events));
   if (r.processes.rows()) out.processes.append(std::move(r.processes));
-  for (auto& a : r.anchors) out.anchors.push_back(std::move(a));
+  // A journal keeps an anchor for most of its kernel lines: the file's anchors are moved whole
+  // into an empty list, else appended after room is made once (not copied into fresh pages as
+  // the list doubles).
+  if (out.anchors.empty()) {
+    out.anchors = std::move(r.anchors);
+  } else {
+    out.anchors.reserve(out.anchors.size() + r.anchors.size());
+    for (auto& a : r.anchors) out.anchors.push_back(std::move(a));
+  }
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
   if (r.manifest && !out.manifest) out.manifest = std::move(r.manifest);

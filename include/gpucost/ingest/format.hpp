@@ -65,7 +65,7 @@ class FileSink {
   Table& samples() noexcept { return out_.samples; }
   Table& processes() noexcept { return out_.processes; }
   Table& events() noexcept { return out_.events; }
-  std::vector<BootAnchor>& anchors() noexcept { return out_.anchors; }
+  BootAnchors& anchors() noexcept { return out_.anchors; }
   std::vector<GpuDevice>& devices() noexcept { return out_.devices; }
   std::vector<ProfilerSummary>& profiles() noexcept { return out_.profiles; }
   std::optional<Manifest>& manifest() noexcept { return out_.manifest; }

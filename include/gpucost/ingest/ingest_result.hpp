@@ -9,6 +9,7 @@
 
 #include "gpucost/records.hpp"
 #include "gpucost/table.hpp"
+#include "gpucost/table/big_buffer.hpp"
 
 namespace gpucost {
 
@@ -49,6 +50,10 @@ struct ZoneEvidence {
   std::uint64_t count = 0;  ///< lines that printed it
 };
 
+/// Boot anchors: a journal keeps one for most of its kernel lines, so the list can run to
+/// megabytes; it grows in big_buffer's huge pages.
+using BootAnchors = std::vector<BootAnchor, big_buffer::Allocator<BootAnchor>>;
+
 /// Everything ingest found, merged over files in a deterministic order (the sorted file list),
 /// whatever the number of threads.
 struct IngestResult {
@@ -56,7 +61,7 @@ struct IngestResult {
   Table samples = make_sample_table();
   Table events = make_event_table();
   Table processes = make_process_table();
-  std::vector<BootAnchor> anchors;
+  BootAnchors anchors;
   std::vector<GpuDevice> devices;
   std::vector<ProfilerSummary> profiles;
   std::optional<Manifest> manifest;
