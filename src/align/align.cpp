@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
-#include <system_error>
 #include <thread>
 
 #include "align/internal.hpp"
@@ -213,15 +212,9 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
       process_error = std::current_exception();
     }
   };
-  // A jthread: should the rest throw, it is joined before what it reads is gone.
-  std::jthread process_thread;
-  if (options_.threads != 1 && std::thread::hardware_concurrency() > 1 && out.processes.rows() >= 100'000 &&
-      (in.samples.rows() > 0 || in.events.rows() > 0)) {
-    try {
-      process_thread = std::jthread(place_process_rows);
-    } catch (const std::system_error&) {  // no thread to be had: this one does it below
-    }
-  }
+  std::jthread process_thread = start_beside(
+      options_.threads, out.processes.rows() >= 100'000 && (in.samples.rows() > 0 || in.events.rows() > 0),
+      place_process_rows);
 
   BootTable boots;
   build_anchored_boots(in, clock, boots);
@@ -253,8 +246,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   drop_overlapping_sample_sources(in, out.samples, diag);
   Span span = span_of(out.samples);
   span.add(span_of(out.events, SIZE_MAX, event_col::flags));
-  if (process_thread.joinable()) process_thread.join();
-  else place_process_rows();
+  finish_beside(process_thread, place_process_rows);
   if (process_error) std::rethrow_exception(process_error);
   for (std::size_t f = 0; f < tally.size(); ++f) tally[f].add(process_tally[f]);
 

@@ -2,9 +2,6 @@
 // without one, the date of stamps without one, the start of relative stamps.
 #include "align/internal.hpp"
 
-#include <system_error>
-#include <thread>
-
 #include "gpucost/text.hpp"
 
 namespace gpucost::align_detail {
@@ -112,18 +109,11 @@ std::vector<FileStamps> collect_file_stamps(const IngestResult& in, unsigned thr
     add_table_stamps(of_processes, in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file,
                      Table::npos);
   };
-  std::jthread thread;
-  if (threads != 1 && in.processes.rows() >= 100'000 && std::thread::hardware_concurrency() > 1) {
-    try {
-      thread = std::jthread(processes);
-    } catch (const std::system_error&) {  // no thread to be had: this one does it below
-    }
-  }
+  std::jthread thread = start_beside(threads, in.processes.rows() >= 100'000, processes);
   add_table_stamps(out, in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file,
                    sample_col::interval_ns);
   add_table_stamps(out, in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
-  if (thread.joinable()) thread.join();
-  else processes();
+  finish_beside(thread, processes);
   for (std::size_t f = 0; f < out.size(); ++f)
     for (std::size_t k = 0; k < 6; ++k) out[f].kinds[k].add(of_processes[f].kinds[k]);
   for (const auto& a : in.anchors)

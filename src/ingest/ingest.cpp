@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cctype>
 #include <exception>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -159,14 +160,13 @@ void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink)
   if (r.events.rows()) out.events.append(std::move(r.events));
   if (r.processes.rows()) out.processes.append(std::move(r.processes));
   // A journal keeps an anchor for most of its kernel lines: the file's anchors are moved whole
-  // into an empty list, else appended after room is made once (not copied into fresh pages as
-  // the list doubles).
-  if (out.anchors.empty()) {
+  // into an empty list, else appended as a range (room made once per file, and geometrically:
+  // thousands of small files do not copy the list once each).
+  if (out.anchors.empty())
     out.anchors = std::move(r.anchors);
-  } else {
-    out.anchors.reserve(out.anchors.size() + r.anchors.size());
-    for (auto& a : r.anchors) out.anchors.push_back(std::move(a));
-  }
+  else
+    out.anchors.insert(out.anchors.end(), std::make_move_iterator(r.anchors.begin()),
+                       std::make_move_iterator(r.anchors.end()));
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
   if (r.manifest && !out.manifest) out.manifest = std::move(r.manifest);
