@@ -124,13 +124,11 @@ std::optional<InputId> find_input(Side side, std::string_view key) noexcept {
   return std::nullopt;
 }
 
-double CostInputs::get(InputId id) const {
+void CostInputs::missing(InputId id) const {
   const auto& v = (*this)[id];
-  if (!v.value)
-    throw std::invalid_argument(fmt::format("no value for {}{}: give {} (or \"{}\" in --config, or pick a preset)",
-                                            input_name(id), v.note.empty() ? "" : " (" + v.origin + ": " + v.note + ")",
-                                            input_flag(id), spec(id).key));
-  return *v.value;
+  throw std::invalid_argument(fmt::format("no value for {}{}: give {} (or \"{}\" in --config, or pick a preset)",
+                                          input_name(id), v.note.empty() ? "" : " (" + v.origin + ": " + v.note + ")",
+                                          input_flag(id), spec(id).key));
 }
 
 void CostInputs::set(InputId id, double v, std::string origin, std::string note) {

@@ -49,12 +49,15 @@ double SplitMix64::gamma(double shape, double rate) noexcept {
 Percentiles percentiles(std::vector<double> values) {
   Percentiles p;
   if (values.empty()) return p;
-  std::sort(values.begin(), values.end());
+  // Three order statistics, each found in linear time: sorting the draws took about a third of
+  // the Monte Carlo's time.
   auto at = [&](double q) -> std::optional<double> {
     const auto n = values.size();
     auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
     rank = std::clamp<std::size_t>(rank, 1, n);
-    const double v = values[rank - 1];
+    const auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+    std::nth_element(values.begin(), nth, values.end());
+    const double v = *nth;
     if (!std::isfinite(v)) return std::nullopt;
     return v;
   };
@@ -83,15 +86,14 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
   std::vector<double> thresholds, jobs;
   thresholds.reserve(q.draws);
   std::size_t buy = 0;
+  // The varied inputs in InputId order, one draw each: the sequence is fixed by the seed and the
+  // ranges.
+  std::vector<std::pair<InputId, InputRange>> varied;
+  for (const auto& s : input_specs())
+    if (const auto& r = in.ranges[static_cast<std::size_t>(s.id)]) varied.emplace_back(s.id, *r);
   for (std::size_t i = 0; i < q.draws; ++i) {
-    // Inputs in InputId order, one draw each: the sequence is fixed by the seed and the ranges.
-    for (const auto& s : input_specs()) {
-      const auto& r = in.ranges[static_cast<std::size_t>(s.id)];
-      if (!r) continue;
-      const double x = r->kind == InputRange::Kind::kUniform ? r->a + (r->b - r->a) * rng.uniform01()
-                                                             : rng.gamma(r->a, r->b);
-      var[s.id].value = x;
-    }
+    for (const auto& [id, r] : varied)
+      var[id].value = r.kind == InputRange::Kind::kUniform ? r.a + (r.b - r.a) * rng.uniform01() : rng.gamma(r.a, r.b);
     const LocalCost l = local_cost(var);
     const CloudCost c = cloud_cost(var);
     const BreakEven b = break_even(var, l, c, q, /*explain=*/false);

@@ -156,7 +156,15 @@ struct CostInputs {
   InputValue& operator[](InputId id) noexcept { return values[static_cast<std::size_t>(id)]; }
   const InputValue& operator[](InputId id) const noexcept { return values[static_cast<std::size_t>(id)]; }
   /// The value; throws std::invalid_argument naming the input and how to give it when unset.
-  double get(InputId id) const;
+  /// Inline: the Monte Carlo reads about forty values a draw, 10 000 draws.
+  double get(InputId id) const {
+    const InputValue& v = (*this)[id];
+    if (v.value) [[likely]]
+      return *v.value;
+    missing(id);
+  }
+  /// Throws what get() throws for an unset value.
+  [[noreturn]] void missing(InputId id) const;
   /// Sets a value with its origin (the note and currency are cleared).
   void set(InputId id, double v, std::string origin, std::string note = {});
 };
