@@ -1,5 +1,5 @@
-// Fuzz target: the recognizer's key prefilter on any bytes. The AVX2 fingerprint (where the CPU
-// has it) and the portable scan must both find exactly the keys a plain search finds.
+// Fuzz target: the recognizer's key prefilter on any bytes. Every way (portable, the AVX2 and the
+// AVX-512 fingerprint where the CPU has them) must find exactly the keys a plain search finds.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (t.find(keys[i]) != std::string_view::npos) want |= std::uint64_t{1} << i;
   FUZZ_CHECK(prefilter.scan(t) == want);
   FUZZ_CHECK(prefilter.scan_portable(t) == want);
+  using Way = gpucost::KeyPrefilter::Way;
+  for (const Way way : {Way::kAvx2, Way::kAvx512}) FUZZ_CHECK(prefilter.scan_with(way, t) == want);
   return 0;
 }

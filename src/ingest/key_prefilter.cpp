@@ -82,11 +82,31 @@ std::uint64_t KeyPrefilter::scan_from(std::string_view t, std::size_t from) cons
   return mask;
 }
 
+const char* KeyPrefilter::name(Way way) noexcept {
+  switch (way) {
+    case Way::kAvx2: return "AVX2 Teddy";
+    case Way::kAvx512: return "AVX-512 Teddy";
+    case Way::kPortable: break;
+  }
+  return "portable";
+}
+
 #if defined(GPUCOST_HAVE_AVX2_PATH)
 
-bool KeyPrefilter::vectorized() noexcept {
+bool KeyPrefilter::available(Way way) noexcept {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
+  static const bool avx512 = __builtin_cpu_supports("avx512bw");
+  switch (way) {
+    case Way::kAvx2: return avx2;
+    case Way::kAvx512: return avx512;
+    case Way::kPortable: break;
+  }
+  return true;
+}
+
+KeyPrefilter::Way KeyPrefilter::best_way() noexcept {
+  static const Way best = available(Way::kAvx512) ? Way::kAvx512 : available(Way::kAvx2) ? Way::kAvx2 : Way::kPortable;
+  return best;
 }
 
 namespace {
@@ -136,14 +156,78 @@ __attribute__((target("avx2"))) std::uint64_t KeyPrefilter::scan_avx2(std::strin
   return mask;
 }
 
+namespace {
+
+// Bit l set: position l of the 64 from p may start a key; p must have 67 readable bytes.
+__attribute__((target("avx512f,avx512bw"))) std::uint64_t fingerprint64(const char* p, const __m512i* lo,
+                                                                        const __m512i* hi) noexcept {
+  const __m512i nibble = _mm512_set1_epi8(0x0f);
+  __m512i buckets = _mm512_set1_epi8(-1);
+  for (int j = 0; j < 4; ++j) {
+    const __m512i v = _mm512_loadu_si512(p + j);
+    const __m512i l = _mm512_shuffle_epi8(lo[j], _mm512_and_si512(v, nibble));
+    const __m512i h = _mm512_shuffle_epi8(hi[j], _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble));
+    buckets = _mm512_ternarylogic_epi32(buckets, l, h, 0x80);  // buckets & l & h
+  }
+  return _mm512_test_epi8_mask(buckets, buckets);
+}
+
+}  // namespace
+
+__attribute__((target("avx512f,avx512bw"))) std::uint64_t KeyPrefilter::scan_avx512(std::string_view t) const noexcept {
+  const std::size_t n = t.size();
+  if (n < 4) return 0;
+  __m512i lo[4], hi[4];
+  for (int j = 0; j < 4; ++j) {
+    // The zero-masked broadcast, all lanes kept: GCC 12's plain one warns of an undefined operand.
+    lo[j] = _mm512_maskz_broadcast_i32x4(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(lo_[j].data())));
+    hi[j] = _mm512_maskz_broadcast_i32x4(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi_[j].data())));
+  }
+  std::uint64_t mask = 0;
+  const auto lookup_all = [&](const char* base, std::uint64_t candidates) {
+    for (; candidates; candidates &= candidates - 1) mask |= lookup(base + __builtin_ctzll(candidates));
+  };
+  if (n < 67) {
+    // A short message: one pass over a copy padded to 67 bytes, the positions past n - 4 dropped.
+    // (A masked load would read no copy, but costs more than the copy on the CPUs measured.)
+    alignas(64) char buf[128] = {};
+    std::memcpy(buf, t.data(), n);
+    lookup_all(buf, fingerprint64(buf, lo, hi) & ((std::uint64_t{1} << (n - 3)) - 1));
+    return mask;
+  }
+  // Positions i .. i+63, whose keys end by i+66.
+  std::size_t i = 0;
+  for (; i + 67 <= n; i += 64) lookup_all(t.data() + i, fingerprint64(t.data() + i, lo, hi));
+  if (i + 3 < n) {
+    // The last positions: one more pass ending at the last byte, the positions already seen dropped.
+    const std::size_t last = n - 67;
+    lookup_all(t.data() + last, fingerprint64(t.data() + last, lo, hi) & (~std::uint64_t{0} << (i - last)));
+  }
+  return mask;
+}
+
+std::uint64_t KeyPrefilter::scan_with(Way way, std::string_view t) const noexcept {
+  if (!available(way)) return scan_from(t, 0);
+  switch (way) {
+    case Way::kAvx2: return scan_avx2(t);
+    case Way::kAvx512: return scan_avx512(t);
+    case Way::kPortable: break;
+  }
+  return scan_from(t, 0);
+}
+
 std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept {
-  return vectorized() ? scan_avx2(t) : scan_from(t, 0);
+  static const Way best = best_way();
+  return scan_with(best, t);
 }
 
 #else
 
-bool KeyPrefilter::vectorized() noexcept { return false; }
+bool KeyPrefilter::available(Way way) noexcept { return way == Way::kPortable; }
+KeyPrefilter::Way KeyPrefilter::best_way() noexcept { return Way::kPortable; }
 std::uint64_t KeyPrefilter::scan_avx2(std::string_view t) const noexcept { return scan_from(t, 0); }
+std::uint64_t KeyPrefilter::scan_avx512(std::string_view t) const noexcept { return scan_from(t, 0); }
+std::uint64_t KeyPrefilter::scan_with(Way, std::string_view t) const noexcept { return scan_from(t, 0); }
 std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept { return scan_from(t, 0); }
 
 #endif
