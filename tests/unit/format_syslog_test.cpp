@@ -1,7 +1,13 @@
 // kern.log / syslog / messages: BSD and RFC 3339 stamps, locales, year rollover, idents, the
 // kernel's own stamp (anchors, boots), noise, detection against journalctl short, and the real
 // samples (expected values read off the files by hand).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "gpucost/ingest/format.hpp"
 #include "kernel_fixture.hpp"
@@ -146,6 +152,70 @@ TEST(Syslog, KernelLinesAreAnchorsAndStartBoots) {
   EXPECT_EQ(p.out.anchors[1].line, 3u);  // line 2 says the same offset as line 1 within 1 s
   EXPECT_EQ(p.out.anchors[2].boot_seq, 1);
   EXPECT_EQ(p.out.anchors[4].boot_seq, 2);
+}
+
+// The anchors kept from many kernel lines are those the thinning rule of format.hpp keeps, line by
+// line: the first of a boot or of a minute of monotonic time after the one offered before it, an
+// offset moved by more than the stamp's second since the anchor kept last, a monotonic time before
+// it. The lines drift, step the clock both ways, go back in monotonic time, cross minutes and
+// reboot; most say the offset before them (the parser's shortcut for those must keep the same).
+TEST(Syslog, AnchorsKeptAreThoseTheThinningRuleKeeps) {
+  std::mt19937 rng(11);
+  std::string text;
+  struct Offered {
+    std::int32_t seq;
+    TimeNs mono, wall;
+  };
+  std::vector<Offered> offered;
+  std::int32_t seq = 0;
+  TimeNs mono = 0, offset_s = 36000;  // wall seconds since Nov 29 00:00 = mono seconds + offset_s
+  for (int i = 0; i < 4000; ++i) {
+    const unsigned r = rng() % 1000;
+    bool reboot = false;
+    if (r < 3 && i > 0) {
+      reboot = true;
+      ++seq;
+      mono = 0;
+      offset_s += 600;
+    } else if (r < 13) {
+      offset_s += static_cast<TimeNs>(rng() % 5) - 2;  // a clock step of up to 2 s either way
+    } else if (r < 20 && mono > 3 * kNsPerSec) {
+      mono -= 2 * kNsPerSec;  // an earlier line printed late
+    }
+    mono += static_cast<TimeNs>(rng() % 700) * kNsPerMs + (r % 2 ? 13 * kNsPerUs : 0);
+    const TimeNs wall_s = mono / kNsPerSec + offset_s;
+    text += fmt::format("Nov 29 {:02}:{:02}:{:02} h kernel: [{:5}.{:06}] {}\n", wall_s / 3600, wall_s / 60 % 60, wall_s % 60,
+                        mono / kNsPerSec, mono % kNsPerSec / 1000,
+                        reboot ? "Linux version 6.1.0 (debian-kernel@lists.debian.org)" : "usb 1-1: new device");
+    offered.push_back({seq, mono / kNsPerUs * kNsPerUs, no_year(11, 29, 0, 0, 0) + wall_s * kNsPerSec});
+  }
+  ASSERT_LT(offered.back().wall, no_year(11, 30, 0, 0, 0));  // one day: no year to place
+  std::vector<std::size_t> want;  // indices of the lines kept
+  TimeNs kept_offset = 0, kept_mono = 0, offered_mono = 0;
+  std::int32_t offered_seq = 0;
+  for (std::size_t i = 0; i < offered.size(); ++i) {
+    const Offered& a = offered[i];
+    const TimeNs offset = a.wall - a.mono;
+    const bool forced = i == 0 || a.seq != offered_seq || a.mono / kNsPerMin != offered_mono / kNsPerMin;
+    const bool keep = forced || std::llabs(offset - kept_offset) > kNsPerSec || a.mono < kept_mono;
+    offered_mono = a.mono;
+    offered_seq = a.seq;
+    if (!keep) continue;
+    want.push_back(i);
+    kept_offset = offset;
+    kept_mono = a.mono;
+  }
+  const auto p = syslog(text);
+  ASSERT_EQ(p.out.anchors.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const BootAnchor& got = p.out.anchors[k];
+    ASSERT_EQ(got.line, want[k] + 1) << "anchor " << k;
+    EXPECT_EQ(got.mono_ns, offered[want[k]].mono) << "anchor " << k;
+    EXPECT_EQ(got.wall_raw_ns, offered[want[k]].wall) << "anchor " << k;
+    EXPECT_EQ(got.boot_seq, offered[want[k]].seq) << "anchor " << k;
+  }
+  EXPECT_GT(want.size(), 40u);                   // steps, minutes and boots were kept
+  EXPECT_LT(want.size(), offered.size() / 10);  // and the rest thinned
 }
 
 TEST(Syslog, KernelLineWithoutItsStampHasNoMonotonicTime) {

@@ -104,6 +104,21 @@ class FileSink {
              std::string_view gpu = {}, std::int64_t pid = INT64_MIN, std::string_view process = {});
   /// Appends an anchor; consecutive anchors that say the same offset are thinned (offer_anchor).
   void anchor(const BootAnchor& a);
+  /// True when anchor() of an anchor with these values would keep nothing and change nothing that
+  /// thinning reads (it is of the boot and the minute of monotonic time offered last, and its
+  /// offset moved by no more than its resolution since the anchor kept last): most lines of a
+  /// kernel log. A parser may then skip building and offering it, and the anchors kept are the
+  /// same.
+  bool anchor_changes_nothing(std::int32_t boot_seq, TimeNs mono_ns, TimeNs wall_raw_ns, WallKind wall_kind,
+                              TimeNs precision_ns) const noexcept {
+    if (!offered_ || (chunk_ && !synced_) || boot_seq != offered_seq_ || mono_ns < last_anchor_mono_ ||
+        mono_ns / kNsPerMin != offered_mono_ / kNsPerMin)
+      return false;
+    if ((wall_kind == WallKind::kUtc || wall_kind == WallKind::kLocal) && wall_raw_ns < kPlausibleWallFloorNs)
+      return false;  // anchor() records the clock never set
+    const TimeNs offset = wall_raw_ns - mono_ns;
+    return (offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset) <= precision_ns;
+  }
   /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
   void observe_utc_offset(TimeNs offset_ns);
   /// After the parse: tables without rows are let go (about 10 KB each of column schema), so a

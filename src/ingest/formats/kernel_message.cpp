@@ -222,7 +222,10 @@ bool is_linux_version(std::string_view text) noexcept { return starts_with(text,
 
 void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent) {
   rec_ = m;
-  text_.assign(text::rtrim(m.text));
+  // clear() and append() rather than assign(): the text never overlaps text_, and append copies
+  // without assign's care for that.
+  text_.clear();
+  text_.append(text::rtrim(m.text));
   // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
   // cheaper than copying them again.
   if (std::string_view(ident_) != m.ident) ident_.assign(m.ident);

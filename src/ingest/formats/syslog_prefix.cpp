@@ -491,7 +491,8 @@ class FamilyParser final : public ChunkState {
       seen_kernel_ = true;
     }
     m.boot_seq = boot_seq_;
-    if (kernel && m.mono_ns != kNoTime && m.wall_raw_ns != kNoTime) {
+    if (kernel && m.mono_ns != kNoTime && m.wall_raw_ns != kNoTime &&
+        !sink_->anchor_changes_nothing(boot_seq_, m.mono_ns, m.wall_raw_ns, m.wall_kind, precision)) {
       // One anchor, reused: a kernel line no longer builds and frees a boot id string.
       BootAnchor& a = anchor_;
       a.boot_id.assign(boot_id_);
