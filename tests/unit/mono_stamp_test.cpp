@@ -1,6 +1,7 @@
 // The kernel's `[ 1234.567890]` stamp: parse_mono_stamp's word-at-a-time fast path
 // (parse_mono_stamp_fixed) must give what the general byte loop gives on every input it accepts,
-// and accept the shapes kernels print.
+// and accept the shapes kernels print; MonoStampCache, which reads only the fraction after
+// seconds met just before, must give what parse_mono_stamp gives.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -144,6 +145,38 @@ TEST(MonoStampFast, AgreesWithTheLoopOnGeneratedStamps) {
   }
   // The generator makes plenty of the common shape: a fast path that accepts nothing is broken too.
   EXPECT_GT(accepted, 5000);
+}
+
+// Stamps in runs that share their seconds, as consecutive kernel lines do, each followed at random
+// by a changed byte anywhere (the fraction, the bracket, the seconds, the dot), cut short, a
+// dmesg -d delta or another width of seconds: the cache reads each as parse_mono_stamp does.
+TEST(MonoStampCache, ReadsWhatParseMonoStampReads) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  static constexpr char kNoise[] = {' ', '0', '9', '.', '[', ']', '<', '/', ':', 'x', '\0', '\xb0', '\xff'};
+  MonoStampCache cache;
+  int fast = 0;
+  std::string head = "[  100.";
+  for (int n = 0; n < 200000; ++n) {
+    if (pick(40) == 0) {  // new seconds, of another width now and then
+      const int width = pick(8) == 0 ? 1 + pick(9) : 5;
+      std::string secs = std::to_string(rng() % 1000000000ULL).substr(0, static_cast<std::size_t>(width));
+      if (secs.size() < 5) secs.insert(0, 5 - secs.size(), ' ');
+      head = "[" + secs + ".";
+    }
+    std::string s = head;
+    for (int k = 0; k < 6; ++k) s += static_cast<char>('0' + pick(10));
+    if (pick(30) == 0) s += " <    0.000123>";
+    s += "] msg";
+    if (pick(10) == 0) s[static_cast<std::size_t>(pick(static_cast<int>(s.size())))] = kNoise[pick(sizeof kNoise)];
+    if (pick(20) == 0) s.resize(static_cast<std::size_t>(pick(static_cast<int>(s.size()) + 1)));
+    Parse c;
+    c.ok = cache.parse(s, c.mono, c.length);
+    if (!c.ok) c = Parse{};
+    ASSERT_EQ(c, both(s)) << '"' << s << '"';
+    fast += c.ok;
+  }
+  EXPECT_GT(fast, 150000);  // the runs were read, mostly
 }
 
 }  // namespace

@@ -121,6 +121,32 @@ bool parse_mono_stamp(std::string_view s, TimeNs& mono, std::size_t& length) noe
   return parse_mono_stamp_fixed(s, mono, length) || parse_mono_stamp_loop(s, mono, length);
 }
 
+bool MonoStampCache::parse(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (mask_ != 0 && s.size() >= dot_ + 8 && (load8(s.data()) & mask_) == head_) {
+      // The same `[`, seconds and dot as a stamp parse_mono_stamp_fixed took: its checks of the
+      // rest, `dddddd]`, decide alone.
+      const std::uint64_t tail = load8(s.data() + dot_);
+      if ((tail >> 56) == ']' && (digit_bytes(tail) & 0x0080808080808000ULL) == 0x0080808080808000ULL) {
+        mono = seconds_ns_ + static_cast<TimeNs>(eight_digits(((tail & 0x00FFFFFFFFFFFF00ULL) << 8) | 0x3030)) * 1000;
+        length = dot_ + 8;
+        return true;
+      }
+    }
+    if (parse_mono_stamp_fixed(s, mono, length)) {
+      const std::size_t dot = length - 8;
+      if (dot <= 7) {  // the head fits one word
+        mask_ = dot == 7 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * (dot + 1))) - 1;
+        head_ = load8(s.data()) & mask_;
+        dot_ = dot;
+        seconds_ns_ = mono / kNsPerSec * kNsPerSec;
+      }
+      return true;
+    }
+  }
+  return parse_mono_stamp(s, mono, length);
+}
+
 bool parse_mono_stamp_loop(std::string_view s, TimeNs& mono, std::size_t& length) noexcept {
   if (s.size() < 4 || s[0] != '[') return false;
   std::size_t i = 1;

@@ -52,7 +52,7 @@ std::string_view after_ident(std::string_view rest) noexcept {
   return rest;
 }
 
-void take_kernel_stamp(SyslogLine& out) noexcept;
+void take_kernel_stamp(SyslogLine& out, MonoStampCache* stamps = nullptr) noexcept;
 
 // Host, ident and message after the stamp. The host is missing in `journalctl --no-hostname`
 // output and in some pastes; the ident is missing in lines like `host -- MARK --`.
@@ -81,12 +81,13 @@ void split_host_ident(std::string_view rest, SyslogLine& out) noexcept {
   take_kernel_stamp(out);
 }
 
-// kern.log keeps the kernel's own stamp: `kernel: [68183.615790] pcieport ...`.
-void take_kernel_stamp(SyslogLine& out) noexcept {
+// kern.log keeps the kernel's own stamp: `kernel: [68183.615790] pcieport ...`. Read through
+// `stamps` when given.
+void take_kernel_stamp(SyslogLine& out, MonoStampCache* stamps) noexcept {
   if (out.ident == "kernel" && !out.text.empty() && out.text.front() == '[') {
     TimeNs mono;
     std::size_t len;
-    if (parse_mono_stamp(out.text, mono, len)) {
+    if (stamps ? stamps->parse(out.text, mono, len) : parse_mono_stamp(out.text, mono, len)) {
       out.mono_ns = mono;
       out.kernel_mono = true;
       out.text = after_kernel_stamp(out.text.substr(len));
@@ -197,7 +198,7 @@ bool SyslogPrefixCache::parse(std::string_view line, SyslogLine& out) {
     out.ident = moved(parsed_.ident);
     out.zone = moved(parsed_.zone);
     out.text = line.substr(n);
-    take_kernel_stamp(out);
+    take_kernel_stamp(out, &stamps_);
     return true;
   }
   if (!parse_syslog_line(line, out)) return false;

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "gpucost/ingest/format.hpp"
+#include "ingest/formats/kernel_message.hpp"
 #include "ingest/formats/stamps.hpp"
 
 namespace gpucost::formats {
@@ -53,6 +54,7 @@ class SyslogPrefixCache {
  private:
   std::string prefix_;  // the last line's bytes up to its text (before a kernel stamp); empty: none
   SyslogLine parsed_;   // what they said, with views into prefix_
+  MonoStampCache stamps_;  // the kernel stamps after a prefix met again
 };
 
 /// True when `rest` starts like `host ident[pid]: ` or `host kernel: ` (used to tell journalctl
