@@ -349,7 +349,7 @@ class FamilyParser final : public ChunkState {
       return;
     }
     if (journal_ && journal_structure(line)) return;
-    SyslogLine l;
+    SyslogLine& l = parts_;  // parse() sets every field: one serves every line
     if (prefixes_.parse(t, l)) {
       in_status_ = false;
       stamped(line, l);
@@ -616,6 +616,7 @@ class FamilyParser final : public ChunkState {
   bool journal_;
   PendingMessage pending_;
   SyslogPrefixCache prefixes_;
+  SyslogLine parts_;  // the line being read (reused)
   LastStamp last_;
   NoYearClock clock_;
   std::int32_t boot_seq_ = 0;
