@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <exception>
@@ -88,7 +89,8 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
   const auto file = open_plain_file(path, options.min_file_bytes);
   if (!file) return false;
   const std::uint64_t chunk =
-      options.chunk_bytes ? options.chunk_bytes : std::max<std::uint64_t>(1, file->size() / (2 * options.threads));
+      options.chunk_bytes ? options.chunk_bytes
+                          : std::clamp<std::uint64_t>(file->size() / (2 * options.threads), 1, kMaxChunkBytes);
   const std::vector<std::uint64_t> starts = plan_chunks(*file, chunk);
   const std::size_t n = starts.size() - 1;
   if (n < 2) return false;

@@ -22,7 +22,7 @@ struct IngestOptions {
   /// chunk to the next (LogFormat::chunkable), is cut at line ends into chunks parsed on all
   /// threads and merged into what one pass gives (docs/performance.md).
   std::uint64_t chunk_min_file_bytes = 64ull << 20;
-  std::uint64_t chunk_bytes = 0;  ///< bytes per chunk; 0: the file's size / (2 × threads)
+  std::uint64_t chunk_bytes = 0;  ///< bytes per chunk; 0: the file's size / (2 × threads), at most 32 MiB
 };
 
 /// Reads a directory (or one file) of logs into columnar tables.
