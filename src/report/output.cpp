@@ -13,6 +13,7 @@ namespace gpucost {
 
 namespace {
 constexpr std::size_t kFlushAt = 1 << 20;
+constexpr std::size_t kWriteThroughAt = 64 << 10;
 
 // The temporary file being written, removed if SIGINT or SIGTERM ends the run before it is
 // renamed into place (a 100 MB FILE.tmp.PID must not be left behind). One at a time: a command
@@ -135,30 +136,35 @@ Output::~Output() {
 WriteStatus Output::write(std::string_view data) {
   if (failed_) return WriteStatus::kError;
   if (closed_pipe_) return WriteStatus::kClosedPipe;
+  // A whole report in one piece goes out as it is, not copied into the buffer first.
+  if (buffer_.empty() && data.size() >= kWriteThroughAt) return write_out(data);
   buffer_.append(data);
   if (buffer_.size() >= kFlushAt) return flush();
   return WriteStatus::kOk;
 }
 
 WriteStatus Output::flush() {
+  const WriteStatus s = write_out(buffer_);
+  buffer_.clear();
+  return s;
+}
+
+WriteStatus Output::write_out(std::string_view data) {
   std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EPIPE && fd_ == 1) {
         closed_pipe_ = true;
-        buffer_.clear();
         return WriteStatus::kClosedPipe;
       }
       error_ = "cannot write " + (fd_ == 1 ? std::string("standard output") : path_) + ": " + std::strerror(errno);
       failed_ = true;
-      buffer_.clear();
       return WriteStatus::kError;
     }
     done += static_cast<std::size_t>(n);
   }
-  buffer_.clear();
   return WriteStatus::kOk;
 }
 

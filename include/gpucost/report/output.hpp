@@ -23,7 +23,8 @@ class Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  /// Appends bytes (buffered; flushed in large blocks).
+  /// Appends bytes (buffered, flushed in large blocks; a piece of 64 KiB or more, with nothing
+  /// buffered before it, is written at once).
   WriteStatus write(std::string_view data);
   /// Flushes and, for a file, renames the temporary file into place.
   WriteStatus finish();
@@ -33,6 +34,7 @@ class Output {
 
  private:
   WriteStatus flush();
+  WriteStatus write_out(std::string_view data);  // all of data to fd_
   std::string path_, target_, tmp_path_, buffer_, error_;  // target_: path_ with its links followed
   int fd_ = -1;
   bool failed_ = false, closed_pipe_ = false, finished_ = false;
