@@ -110,7 +110,7 @@ void run_ingest_and_align(const std::filesystem::path& input, const PipelineOpti
       zone_warm = std::jthread([]() noexcept {
         try {
           (void)Zone::system();
-        } catch (...) {  // align meets the same error, and says so
+        } catch (...) {  // nothing warmed: align reads the database itself
         }
       });
     } catch (const std::system_error&) {  // no thread to spare: align reads the database itself

@@ -49,7 +49,7 @@ double SplitMix64::gamma(double shape, double rate) noexcept {
 Percentiles percentiles(std::vector<double> values) {
   Percentiles p;
   if (values.empty()) return p;
-  // Three order statistics, each found in linear time: sorting the draws took about a third of
+  // Three order statistics, each found in linear time: sorting the draws took about a quarter of
   // the Monte Carlo's time.
   auto at = [&](double q) -> std::optional<double> {
     const auto n = values.size();
