@@ -200,7 +200,7 @@ void FileSink::anchor(const BootAnchor& a) {
     return;
   }
   if (chunk_ && !synced_) {
-    if (offered_ && anchor_forced(a)) {
+    if (offered_ && anchor_forced(a.boot_seq, a.mono_ns)) {
       synced_ = true;
       synced_at_ = out_.anchors.size();
     } else {
@@ -211,25 +211,16 @@ void FileSink::anchor(const BootAnchor& a) {
   offer_anchor(a);
 }
 
-bool FileSink::anchor_forced(const BootAnchor& a) const noexcept {
-  return !offered_ || a.boot_seq != offered_seq_ || a.mono_ns / kNsPerMin != offered_mono_ / kNsPerMin;
-}
-
 void FileSink::offer_anchor(const BootAnchor& a) {
   // Thin, so that memory stays bounded (format.hpp says when an anchor is kept). The forced
   // anchors make the choice the same in whichever chunk of the file it is made, from the first
   // forced anchor of the chunk on.
-  const TimeNs offset = a.wall_raw_ns - a.mono_ns;
-  bool keep = anchor_forced(a);
-  if (!keep) {
-    const TimeNs moved = offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset;
-    keep = moved > a.precision_ns || a.mono_ns < last_anchor_mono_;
-  }
+  const bool keep = anchor_forced(a.boot_seq, a.mono_ns) || anchor_moved(a.mono_ns, a.wall_raw_ns, a.precision_ns);
   offered_ = true;
   offered_mono_ = a.mono_ns;
   offered_seq_ = a.boot_seq;
   if (!keep) return;
-  last_anchor_offset_ = offset;
+  last_anchor_offset_ = a.wall_raw_ns - a.mono_ns;
   last_anchor_mono_ = a.mono_ns;
   BootAnchor copy = a;
   copy.file = file_;

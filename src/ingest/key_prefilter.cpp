@@ -217,8 +217,13 @@ std::uint64_t KeyPrefilter::scan_with(Way way, std::string_view t) const noexcep
 }
 
 std::uint64_t KeyPrefilter::scan(std::string_view t) const noexcept {
-  static const Way best = best_way();
-  return scan_with(best, t);
+  // best_way() is available: no second test per message, as scan_with makes.
+  switch (best_way()) {
+    case Way::kAvx512: return scan_avx512(t);
+    case Way::kAvx2: return scan_avx2(t);
+    case Way::kPortable: break;
+  }
+  return scan_from(t, 0);
 }
 
 #else

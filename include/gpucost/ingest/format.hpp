@@ -111,13 +111,10 @@ class FileSink {
   /// same.
   bool anchor_changes_nothing(std::int32_t boot_seq, TimeNs mono_ns, TimeNs wall_raw_ns, WallKind wall_kind,
                               TimeNs precision_ns) const noexcept {
-    if (!offered_ || (chunk_ && !synced_) || boot_seq != offered_seq_ || mono_ns < last_anchor_mono_ ||
-        mono_ns / kNsPerMin != offered_mono_ / kNsPerMin)
-      return false;
+    if ((chunk_ && !synced_) || anchor_forced(boot_seq, mono_ns)) return false;
     if ((wall_kind == WallKind::kUtc || wall_kind == WallKind::kLocal) && wall_raw_ns < kPlausibleWallFloorNs)
       return false;  // anchor() records the clock never set
-    const TimeNs offset = wall_raw_ns - mono_ns;
-    return (offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset) <= precision_ns;
+    return !anchor_moved(mono_ns, wall_raw_ns, precision_ns);
   }
   /// Notes a UTC offset the file printed (`+08:00` in an RFC 3339 stamp): evidence for the zone.
   void observe_utc_offset(TimeNs offset_ns);
@@ -154,7 +151,14 @@ class FileSink {
   // when its offset moved by more than the stamp's resolution from the last anchor kept, or its
   // monotonic time went back (a resume, a clock step; drift at boot, when the syslog daemon
   // stamps the kernel's first messages late).
-  bool anchor_forced(const BootAnchor& a) const noexcept;
+  bool anchor_forced(std::int32_t boot_seq, TimeNs mono_ns) const noexcept {
+    return !offered_ || boot_seq != offered_seq_ || mono_ns / kNsPerMin != offered_mono_ / kNsPerMin;
+  }
+  bool anchor_moved(TimeNs mono_ns, TimeNs wall_raw_ns, TimeNs precision_ns) const noexcept {
+    const TimeNs offset = wall_raw_ns - mono_ns;
+    const TimeNs moved = offset > last_anchor_offset_ ? offset - last_anchor_offset_ : last_anchor_offset_ - offset;
+    return moved > precision_ns || mono_ns < last_anchor_mono_;
+  }
   void offer_anchor(const BootAnchor& a);
 
   std::uint32_t file_;

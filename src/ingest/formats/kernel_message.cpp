@@ -143,6 +143,7 @@ bool MonoStampCache::parse(std::string_view s, TimeNs& mono, std::size_t& length
       }
       return true;
     }
+    return parse_mono_stamp_loop(s, mono, length);  // the fast path said no just now
   }
   return parse_mono_stamp(s, mono, length);
 }
