@@ -1,5 +1,6 @@
 #include "gpucost/ingest/message_memo.hpp"
 
+#include <cstring>
 #include <functional>
 
 namespace gpucost {
@@ -13,19 +14,41 @@ std::string_view rebase(std::string_view v, std::string_view from, const std::st
   return std::string_view(to).substr(static_cast<std::size_t>(v.data() - from.data()), v.size());
 }
 
+// Whether a remembered text is `text`. The variants of one flood often have the same length and
+// differ only near their end (`...:4:0:0x0000000f`, `...:6:0:0x0000000f`): their last bytes are
+// compared first.
+bool same_text(const std::string& kept, std::string_view text) noexcept {
+  const std::size_t n = text.size();
+  if (kept.size() != n) return false;
+  if (n >= 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, kept.data() + n - 8, 8);
+    std::memcpy(&b, text.data() + n - 8, 8);
+    if (a != b) return false;
+  }
+  return std::memcmp(kept.data(), text.data(), n) == 0;
+}
+
 }  // namespace
 
 void MessageMemo::to_front(std::size_t i) noexcept {
+  static_assert(kEntries == 4, "to_front moves at most three places");
   const std::uint8_t slot = order_[i];
-  for (; i > 0; --i) order_[i] = order_[i - 1];
+  // Spelled out: a loop here became a call to memmove for what is mostly one byte.
+  switch (i) {
+    case 3: order_[3] = order_[2]; [[fallthrough]];
+    case 2: order_[2] = order_[1]; [[fallthrough]];
+    case 1: order_[1] = order_[0]; break;
+    default: break;
+  }
   order_[0] = slot;
 }
 
 MessageMemo::Entry* MessageMemo::lookup(const EventRecognizer& recognizer, std::string_view ident, std::string_view text) {
   for (std::size_t i = 0; i < filled_; ++i) {
     Entry& e = entries_[order_[i]];
-    if (e.text.size() == text.size() && e.ident == ident && e.text == text) {
-      to_front(i);
+    if (same_text(e.text, text) && e.ident == ident) {
+      if (i != 0) to_front(i);
       return &e;
     }
   }

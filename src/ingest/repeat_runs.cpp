@@ -16,8 +16,6 @@ void push_string_or_null(Column& c, std::string_view s) {
   else c.push_string(s);
 }
 
-TimeNs floor_div(TimeNs t, TimeNs w) noexcept { return t >= 0 ? t / w : -((-t + w - 1) / w); }
-
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h;
@@ -90,15 +88,31 @@ RepeatRuns::Key RepeatRuns::message_key(const EventFields& f, std::uint64_t stri
   return {h, bucket_ns};
 }
 
+namespace {
+
+// The first instant of the bucket of width w that holds t, as an unsigned number (wrapping, so
+// that no instant overflows): t' is in that bucket when uint64(t') - start < w.
+std::uint64_t bucket_start_of(TimeNs t, TimeNs w) noexcept {
+  const TimeNs into = ((t % w) + w) % w;
+  return static_cast<std::uint64_t>(t) - static_cast<std::uint64_t>(into);
+}
+
+bool in_bucket(TimeNs t, std::uint64_t start, TimeNs w) noexcept {
+  return static_cast<std::uint64_t>(t) - start < static_cast<std::uint64_t>(w);
+}
+
+}  // namespace
+
 RepeatRuns::Run* RepeatRuns::find_run(const Table& e, const EventFields& f, const Key& key) const {
   if (!event_kind_aggregates(f.kind)) return nullptr;
   Run* found = lookup(key.hash);
   if (!found) return nullptr;
   Run& run = *found;
-  // The same bucket: of monotonic time when the event has it, else of wall time.
+  // The same bucket: of monotonic time when the event has it, else of wall time. (A run's key
+  // holds its bucket width: the run's bucket_start is of the same width.)
   const TimeNs w = key.bucket_ns;
   if (f.mono_ns != kNoTime) {
-    if (run.mono_ns == kNoTime || floor_div(f.mono_ns, w) != floor_div(run.mono_ns, w) || f.mono_ns <= run.last_mono_ns ||
+    if (run.mono_ns == kNoTime || !in_bucket(f.mono_ns, run.bucket_start, w) || f.mono_ns <= run.last_mono_ns ||
         f.mono_ns - run.last_mono_ns > kRunGapNs)
       return nullptr;
     if ((f.wall_raw_ns == kNoTime) != (run.wall_raw_ns == kNoTime)) return nullptr;
@@ -107,16 +121,19 @@ RepeatRuns::Run* RepeatRuns::find_run(const Table& e, const EventFields& f, cons
       return nullptr;
   } else {
     if (run.mono_ns != kNoTime || f.wall_raw_ns == kNoTime || run.wall_raw_ns == kNoTime ||
-        floor_div(f.wall_raw_ns, w) != floor_div(run.wall_raw_ns, w) ||
-        f.wall_raw_ns - run.last_wall_ns > 2 * kRunGapNs || f.wall_raw_ns < run.last_wall_ns)
+        !in_bucket(f.wall_raw_ns, run.bucket_start, w) || f.wall_raw_ns - run.last_wall_ns > 2 * kRunGapNs ||
+        f.wall_raw_ns < run.last_wall_ns)
       return nullptr;
   }
   // A hash is not the message: the row must say the same (a collision only starts a new run).
-  // Only what the row may say differently is read from it: the boot and the strings (unless
-  // the run began from the same strings as f: key.origin).
-  if (run.kind != f.kind || run.wall_kind != f.wall_kind || run.code != f.code || run.flags != f.flags) return nullptr;
+  // The run keeps what no one changes once the row is appended (and the boot ordinal, which
+  // renumber_boots() moves alike); only the strings are read from the row: the boot id when
+  // either has one, the rest unless the run began from the same strings as f (key.origin).
+  if (run.kind != f.kind || run.wall_kind != f.wall_kind || run.code != f.code || run.flags != f.flags ||
+      run.boot_seq != f.boot_seq)
+    return nullptr;
   const std::size_t r = run.row;
-  if (e.column(event_col::boot_seq).get_int(r) != f.boot_seq || string_or_empty(e.column(event_col::boot_id), r) != f.boot_id)
+  if (!(run.boot_id_empty && f.boot_id.empty()) && string_or_empty(e.column(event_col::boot_id), r) != f.boot_id)
     return nullptr;
   if (key.origin == 0 || run.origin != key.origin) {
     if (e.column(event_col::text).get_string(r) != f.text || string_or_empty(e.column(event_col::ident), r) != f.ident ||
@@ -130,6 +147,16 @@ void RepeatRuns::started(const EventFields& f, std::uint32_t row, const Key& key
   if (!event_kind_aggregates(f.kind)) return;
   Run& run = insert(key.hash);
   run = Run{row, f.kind, f.wall_kind, f.code, f.flags, f.wall_raw_ns, f.mono_ns, f.mono_ns, f.wall_raw_ns, key.origin};
+  const TimeNs t = f.mono_ns != kNoTime ? f.mono_ns : f.wall_raw_ns;
+  if (t != kNoTime) run.bucket_start = bucket_start_of(t, key.bucket_ns);
+  run.boot_seq = f.boot_seq;
+  run.boot_id_empty = f.boot_id.empty();
+}
+
+void RepeatRuns::renumber_boots(std::span<const std::int32_t> to_file) noexcept {
+  for (Slot& s : slots_)
+    if (s.used && s.run.boot_seq >= 0 && static_cast<std::size_t>(s.run.boot_seq) < to_file.size())
+      s.run.boot_seq = to_file[static_cast<std::size_t>(s.run.boot_seq)];
 }
 
 void RepeatRuns::continue_with(const RepeatRuns& chunk) {

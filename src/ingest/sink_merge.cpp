@@ -22,6 +22,7 @@ void FileSink::renumber_boots(std::span<const std::int32_t> to_file) {
   for (BootAnchor& a : unsynced_) a.boot_seq = map(a.boot_seq);
   for (LastStamp& s : last_stamps_) s.boot_seq = map(s.boot_seq);
   offered_seq_ = map(offered_seq_);
+  runs_.renumber_boots(to_file);
 }
 
 void FileSink::append_chunk(FileSink& chunk) {

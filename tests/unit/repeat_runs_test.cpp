@@ -338,6 +338,74 @@ TEST(RepeatRuns, WhatJoinsARun) {
   EXPECT_EQ(t.rows(), before + 4);
 }
 
+// A run's bucket is found without division: instants before 1970 (a clock never set, read back)
+// fall in whole seconds as well, [-2 s, -1 s) then [-1 s, 0).
+TEST(RepeatRuns, BucketsBeforeTheEpochAreWholeSecondsToo) {
+  Table t = make_event_table();
+  RepeatRuns runs;
+  auto add = [&](EventFields f) {
+    const RepeatRuns::Key key = RepeatRuns::message_key(f);
+    if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
+      Column& c = t.column(event_col::repeat);
+      c.set_int(run->row, c.get_int(run->row) + 1);
+      RepeatRuns::join(*run, f);
+      return;
+    }
+    push_event_row(t, f, FormatId::syslog, 0, 1);
+    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
+  };
+  EventFields xid;
+  xid.kind = EventKind::xid;
+  xid.code = 13;
+  xid.wall_kind = WallKind::kUtc;
+  xid.text = "NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception";
+  for (const TimeNs ms : {-1500, -1200, -1001, -1000, -999, -1, 0, 1}) {
+    xid.wall_raw_ns = ms * kNsPerMs;
+    add(xid);
+  }
+  ASSERT_EQ(t.rows(), 3u);
+  EXPECT_EQ(event_repeat(t, 0), 3u);  // -1.5, -1.2 and -1.001 s
+  EXPECT_EQ(event_repeat(t, 1), 3u);  // -1 s, -0.999 s, -0.001 s
+  EXPECT_EQ(event_repeat(t, 2), 2u);  // 0 and 1 ms
+  // By monotonic time the same: 99.9 s and 100.0 s are two seconds.
+  xid.wall_raw_ns = 7 * kNsPerSec;
+  for (const TimeNs ms : {99'900, 99'950, 100'000, 100'999}) {
+    xid.mono_ns = ms * kNsPerMs;
+    add(xid);
+  }
+  ASSERT_EQ(t.rows(), 5u);
+  EXPECT_EQ(event_repeat(t, 3), 2u);
+  EXPECT_EQ(event_repeat(t, 4), 2u);
+}
+
+// A chunk's sink numbers its boots from 0 until the merge renumbers them: the rows' ordinals and
+// the open runs move alike (FileSink::renumber_boots), and an event of the renumbered boot joins
+// its run, one of the old ordinal does not.
+TEST(RepeatRuns, RenumberedBootsKeepTheirRuns) {
+  Table t = make_event_table();
+  RepeatRuns runs;
+  EventFields f;
+  f.kind = EventKind::xid;
+  f.code = 13;
+  f.wall_kind = WallKind::kLocalNoYear;
+  f.wall_raw_ns = 7 * kNsPerSec;
+  f.mono_ns = 100 * kNsPerSec;
+  f.boot_seq = 0;
+  f.text = "NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception";
+  const RepeatRuns::Key key = RepeatRuns::message_key(f);
+  push_event_row(t, f, FormatId::syslog, 0, 1);
+  runs.started(f, 0, key);
+  t.column(event_col::boot_seq).set_int(0, 3);
+  const std::int32_t to_file[] = {3};
+  runs.renumber_boots(to_file);
+  EventFields later = f;
+  later.mono_ns += 1000;
+  later.boot_seq = 3;
+  EXPECT_EQ(runs.find(t, later, key), 0);
+  later.boot_seq = 0;
+  EXPECT_EQ(runs.find(t, later, key), -1);
+}
+
 // A hash is not the message: an event that differs from a run's row in any field the key stands
 // for, under the same key (a collision, forged here), finds no run.
 TEST(RepeatRuns, AHashCollisionFindsNoRun) {

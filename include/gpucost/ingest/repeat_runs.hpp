@@ -7,6 +7,7 @@
 /// a run keeps (its first line as the exemplar, the first stamps, the count).
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -85,6 +86,12 @@ class RepeatRuns {
     TimeNs last_mono_ns = kNoTime;  ///< of the latest event that joined
     TimeNs last_wall_ns = kNoTime;
     std::uint64_t origin = 0;       ///< Key::origin of the event that started it
+    /// The first instant of the run's bucket (of monotonic time when the run has it, else of wall
+    /// time), as an unsigned number: an instant t is in the bucket when
+    /// `uint64(t) - bucket_start < uint64(bucket_ns)` (no division per line).
+    std::uint64_t bucket_start = 0;
+    std::int32_t boot_seq = 0;      ///< the row's boot ordinal (renumber_boots() keeps it so)
+    bool boot_id_empty = true;      ///< the row has no boot id (then an event without one matches it unread)
   };
   /// The row that an event with these fields joins, or -1 (append a row and remember() it).
   /// `key` is message_key(f), computed once by the caller for find() and what follows it.
@@ -114,6 +121,9 @@ class RepeatRuns {
   /// After the rows of the file's next chunk were appended (each message's first row joining its
   /// run here when it could): each message's latest line is the one the chunk saw last.
   void continue_with(const RepeatRuns& chunk);
+  /// Boot ordinal b of the open runs becomes to_file[b] (FileSink::renumber_boots, which rewrites
+  /// the rows' ordinals alike).
+  void renumber_boots(std::span<const std::int32_t> to_file) noexcept;
 
  private:
   // The fields of a run's row that find() confirms and that no one changes once the row is
