@@ -94,12 +94,18 @@ class ChunkedLineSource : public LineSource {
         }
         return false;
       }
+      if (keeper_) keeper_->keep_lines();
       compact();
       if (end_ == buf_.size()) grow();  // a line longer than the buffer, not yet max_line_ long
       const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
       if (got == 0) eof_ = true;
       end_ += got;
     }
+  }
+
+  bool set_keeper(LineKeeper* keeper) noexcept override {
+    keeper_ = keeper;
+    return true;
   }
 
   std::size_t read_raw(std::size_t n, std::string& out) override {
@@ -111,6 +117,7 @@ class ChunkedLineSource : public LineSource {
     while (done < n) {
       if (pos_ == end_) {
         if (eof_) break;
+        if (keeper_) keeper_->keep_lines();
         compact();
         const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
         if (got == 0) {
@@ -128,6 +135,7 @@ class ChunkedLineSource : public LineSource {
   }
 
   bool rewind() override {
+    if (keeper_) keeper_->keep_lines();
     if (!reset()) return false;
     pos_ = end_ = 0;
     base_ = 0;
@@ -201,6 +209,7 @@ class ChunkedLineSource : public LineSource {
   std::size_t no_nl_before_ = 0;  // nor '\n' before this, once a search found none
   bool eof_ = false, skipping_ = false;
   bool after_cr_ = false;  // the last line ended at a '\r': a '\n' right after it is part of its end
+  LineKeeper* keeper_ = nullptr;  // told before compact() and grow() move the lines' bytes
 };
 
 class BufferLineSource final : public ChunkedLineSource {

@@ -22,6 +22,8 @@ class PromptFilter final : public LineSource {
     }
     return false;
   }
+  // The prompt lines it skips come from inner_, which tells the keeper before it moves bytes.
+  bool set_keeper(LineKeeper* keeper) noexcept override { return inner_.set_keeper(keeper); }
   std::size_t read_raw(std::size_t n, std::string& out) override { return inner_.read_raw(n, out); }
   bool rewind() override { return inner_.rewind(); }
   const std::string& error() const noexcept override { return inner_.error(); }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -465,6 +466,73 @@ TEST(ChunkedParse, KernLogGivesWhatOnePassGivesWhereverTheChunksStart) {
   const Generated g = generate_kern_log();
   expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, g);
   expect_file_chunked_as_one_pass("kern.log", FormatId::syslog, Generated{g.text, {2200}}, 100);  // the flood, capped
+}
+
+// A source of the lines of `text` that overwrites the bytes of every line it returned before
+// with '#' now and then (each time it is about to, it tells its keeper, when it has one); or, when
+// it says it cannot tell (`tells` false), before every line, so that a reader must copy what it
+// keeps of a line at once.
+class ScribblingSource final : public LineSource {
+ public:
+  ScribblingSource(std::string_view text, bool tells) : text_(text), tells_(tells) {}
+  bool set_keeper(LineKeeper* keeper) noexcept override {
+    keeper_ = keeper;
+    return tells_;
+  }
+  bool next(Line& line) override {
+    if (at_ >= text_.size()) return false;
+    // Every seventh line, or every line for a source that cannot tell: old lines are overwritten.
+    if (!tells_ || ++count_ % 7 == 0) {
+      if (keeper_ && tells_) keeper_->keep_lines();
+      for (std::string& old : lines_) std::fill(old.begin(), old.end(), '#');
+    }
+    const std::size_t nl = text_.find('\n', at_);
+    const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+    lines_.emplace_back(text_.substr(at_, end - at_));  // a deque: older copies stay where they are
+    line.text = lines_.back();
+    line.number = ++number_;
+    line.offset = at_;
+    line.truncated = false;
+    at_ = end + 1;
+    return true;
+  }
+  std::size_t read_raw(std::size_t, std::string&) override { return 0; }
+  bool rewind() override { return false; }
+  const std::string& error() const noexcept override { return error_; }
+  std::uint64_t bytes_read() const noexcept override { return std::min<std::uint64_t>(at_, text_.size()); }
+
+ private:
+  std::string_view text_;
+  bool tells_;
+  LineKeeper* keeper_ = nullptr;
+  std::size_t at_ = 0;
+  std::uint64_t number_ = 0, count_ = 0;
+  std::deque<std::string> lines_;
+  std::string error_;
+};
+
+// The syslog parser's pending message borrows its first line while the source will tell before
+// that line's bytes move, and copies it when told or when the source cannot tell: both give the
+// same events, continuation lines and problems.
+TEST(ChunkedParse, KernLogMessagesBorrowedFromTheSourceAreThoseCopied) {
+  const Generated g = generate_kern_log();
+  const EventRecognizer recognizer;
+  ParseOptions options;
+  options.aggregate_repeats = false;  // a row per message: every message's text is compared
+  const LogFormat& format = *find_format(FormatId::syslog);
+  FileSink copied(0, "kern.log", kNoTime, options, recognizer), borrowed(0, "kern.log", kNoTime, options, recognizer);
+  ScribblingSource cannot_tell(g.text, false), tells(g.text, true);
+  format.parse(cannot_tell, copied);
+  format.parse(tells, borrowed);
+  EXPECT_GT(copied.events().rows(), 1000u);
+  EXPECT_GT(copied.diagnostics().continuations, 100u);
+  expect_same_table(copied.events(), borrowed.events(), "events");
+  EXPECT_EQ(copied.diagnostics().continuations, borrowed.diagnostics().continuations);
+  EXPECT_EQ(copied.diagnostics().problems, borrowed.diagnostics().problems);
+  EXPECT_EQ(copied.diagnostics().records, borrowed.diagnostics().records);
+  // A parser that borrowed without being told would read the '#'s: none are in the texts.
+  const Column& text = borrowed.events().column(event_col::text);
+  for (std::size_t r = 0; r < text.size(); ++r) ASSERT_EQ(text.get_string(r).find("##"), std::string_view::npos) << r;
 }
 
 // Chunks of a kern.log are merged (boot ordinals moved by the boot before them) until the new

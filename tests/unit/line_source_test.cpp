@@ -374,5 +374,80 @@ TEST(LineSourceFile, ResidentMemoryStaysSmallWhateverTheFileSize) {
   EXPECT_LT(peak - before, 32u * 1024) << "before " << before << " KiB, peak " << peak << " KiB";
 }
 
+// A keeper holds views of every line returned since it was last told (as a message waiting for
+// its continuation lines does) and checks, after each line and when told, that their bytes are
+// still those returned: a source must tell it before it moves or overwrites them.
+class CheckingKeeper final : public LineKeeper {
+ public:
+  void hold(const Line& l) { held_.push_back({l.text, std::string(l.text)}); }
+  void check(const char* when) const {
+    for (const auto& [view, bytes] : held_) ASSERT_EQ(view, bytes) << when;
+  }
+  void keep_lines() override {
+    check("when told");
+    ++told_;
+    held_.clear();
+  }
+  std::size_t told() const noexcept { return told_; }
+  std::size_t held() const noexcept { return held_.size(); }
+
+ private:
+  std::vector<std::pair<std::string_view, std::string>> held_;
+  std::size_t told_ = 0;
+};
+
+void read_keeping(LineSource& src, CheckingKeeper& keeper, std::size_t& lines) {
+  Line l;
+  while (src.next(l)) {
+    keeper.check("after a line");
+    keeper.hold(l);
+    ++lines;
+  }
+  keeper.check("at the end");
+}
+
+TEST(LineSource, AKeeperIsToldBeforeTheLinesItHoldsMove) {
+  for (std::uint32_t seed : {4u, 5u}) {
+    // Messy lines (CRLF, lone CR, NUL padding, 3-8 kB lines, cut lines) and, in between, lines
+    // longer than the buffer (it grows), in a buffer, a file and a gzip stream.
+    std::string data = messy_bytes(1u << 20, seed);
+    data += std::string(700000, 'L') + "\n" + messy_bytes(300000, seed + 1) + std::string(300000, 'M');
+    const std::string path = temp_path("keeper_" + std::to_string(seed));
+    const std::string gz = path + ".gz";
+    write_file(path, data);
+    write_gzip(gz, data);
+    std::string err;
+    std::vector<std::unique_ptr<LineSource>> sources;
+    sources.push_back(make_buffer_source(data, 2u << 20));
+    sources.push_back(open_line_source(path, err, 2u << 20));
+    sources.push_back(open_line_source(gz, err, 2u << 20));
+    sources.push_back(open_line_source(path, err, 2048));  // many lines cut
+    for (auto& src : sources) {
+      ASSERT_TRUE(src) << err;
+      CheckingKeeper keeper;
+      ASSERT_TRUE(src->set_keeper(&keeper));
+      std::size_t lines = 0;
+      read_keeping(*src, keeper, lines);
+      EXPECT_GT(lines, 1000u);
+      EXPECT_GT(keeper.told(), 3u);  // the data is several blocks
+      // Rewinding moves everything: the keeper is told first.
+      Line l;
+      ASSERT_TRUE(src->rewind());
+      keeper.check("after rewind");
+      EXPECT_EQ(keeper.held(), 0u);
+      ASSERT_TRUE(src->next(l));
+      keeper.hold(l);
+      // Without a keeper, no one is told.
+      ASSERT_TRUE(src->set_keeper(nullptr));
+      const std::size_t told = keeper.told();
+      while (src->next(l)) {
+      }
+      EXPECT_EQ(keeper.told(), told);
+    }
+    std::filesystem::remove(path);
+    std::filesystem::remove(gz);
+  }
+}
+
 }  // namespace
 }  // namespace gpucost

@@ -98,5 +98,48 @@ TEST(SyslogPrefixCache, WhatFollowsARepeatedPrefixIsReadAfresh) {
   expect_same_as_fresh(lines);
 }
 
+// A line of the next second (only the clock's bytes differ from the cached prefix) has its stamp
+// read again; any clock bytes that are no time, and any other byte that changes, read as a
+// fresh parse reads them.
+TEST(SyslogPrefixCache, TheNextSecondOfAPrefixReadsAsAFreshParse) {
+  const std::vector<std::string> firsts = {
+      "Nov 20 20:57:01 ml-laptop kernel: [39550.183129] nvidia-modeset: ERROR: GPU:0: Failed",
+      "Nov  2 20:57:01 ml-laptop CRON[2211]: (root) CMD (true)",
+      "Nov 02 20:57:01 ml-laptop systemd[1]: Started Session 3 of User x.",
+      " 3月 13 20:57:01 ml-laptop kernel: [ 1.000000] ja_JP pads its month",
+      "4月 13 20:57:01 ml-laptop kernel: a month that starts with a digit",
+      "Thg 3 13 20:57:01 ml-laptop kernel: vi_VN writes its month in two words",
+      "Nov 20 20:57:01.123456 ml-laptop kernel: NVRM: Xid (PCI:0000:01:00): 79",
+      "Nov 20 20:57:01 kernel: [ 2.000000] no host (journalctl --no-hostname)",
+  };
+  const std::vector<std::string> clocks = {"20:57:02", "20:58:00", "21:00:00", "23:59:59", "00:00:00", "20:57:60",
+                                           "25:61:61", "2a:57:01", "20:57:0x", "20 57 01", "20:57:01", "  :  :  ",
+                                           "20:5:701", "99:99:99"};
+  std::vector<std::string> lines;
+  for (const std::string& first : firsts) {
+    const std::size_t clock = first.find("20:57:01");
+    ASSERT_NE(clock, std::string::npos);
+    for (const std::string& c : clocks) {
+      std::string next = first;
+      next.replace(clock, 8, c);
+      lines.push_back(first);
+      lines.push_back(next);
+      lines.push_back(next + " more text");
+      std::string host = next;  // the next second, and another host
+      host[clock + 9] = 'M';
+      lines.push_back(host);
+      std::string joined = next;  // the next second, and the host joined to the ident
+      joined[first.find(' ', clock + 9)] = '_';
+      lines.push_back(joined);
+      std::string day = next;  // the next second, and another day
+      day[clock - 2] = '2';
+      lines.push_back(day);
+      lines.push_back(next);
+      lines.push_back(first);
+    }
+  }
+  expect_same_as_fresh(lines);
+}
+
 }  // namespace
 }  // namespace gpucost::formats

@@ -3,7 +3,8 @@
 /// Streams lines out of a file, a compressed stream (.gz, .zst, .xz) or a memory buffer. Files
 /// and compressed streams are read in 1 MiB blocks (a file up to the size it had when opened; one
 /// that shrinks ends at its new end); line ends are found with memchr; a line is a view that
-/// stays valid until the next call to next().
+/// stays valid until the next call to next(), or longer for a reader that a LineKeeper tells
+/// when the bytes are about to move.
 
 #include <cstdint>
 #include <memory>
@@ -22,10 +23,30 @@ struct Line {
   bool truncated = false;     ///< longer than the source's max line length; the rest was dropped
 };
 
+/// A reader that keeps views into lines it was given after asking for the next line (a message
+/// waiting for its continuation lines), told before those bytes move.
+class LineKeeper {
+ public:
+  /// The bytes of the lines returned so far are about to be moved or overwritten: copy what is
+  /// still needed of them.
+  virtual void keep_lines() = 0;
+
+ protected:
+  ~LineKeeper() = default;
+};
+
 /// A pull source of lines.
 class LineSource {
  public:
   virtual ~LineSource() = default;
+  /// Calls keeper->keep_lines() before the bytes of any line returned so far are moved or
+  /// overwritten (nullptr: no one is told, and a line is valid until the next call to next()).
+  /// False when this source cannot tell: a keeper must then copy what it keeps of a line before
+  /// the next call to next().
+  virtual bool set_keeper(LineKeeper* keeper) noexcept {
+    (void)keeper;
+    return false;
+  }
   /// Reads the next line; false at the end of the input (or after an error, see error()).
   virtual bool next(Line& line) = 0;
   /// Reads up to n raw bytes that follow the last line returned (journal export binary fields);

@@ -247,17 +247,23 @@ std::size_t indentation(std::string_view line) noexcept {
 
 bool is_linux_version(std::string_view text) noexcept { return starts_with(text, "Linux version "); }
 
-void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent) {
+void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent, bool borrow) {
   rec_ = m;
-  // clear() and append() rather than assign(): the text never overlaps text_, and append copies
-  // without assign's care for that.
-  text_.clear();
-  text_.append(text::rtrim(m.text));
+  const std::string_view first = text::rtrim(m.text);
+  borrowed_ = borrow;
+  if (borrow) {
+    rec_.text = first;
+  } else {
+    // clear() and append() rather than assign(): the text never overlaps text_, and append
+    // copies without assign's care for that.
+    text_.clear();
+    text_.append(first);
+    rec_.text = text_;
+  }
   // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
   // cheaper than copying them again.
   if (std::string_view(ident_) != m.ident) ident_.assign(m.ident);
   if (std::string_view(boot_id_) != m.boot_id) boot_id_.assign(m.boot_id);
-  rec_.text = text_;
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
   stamped_ = stamped;
@@ -267,6 +273,7 @@ void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t ind
 }
 
 void PendingMessage::append(std::string_view line, FileSink& sink) {
+  keep();
   rec_.flags |= kFlagContinued;
   if (capped_) return;
   const std::string_view add = text::trim(line);
@@ -292,7 +299,8 @@ void PendingMessage::append(std::string_view line, FileSink& sink) {
 bool PendingMessage::flush(FileSink& sink) {
   if (!active_) return false;
   active_ = false;
-  rec_.text = text_;
+  if (!borrowed_) rec_.text = text_;
+  borrowed_ = false;
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
   return sink.message(rec_);

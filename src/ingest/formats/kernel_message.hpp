@@ -95,12 +95,22 @@ class JiffiesWrap {
 /// The message being assembled. Lines are views that die at the next read, so start() copies the
 /// first line into reused buffers (no allocation once they have grown); continuation lines are
 /// appended with '\n'; flush() classifies the whole message when the next message or the end of
-/// the file shows that it is complete.
+/// the file shows that it is complete. A parser whose line source tells it before the lines'
+/// bytes move (LineSource::set_keeper) borrows the first line's text instead, and keep()s it when
+/// told: most messages are one line, flushed before the source reads on.
 class PendingMessage {
  public:
   bool active() const noexcept { return active_; }
-  /// Begins a message; m.text, m.ident and m.boot_id are copied. Trailing blanks are dropped.
-  void start(const MessageRecord& m, bool stamped, std::size_t indent);
+  /// Begins a message; m.ident and m.boot_id are copied, and m.text too unless `borrow` (then
+  /// it must stay valid until keep(), append() or flush()). Trailing blanks are dropped.
+  void start(const MessageRecord& m, bool stamped, std::size_t indent, bool borrow = false);
+  /// Copies a borrowed text into the message's own buffer (its line is about to be overwritten).
+  void keep() {
+    if (!borrowed_) return;
+    borrowed_ = false;
+    text_.assign(rec_.text);
+    rec_.text = text_;
+  }
   /// Joins a continuation line (trimmed) and flags the message kFlagContinued. A message is
   /// capped like a line, at sink's --max-line-length: what does not fit is dropped, the message
   /// flagged kFlagTruncated and counted once as truncated_line (lines without end cannot make
@@ -109,7 +119,10 @@ class PendingMessage {
   /// Hands the message to sink.message(); true when it became an event. No-op when inactive.
   bool flush(FileSink& sink);
   /// Drops the message without emitting it.
-  void clear() noexcept { active_ = false; }
+  void clear() noexcept {
+    active_ = false;
+    borrowed_ = false;
+  }
 
   const MessageRecord& record() const noexcept { return rec_; }
   /// Moves the message's line number and boot ordinal (a chunk's state taken over by the file's:
@@ -119,7 +132,7 @@ class PendingMessage {
     rec_.boot_seq += boots;
   }
   /// The message text so far (first line plus joined continuations).
-  std::string_view text() const noexcept { return text_; }
+  std::string_view text() const noexcept { return borrowed_ ? rec_.text : std::string_view(text_); }
   /// Whether its first line carried a stamp, and how far that line was indented.
   bool stamped() const noexcept { return stamped_; }
   std::size_t indent() const noexcept { return indent_; }
@@ -128,6 +141,7 @@ class PendingMessage {
   MessageRecord rec_;
   std::string text_, ident_, boot_id_;
   bool active_ = false;
+  bool borrowed_ = false;  // rec_.text is the first line's, not text_
   bool stamped_ = false;
   bool capped_ = false;  // the cap was reached: further lines are counted, not kept
   std::size_t indent_ = 0;

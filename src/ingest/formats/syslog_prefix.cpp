@@ -187,24 +187,41 @@ bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept {
   return true;
 }
 
-bool SyslogPrefixCache::parse(std::string_view line, SyslogLine& out) {
+const SyslogLine* SyslogPrefixCache::parse(std::string_view line) {
   const std::size_t n = prefix_.size();
-  if (n != 0 && line.size() > n && std::memcmp(line.data(), prefix_.data(), n) == 0) {
-    out = parsed_;
-    const auto moved = [&](std::string_view v) {
-      return v.empty() ? v : line.substr(static_cast<std::size_t>(v.data() - prefix_.data()), v.size());
-    };
-    out.host = moved(parsed_.host);
-    out.ident = moved(parsed_.ident);
-    out.zone = moved(parsed_.zone);
-    out.text = line.substr(n);
-    take_kernel_stamp(out, &stamps_);
-    return true;
+  if (n != 0 && line.size() > n) {
+    bool same = std::memcmp(line.data(), prefix_.data(), n) == 0;
+    // The next second of the same host and ident: only the clock's bytes differ. The stamp is
+    // read again as parse_syslog_line reads it (its first byte is no digit and no '[': it goes
+    // straight to parse_bsd_stamp); what follows it is the same bytes, read the same way.
+    const std::size_t c = clock_at_;
+    if (!same && c != 0 && std::memcmp(line.data(), prefix_.data(), c) == 0 &&
+        std::memcmp(line.data() + c + 8, prefix_.data() + c + 8, n - c - 8) == 0) {
+      ParsedStamp stamp;
+      DayPadding padding;
+      // The same length, as the bytes around the clock are the same: checked, not assumed.
+      if (parse_bsd_stamp(line, stamp, padding) && stamp.length == c + 8 && stamp.fraction_digits == 0) {
+        parsed_.stamp = stamp;
+        parsed_.padding = padding;
+        std::memcpy(prefix_.data() + c, line.data() + c, 8);
+        same = true;
+      }
+    }
+    if (same) {
+      // Host, ident and zone stay views into prefix_, whose bytes are the line's.
+      parsed_.text = line.substr(n);
+      parsed_.mono_ns = kNoTime;
+      parsed_.kernel_mono = false;
+      take_kernel_stamp(parsed_, &stamps_);
+      return &parsed_;
+    }
   }
-  if (!parse_syslog_line(line, out)) return false;
+  SyslogLine& out = fresh_;
+  if (!parse_syslog_line(line, out)) return nullptr;
   // Cached only where everything before the text is a wall stamp, a host and an ident that ended
   // at a blank, so that what follows the prefix cannot change how it was read.
   prefix_.clear();
+  clock_at_ = 0;
   const bool wall = out.form == StampForm::kBsd || out.form == StampForm::kBsdPrecise || out.form == StampForm::kRfc3339;
   if (wall && !out.ident.empty()) {
     // The ident's token (`ident[pid]:`) ends at the first blank after it, and the text began
@@ -220,12 +237,12 @@ bool SyslogPrefixCache::parse(std::string_view line, SyslogLine& out) {
       parsed_.host = kept(out.host);
       parsed_.ident = kept(out.ident);
       parsed_.zone = kept(out.zone);
-      parsed_.text = {};
-      parsed_.mono_ns = kNoTime;
-      parsed_.kernel_mono = false;
+      // `Nov 20 09:00:46`: the clock is the stamp's last 8 bytes.
+      if (out.form == StampForm::kBsd && out.stamp.length >= 9 && !is_digit(line[0]) && line[0] != '[')
+        clock_at_ = out.stamp.length - 8;
     }
   }
-  return true;
+  return &out;
 }
 
 int syslog_family_score(std::string_view line, Leaning& leaning) noexcept {
@@ -332,11 +349,23 @@ bool impossible_stamp(std::string_view t, std::string& why) {
 
 /// Per-file state of the syslog/journal parse: what one chunk of a file hands to the next
 /// (continue_syslog_chunk).
-class FamilyParser final : public ChunkState {
+class FamilyParser final : public ChunkState, public LineKeeper {
  public:
   explicit FamilyParser(bool journal) : journal_(journal) {}
   /// The sink the next lines go to.
   void attach(FileSink& sink) noexcept { sink_ = &sink; }
+  /// Reads the lines of `src` (after attach()). The pending message borrows its first line from
+  /// the source while the source tells before it moves its bytes; it owns its text again after
+  /// the last line (the source dies before the state does, in a chunk's parse).
+  void read(LineSource& src) {
+    borrow_ = src.set_keeper(this);
+    Line line;
+    while (src.next(line)) this->line(line);
+    src.set_keeper(nullptr);
+    borrow_ = false;
+    pending_.keep();
+  }
+  void keep_lines() override { pending_.keep(); }
 
   void line(const Line& line) {
     sink_->line_read(line);
@@ -349,10 +378,9 @@ class FamilyParser final : public ChunkState {
       return;
     }
     if (journal_ && journal_structure(line)) return;
-    SyslogLine& l = parts_;  // parse() sets every field: one serves every line
-    if (prefixes_.parse(t, l)) {
+    if (const SyslogLine* l = prefixes_.parse(t)) {
       in_status_ = false;
-      stamped(line, l);
+      stamped(line, *l);
       sink_->accept();
       return;
     }
@@ -514,7 +542,7 @@ class FamilyParser final : public ChunkState {
     seen_entry_ = true;
     stamped_seen_ = true;
     last_.remember(m);
-    pending_.start(m, true, 0);
+    pending_.start(m, true, 0, borrow_);
   }
 
   // short-full names the zone by abbreviation (`CET`, `IST`), which is ambiguous; UTC/GMT and
@@ -605,7 +633,7 @@ class FamilyParser final : public ChunkState {
     m.boot_seq = boot_seq_;
     last_.lend(m);
     ++untimed_;
-    pending_.start(m, false, ind);
+    pending_.start(m, false, ind, borrow_);
     sink_->accept();
   }
 
@@ -615,8 +643,8 @@ class FamilyParser final : public ChunkState {
   FileSink* sink_ = nullptr;
   bool journal_;
   PendingMessage pending_;
+  bool borrow_ = false;  // the source tells before it moves the lines' bytes (read())
   SyslogPrefixCache prefixes_;
-  SyslogLine parts_;  // the line being read (reused)
   LastStamp last_;
   NoYearClock clock_;
   std::int32_t boot_seq_ = 0;
@@ -696,8 +724,7 @@ bool continue_family_chunk(FamilyParser& before, FamilyParser& chunk, FileSink& 
 void parse_syslog_family(LineSource& src, FileSink& sink, bool journal) {
   FamilyParser p(journal);
   p.attach(sink);
-  Line line;
-  while (src.next(line)) p.line(line);
+  p.read(src);
   p.finish();
 }
 
@@ -706,8 +733,7 @@ std::unique_ptr<ChunkState> SyslogFamilyFormat::start_state() const { return std
 void SyslogFamilyFormat::parse_chunk(LineSource& src, FileSink& sink, ChunkState& state) const {
   auto& p = static_cast<FamilyParser&>(state);
   p.attach(sink);
-  Line line;
-  while (src.next(line)) p.line(line);
+  p.read(src);
 }
 
 void SyslogFamilyFormat::end_chunks(FileSink& sink, ChunkState& state) const {

@@ -45,16 +45,28 @@ bool parse_syslog_line(std::string_view line, SyslogLine& out) noexcept;
 
 /// parse_syslog_line for the lines of one file, faster: lines of the same second, host and ident
 /// share their first bytes (`Nov 20 20:57:01 host kernel: `), which are compared with the last
-/// line's instead of being read again.
+/// line's instead of being read again; a line of the next second has only its clock read again.
 class SyslogPrefixCache {
  public:
-  /// What parse_syslog_line(line, out) gives.
-  bool parse(std::string_view line, SyslogLine& out);
+  /// What parse_syslog_line(line, out) gives as out, or nullptr where it gives false. Its views
+  /// point into `line`, or into the cache's copy of the line's first bytes (the same bytes); it
+  /// is valid until the next call.
+  const SyslogLine* parse(std::string_view line);
+  /// The same, copied into out (false where parse_syslog_line gives false).
+  bool parse(std::string_view line, SyslogLine& out) {
+    const SyslogLine* l = parse(line);
+    if (l) out = *l;
+    return l != nullptr;
+  }
 
  private:
   std::string prefix_;  // the last line's bytes up to its text (before a kernel stamp); empty: none
-  SyslogLine parsed_;   // what they said, with views into prefix_
+  SyslogLine parsed_;   // what they said, with views into prefix_; and the text of the line met last
+  SyslogLine fresh_;    // a line read afresh (reused)
   MonoStampCache stamps_;  // the kernel stamps after a prefix met again
+  // Where the `HH:MM:SS` of a plain BSD stamp begins in prefix_ (0: the prefix has none that a
+  // line of the next second may replace).
+  std::size_t clock_at_ = 0;
 };
 
 /// True when `rest` starts like `host ident[pid]: ` or `host kernel: ` (used to tell journalctl
