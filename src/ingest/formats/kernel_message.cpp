@@ -247,9 +247,8 @@ std::size_t indentation(std::string_view line) noexcept {
 
 bool is_linux_version(std::string_view text) noexcept { return starts_with(text, "Linux version "); }
 
-void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t indent, bool borrow) {
-  rec_ = m;
-  const std::string_view first = text::rtrim(m.text);
+void PendingMessage::start(bool stamped, std::size_t indent, bool borrow) {
+  const std::string_view first = text::rtrim(rec_.text);
   borrowed_ = borrow;
   if (borrow) {
     rec_.text = first;
@@ -262,8 +261,8 @@ void PendingMessage::start(const MessageRecord& m, bool stamped, std::size_t ind
   }
   // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
   // cheaper than copying them again.
-  if (std::string_view(ident_) != m.ident) ident_.assign(m.ident);
-  if (std::string_view(boot_id_) != m.boot_id) boot_id_.assign(m.boot_id);
+  if (std::string_view(ident_) != rec_.ident) ident_.assign(rec_.ident);
+  if (std::string_view(boot_id_) != rec_.boot_id) boot_id_.assign(rec_.boot_id);
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
   stamped_ = stamped;

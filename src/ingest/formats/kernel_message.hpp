@@ -101,9 +101,22 @@ class JiffiesWrap {
 class PendingMessage {
  public:
   bool active() const noexcept { return active_; }
-  /// Begins a message; m.ident and m.boot_id are copied, and m.text too unless `borrow` (then
-  /// it must stay valid until keep(), append() or flush()). Trailing blanks are dropped.
-  void start(const MessageRecord& m, bool stamped, std::size_t indent, bool borrow = false);
+  /// The record of the next message, reset, for the parser to fill in place before start():
+  /// a record built elsewhere and copied in was read back before its field stores had landed,
+  /// which cost more than filling it here. Only while no message is active.
+  MessageRecord& next_record() noexcept {
+    rec_ = MessageRecord{};
+    return rec_;
+  }
+  /// Begins the message next_record() holds; its ident and boot id are copied, and its text too
+  /// unless `borrow` (then it must stay valid until keep(), append() or flush()). Trailing
+  /// blanks are dropped.
+  void start(bool stamped, std::size_t indent, bool borrow = false);
+  /// Begins message m, as next_record() = m, then start().
+  void start(const MessageRecord& m, bool stamped, std::size_t indent, bool borrow = false) {
+    rec_ = m;
+    start(stamped, indent, borrow);
+  }
   /// Copies a borrowed text into the message's own buffer (its line is about to be overwritten).
   void keep() {
     if (!borrowed_) return;

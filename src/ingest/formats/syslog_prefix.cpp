@@ -465,7 +465,7 @@ class FamilyParser final : public ChunkState, public LineKeeper {
 
   void stamped(const Line& line, const SyslogLine& l) {
     pending_.flush(*sink_);
-    MessageRecord m;
+    MessageRecord& m = pending_.next_record();
     m.line = line.number;
     m.ident = l.ident;
     m.ident_pid = l.pid;
@@ -542,7 +542,7 @@ class FamilyParser final : public ChunkState, public LineKeeper {
     seen_entry_ = true;
     stamped_seen_ = true;
     last_.remember(m);
-    pending_.start(m, true, 0, borrow_);
+    pending_.start(true, 0, borrow_);
   }
 
   // short-full names the zone by abbreviation (`CET`, `IST`), which is ambiguous; UTC/GMT and
