@@ -43,6 +43,37 @@ constexpr std::string_view trim(std::string_view s) noexcept { return rtrim(ltri
 /// True when the line holds only blanks.
 constexpr bool is_blank(std::string_view s) noexcept { return ltrim(s).empty(); }
 
+/// a == b, for the short strings of the per-line paths (idents such as `kernel`, a memo's texts):
+/// up to 16 bytes by two overlapping loads each side instead of a call to memcmp.
+inline bool same_bytes(std::string_view a, std::string_view b) noexcept {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n >= 8 && n <= 16) {
+    std::uint64_t a0, a1, b0, b1;
+    std::memcpy(&a0, x, 8), std::memcpy(&a1, x + n - 8, 8);
+    std::memcpy(&b0, y, 8), std::memcpy(&b1, y + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    std::uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, x, 4), std::memcpy(&a1, x + n - 4, 4);
+    std::memcpy(&b0, y, 4), std::memcpy(&b1, y + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n < 4) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (x[i] != y[i]) return false;
+    return true;
+  }
+  // Longer: the last 16 bytes first (variants of one message often differ near their end).
+  std::uint64_t a0, a1, b0, b1;
+  std::memcpy(&a0, x + n - 16, 8), std::memcpy(&a1, x + n - 8, 8);
+  std::memcpy(&b0, y + n - 16, 8), std::memcpy(&b1, y + n - 8, 8);
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0 && std::memcmp(x, y, n - 16) == 0;
+}
+
 /// Position of the first needle in hay, or npos (0 for an empty needle).
 ///
 /// Needles here are short and so are the lines: 16 positions at a time are tested for the

@@ -1,7 +1,8 @@
 #include "gpucost/ingest/message_memo.hpp"
 
-#include <cstring>
 #include <functional>
+
+#include "gpucost/text.hpp"
 
 namespace gpucost {
 
@@ -12,21 +13,6 @@ std::string_view rebase(std::string_view v, std::string_view from, const std::st
   const std::less<const char*> before;  // defined on pointers into different objects, unlike <
   if (v.empty() || before(v.data(), from.data()) || before(from.data() + from.size(), v.data() + v.size())) return v;
   return std::string_view(to).substr(static_cast<std::size_t>(v.data() - from.data()), v.size());
-}
-
-// Whether a remembered text is `text`. The variants of one flood often have the same length and
-// differ only near their end (`...:4:0:0x0000000f`, `...:6:0:0x0000000f`): their last bytes are
-// compared first.
-bool same_text(const std::string& kept, std::string_view text) noexcept {
-  const std::size_t n = text.size();
-  if (kept.size() != n) return false;
-  if (n >= 8) {
-    std::uint64_t a, b;
-    std::memcpy(&a, kept.data() + n - 8, 8);
-    std::memcpy(&b, text.data() + n - 8, 8);
-    if (a != b) return false;
-  }
-  return std::memcmp(kept.data(), text.data(), n) == 0;
 }
 
 }  // namespace
@@ -47,7 +33,9 @@ void MessageMemo::to_front(std::size_t i) noexcept {
 MessageMemo::Entry* MessageMemo::lookup(const EventRecognizer& recognizer, std::string_view ident, std::string_view text) {
   for (std::size_t i = 0; i < filled_; ++i) {
     Entry& e = entries_[order_[i]];
-    if (same_text(e.text, text) && e.ident == ident) {
+    // The variants of one flood often have the same length and differ only near their end
+    // (`...:4:0:0x0000000f`, `...:6:0:0x0000000f`): same_bytes compares the end first.
+    if (text::same_bytes(e.text, text) && text::same_bytes(e.ident, ident)) {
       if (i != 0) to_front(i);
       return &e;
     }

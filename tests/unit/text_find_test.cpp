@@ -53,3 +53,32 @@ TEST(TextFind, EdgeCases) {
 
 }  // namespace
 }  // namespace gpucost::text
+
+namespace gpucost {
+namespace {
+
+// same_bytes is a == b at every length (each of its four ways), for a difference at every
+// position, and for strings of other lengths that share a prefix or an end.
+TEST(Text, SameBytesIsEqualityAtEveryLengthAndPosition) {
+  std::string base;
+  for (int i = 0; i < 48; ++i) base += static_cast<char>('a' + (i * 7) % 26);
+  for (std::size_t n = 0; n <= base.size(); ++n) {
+    const std::string a = base.substr(0, n);
+    std::string b = a;
+    EXPECT_TRUE(text::same_bytes(a, b)) << n;
+    for (std::size_t at = 0; at < n; ++at) {
+      b[at] ^= 0x20;
+      EXPECT_FALSE(text::same_bytes(a, b)) << n << " at " << at;
+      EXPECT_EQ(text::same_bytes(a, b), a == b);
+      b[at] ^= 0x20;
+    }
+    if (n > 0) {
+      EXPECT_FALSE(text::same_bytes(a, a.substr(0, n - 1))) << n;
+      EXPECT_EQ(text::same_bytes(a.substr(1), a.substr(0, n - 1)), a.substr(1) == a.substr(0, n - 1)) << n;
+    }
+  }
+  EXPECT_TRUE(text::same_bytes(std::string_view(), std::string_view("")));
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -261,8 +261,8 @@ void PendingMessage::start(bool stamped, std::size_t indent, bool borrow) {
   }
   // Ident and boot id are mostly the previous message's (`kernel`, none): comparing them is
   // cheaper than copying them again.
-  if (std::string_view(ident_) != rec_.ident) ident_.assign(rec_.ident);
-  if (std::string_view(boot_id_) != rec_.boot_id) boot_id_.assign(rec_.boot_id);
+  if (!text::same_bytes(ident_, rec_.ident)) ident_.assign(rec_.ident);
+  if (!text::same_bytes(boot_id_, rec_.boot_id)) boot_id_.assign(rec_.boot_id);
   rec_.ident = ident_;
   rec_.boot_id = boot_id_;
   stamped_ = stamped;
