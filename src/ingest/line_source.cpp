@@ -234,9 +234,9 @@ class BufferLineSource final : public ChunkedLineSource {
   std::size_t at_ = 0;
 };
 
-// The bytes [begin, end) of a file, read with pread in 1 MiB blocks. A file is read up to the size
-// it had when opened: a log that another process keeps appending to (faster than it can be parsed)
-// must not keep the run going forever. A file that shrinks just ends early (logrotate's
+// The bytes [begin, end) of a file, read with pread in 256 KiB blocks (kBlock). A file is read up
+// to the size it had when opened: a log that another process keeps appending to (faster than it
+// can be parsed) must not keep the run going forever. A file that shrinks just ends early (logrotate's
 // copytruncate). Reading beats mapping the file: on these virtual machines a page fault of a
 // mapping costs more than the copy read() makes (docs/performance.md, "Read, not mapped").
 class FileRangeSource final : public ChunkedLineSource {

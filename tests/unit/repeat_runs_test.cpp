@@ -250,22 +250,26 @@ TEST(RepeatRuns, AggregatedFloodsGiveTheFeaturesAndCountsOfARowPerLine) {
   EXPECT_EQ(t_rows.at("driver_error"), rows.by_kind.at("driver_error"));
 }
 
+// What FileSink does with an event: it joins the run of its message (the row's repeat count
+// grows) or starts a row and a run.
+void add_event(Table& t, RepeatRuns& runs, const EventFields& f) {
+  const RepeatRuns::Key key = RepeatRuns::message_key(f);
+  if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
+    Column& c = t.column(event_col::repeat);
+    c.set_int(run->row, c.get_int(run->row) + 1);
+    RepeatRuns::join(*run, f);
+    return;
+  }
+  push_event_row(t, f, FormatId::syslog, 0, 1);
+  runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
+}
+
 // Lines with no monotonic stamp join by their wall second; another message, a kind that does not
 // aggregate or the next second starts a row.
 TEST(RepeatRuns, WhatJoinsARun) {
   Table t = make_event_table();
   RepeatRuns runs;
-  auto add = [&](EventFields f) {
-    const RepeatRuns::Key key = RepeatRuns::message_key(f);
-    if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
-      Column& c = t.column(event_col::repeat);
-      c.set_int(run->row, c.get_int(run->row) + 1);
-      RepeatRuns::join(*run, f);
-      return;
-    }
-    push_event_row(t, f, FormatId::syslog, 0, 1);
-    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
-  };
+  auto add = [&](const EventFields& f) { add_event(t, runs, f); };
   EventFields cron;
   cron.kind = EventKind::cron;
   cron.wall_kind = WallKind::kLocalNoYear;
@@ -343,17 +347,7 @@ TEST(RepeatRuns, WhatJoinsARun) {
 TEST(RepeatRuns, BucketsBeforeTheEpochAreWholeSecondsToo) {
   Table t = make_event_table();
   RepeatRuns runs;
-  auto add = [&](EventFields f) {
-    const RepeatRuns::Key key = RepeatRuns::message_key(f);
-    if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
-      Column& c = t.column(event_col::repeat);
-      c.set_int(run->row, c.get_int(run->row) + 1);
-      RepeatRuns::join(*run, f);
-      return;
-    }
-    push_event_row(t, f, FormatId::syslog, 0, 1);
-    runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
-  };
+  auto add = [&](const EventFields& f) { add_event(t, runs, f); };
   EventFields xid;
   xid.kind = EventKind::xid;
   xid.code = 13;
@@ -492,15 +486,7 @@ TEST(RepeatRuns, ManyMessagesAtOnceKeepTheirOwnRuns) {
       f.mono_ns = 100 * kNsPerSec + (round * 700 + m) * 1000;
       f.ident = "kernel";
       f.text = texts[static_cast<std::size_t>(m)];
-      const RepeatRuns::Key key = RepeatRuns::message_key(f);
-      if (RepeatRuns::Run* run = runs.find_run(t, f, key)) {
-        Column& c = t.column(event_col::repeat);
-        c.set_int(run->row, c.get_int(run->row) + 1);
-        RepeatRuns::join(*run, f);
-      } else {
-        push_event_row(t, f, FormatId::syslog, 0, 1);
-        runs.started(f, static_cast<std::uint32_t>(t.rows() - 1), key);
-      }
+      add_event(t, runs, f);
     }
   ASSERT_EQ(t.rows(), 700u);
   for (std::size_t r = 0; r < t.rows(); ++r) {

@@ -1,10 +1,10 @@
 #pragma once
 /// \file line_source.hpp
 /// Streams lines out of a file, a compressed stream (.gz, .zst, .xz) or a memory buffer. Files
-/// and compressed streams are read in 1 MiB blocks (a file up to the size it had when opened; one
-/// that shrinks ends at its new end); line ends are found with memchr; a line is a view that
-/// stays valid until the next call to next(), or longer for a reader that a LineKeeper tells
-/// when the bytes are about to move.
+/// are read in 256 KiB blocks, compressed streams in 1 MiB ones (a file up to the size it had
+/// when opened; one that shrinks ends at its new end); line ends are found with memchr; a line is
+/// a view that stays valid until the next call to next(), or longer for a reader that a
+/// LineKeeper tells when the bytes are about to move.
 
 #include <cstdint>
 #include <memory>
