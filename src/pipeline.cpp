@@ -9,8 +9,10 @@
 #include <chrono>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 #include "gpucost/align/zone.hpp"
+#include "gpucost/cost/from_logs.hpp"
 
 namespace gpucost {
 
@@ -23,50 +25,6 @@ std::uint64_t peak_rss_bytes() noexcept {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// The GPUs the logs name (nvidia-smi -q, --query-gpu, the manifest), each once, in order.
-std::vector<std::string> named_gpus(const Timeline& tl) {
-  std::vector<std::string> gpus;
-  auto add = [&](const std::string& name) {
-    if (!name.empty() && std::find(gpus.begin(), gpus.end(), name) == gpus.end()) gpus.push_back(name);
-  };
-  for (const auto& dev : tl.devices) add(dev.name);
-  if (tl.manifest)
-    for (const auto& n : tl.manifest->gpu_names) add(n);
-  return gpus;
-}
-
-std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {
-  std::vector<std::pair<std::string, double>> limits;
-  for (const auto& dev : tl.devices)
-    if (!dev.name.empty() && dev.power_limit_w) limits.emplace_back(dev.name, *dev.power_limit_w);
-  return limits;
-}
-
-// The cost inputs the features measure (power, effective utilization, incidents ...), or, with
-// --no-measured, each of them marked as not taken from the logs.
-std::vector<cost::MeasuredInput> measured(const FeatureSet& fs, bool take) {
-  if (!take) {
-    std::vector<cost::MeasuredInput> out;
-    for (auto id : {cost::InputId::kPowerW, cost::InputId::kEffectiveUtilization, cost::InputId::kIncidentsPerHour,
-                    cost::InputId::kHoursPerMonth, cost::InputId::kJobStallFraction})
-      out.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
-    return out;
-  }
-  return cost::measured_inputs([&fs](std::string_view name) -> std::optional<cost::FeatureReading> {
-    const auto i = feature_index(name);
-    if (i == kNoFeature) return std::nullopt;
-    cost::FeatureReading r;
-    r.id = std::string(feature_catalog()[i].id);
-    if (i < fs.host.size()) {
-      r.value = fs.host[i].value;
-      r.reason = fs.host[i].reason;
-    } else {
-      r.reason = "not computed in this run";
-    }
-    return r;
-  });
 }
 
 // Prices move: say so when the one used was observed long ago. Only the table (for people) shows
@@ -148,10 +106,15 @@ std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const T
                                                  const FeatureSet* features) {
   cost::ResolveRequest rq = setup.request;
   if (timeline) {
-    rq.detected_gpus = named_gpus(*timeline);
-    rq.detected_power_limits_w = power_limits(*timeline);
+    rq.detected_gpus = cost::named_gpus(*timeline);
+    rq.detected_power_limits_w = cost::power_limits(*timeline);
+    rq.logs_read = true;
   }
-  if (features) rq.measured = measured(*features, setup.measured);
+  if (features) rq.measured = cost::measured_from_features(*features, setup.measured);
+  if (timeline && features) {
+    if (setup.measured) rq.usage = cost::measure_usage(*timeline, *features, rq.min_usage_span_days);
+    std::tie(rq.gpu_count, rq.gpu_count_note) = cost::gpu_count(*timeline, *features);
+  }
   cost::CostQuery q;
   const cost::CostInputs in = cost::resolve_inputs(setup.catalog, rq, &q);
   auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));

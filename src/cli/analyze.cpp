@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "cli/cost_options.hpp"
+#include "gpucost/cost/from_logs.hpp"
 #include "gpucost/findings/findings.hpp"
 #include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
@@ -67,6 +68,16 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitNoInput;
   }
 
+  if (const auto machines = cost::distinct_machines(result->timeline); machines.size() > 1) {
+    std::string list;
+    for (const auto& m : machines) list += "\n  " + m.description;
+    print_error(fmt::format(
+        "{}: these logs describe more than one machine (GPUs at the same index or PCI address with different "
+        "UUIDs):{}\nOne answer per machine: put each machine's logs in a directory of its own and analyze each "
+        "(a GPU replaced in one machine reads the same: analyze the logs before and after apart)",
+        o.input.input, list));
+    return kExitUsage;
+  }
   const Report rep = make_report(*result, o.input.input, o.input.max_error_rate);
   auto t0 = std::chrono::steady_clock::now();
   if (o.no_timings) result->timings.clear();
@@ -135,9 +146,13 @@ void add_analyze(CLI::App& root, RunState& state) {
       "  gpucost analyze ~/gpulogs --format csv | python3 -c 'import csv,sys; print(len(list(csv.reader(sys.stdin))))'\n"
       "  gpucost analyze ~/gpulogs --local rtx-4060-laptop --cloud aws-g5.xlarge --local-electricity-price 0.30\n"
       "\nCost inputs: command line > --config > measured from the logs (power, effective utilization,\n"
-      "incident rate; off with --no-measured) > --local/--cloud presets > --preset > defaults. Without\n"
-      "--preset, --local and --cloud default to rtx-4090 and aws-g6.xlarge. See docs/cost-model.md.\n"
-      "\nExit codes: 0 ok, 2 usage, 3 no usable input, 4 rejected lines above --max-error-rate, 5 output error.");
+      "incident rate; off with --no-measured) > --local/--cloud presets > --preset > defaults. The local\n"
+      "GPU is the one the logs name (else --local); the cloud side rents the same GPU (else --cloud).\n"
+      "\nThe answer: 'Own it?' (keep or rent, if you have the GPU) and 'Buy it?' (buy, rent, never, or\n"
+      "the usage or price it depends on). Usage is measured only from 7 days or more of GPU samples\n"
+      "(--min-usage-span); else give --hours-per-month. See docs/cost-model.md.\n"
+      "\nExit codes: 0 ok, 1 internal error, 2 usage (also: the logs describe more than one machine), 3 no\n"
+      "usable input, 4 rejected lines above --max-error-rate, 5 output error, 6 out of memory (no report).");
   app->callback([opts, &state] { state.exit_code = run_analyze(*opts); });
 }
 

@@ -124,6 +124,12 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured) {
                    "0 uses the raw measured rate. Example: --incident-prior-hours 0")
         ->check(CLI::Range(0.0, 1e7))
         ->group(kGroup);
+    app.add_option("--min-usage-span", o.min_usage_span_days,
+                   "Days the GPU samples must span before their busy share is taken as the monthly usage\n"
+                   "(default 7: a week holds the weekly rhythm of use). Shorter logs leave the usage unknown and\n"
+                   "the answer is the usage threshold. Example: --min-usage-span 28")
+        ->check(CLI::Range(0.0, 3660.0))
+        ->group(kGroup);
   }
 }
 
@@ -132,6 +138,7 @@ std::shared_ptr<CostSetup> make_cost_setup(const CostCliOptions& o) {
   setup->catalog = cost::load_presets(o.preset_files, o.catalog_files);
   setup->request = make_request(o);
   setup->request.incident_prior_hours = o.incident_prior_hours;
+  setup->request.min_usage_span_days = o.min_usage_span_days;
   setup->measured = !o.no_measured;
   cost::CostQuery q;
   (void)cost::resolve_inputs(setup->catalog, setup->request, &q);  // unknown presets, bad config: say so now

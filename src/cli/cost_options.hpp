@@ -42,6 +42,7 @@ struct CostCliOptions {
   CLI::Option* target_premium_option = nullptr;
   bool no_measured = false;  ///< --no-measured (analyze only)
   double incident_prior_hours = 720;  ///< --incident-prior-hours (analyze only)
+  double min_usage_span_days = cost::kDefaultMinUsageSpanDays;  ///< --min-usage-span (analyze only)
 };
 
 /// Adds the cost options (group "Cost model") to a subcommand; `measured` adds --no-measured.

@@ -96,6 +96,15 @@ std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::st
 
 std::string_view side_name(Side s) noexcept { return s == Side::kLocal ? "local" : "cloud"; }
 
+std::string_view usage_basis_name(UsageBasis b) noexcept {
+  switch (b) {
+    case UsageBasis::kMeasured: return "measured";
+    case UsageBasis::kGiven: return "given";
+    case UsageBasis::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
 std::span<const InputSpec> input_specs() noexcept { return kSpecs; }
 
 const InputSpec& spec(InputId id) noexcept { return kSpecs[static_cast<std::size_t>(id)]; }
@@ -143,6 +152,8 @@ void validate(const CostInputs& in, const CostQuery& q) {
   if (in.currency.empty()) throw std::invalid_argument("the currency code is empty");
   for (const auto& s : kSpecs) {
     const auto& v = in[s.id];
+    // Usage may be unknown: the answer is then the threshold (docs/cost-model.md, "Usage").
+    if (s.id == InputId::kHoursPerMonth && !v.value) continue;
     const double x = in.get(s.id);
     const std::string unit = input_unit(s.id, in.currency);
     auto bad = [&](std::string_view why) {
@@ -167,6 +178,11 @@ void validate(const CostInputs& in, const CostQuery& q) {
           "an explicit, dated rate: give {} in {}, pick presets in one currency, or give --fx FILE",
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
+  if (const auto& h = in[InputId::kHoursPerMonth]; h.value && *h.value > kMaxHoursPerMonth)
+    throw std::invalid_argument(fmt::format(
+        "local.hours_per_month = {} h/month ({}) is impossible: a month has at most {} hours (31 days); give the "
+        "busy GPU-hours of one GPU in a month",
+        format_number(*h.value), origin_text(h), format_number(kMaxHoursPerMonth)));
   if (in.get(InputId::kInterruptionLoss) >= 1)
     throw std::invalid_argument(fmt::format(
         "cloud.interruption_loss = {} ({}) is impossible: interruptions would leave no time for work",

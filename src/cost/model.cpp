@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "gpucost/text/number.hpp"
+
 namespace gpucost::cost {
 
 namespace {
@@ -52,6 +54,16 @@ std::string human_duration(double hours) {
   const double mins = std::round(hours * 60);
   if (mins < 100 * 60) return fmt::format("{:.0f} h {:.0f} min", std::floor(mins / 60), std::fmod(mins, 60));
   return fmt::format("{:.0f} h", std::round(hours));
+}
+
+std::string sig3(double v) {
+  if (!std::isfinite(v)) return v > 0 ? "infinity" : v < 0 ? "-infinity" : "nan";
+  if (v == 0) return "0";
+  const int mag = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const double unit = std::pow(10.0, mag - 2);
+  const double r = std::round(v / unit) * unit;
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(r)))));
+  return fmt::format("{:.{}f}", r, decimals);
 }
 
 std::string_view verdict_name(Verdict v) noexcept {
@@ -264,15 +276,17 @@ bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, b
 }
 
 // Step 4: the same as usage: hours a month over the amortization months against the usage, and
-// the purchase price below which buying pays at that usage.
+// the purchase price below which buying pays at that usage. An unknown usage compares with nothing.
 void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool saves, BreakEven& b) {
-  b.hours_per_month = v(in, InputId::kHoursPerMonth);
+  b.hours_per_month = in[InputId::kHoursPerMonth].value;
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
-  b.buy_pays = b.usage_threshold_hours_per_month && b.hours_per_month >= *b.usage_threshold_hours_per_month;
+  if (!b.hours_per_month) return;
+  const double u = *b.hours_per_month;
+  b.buy_pays = b.usage_threshold_hours_per_month && u >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::kResaleFraction);
-  if (saves && keep > 0 && b.hours_per_month > 0)
-    b.max_purchase_price = (c - local.running_per_effective_hour) * b.hours_per_month *
-                           v(in, InputId::kAmortizationMonths) / keep;
+  if (saves && keep > 0 && u > 0)
+    b.max_purchase_price = (c - local.running_per_effective_hour) * u * v(in, InputId::kAmortizationMonths) / keep;
+  if (b.buy_vs_rent_hours && u > 0) b.payback_months = local.capital_cost / ((c - local.running_per_effective_hour) * u);
 }
 
 }  // namespace
@@ -318,6 +332,7 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
   s.base_metric = metric_of(b0, s.metric);
 
   for (const auto& sp : input_specs()) {
+    if (!in[sp.id].value) continue;  // an unknown usage: nothing to vary
     SensitivityRow r;
     r.input = sp.id;
     r.base = in.get(sp.id);
@@ -483,16 +498,25 @@ void add_steps(CostResult& r) {
                          n(l.running_per_effective_hour), x(InputId::kHoursPerMonth),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)))
-           : "none: no purchase price pays at this usage",
+           : b.hours_per_month ? "none: no purchase price pays at this usage" : "none: the usage is unknown",
        b.max_purchase_price, cur);
+  step("break_even.payback_months", "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month)",
+       b.payback_months ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
+                                      n(l.running_per_effective_hour), x(InputId::kHoursPerMonth))
+       : !b.hours_per_month ? "none: the usage is unknown"
+                            : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
+                                                           : "none: " + b.buy_vs_rent_reason,
+       b.payback_months, "month");
 }
 
 // Where the usage compared with the threshold comes from, in words.
-std::string usage_source(const InputValue& u) {
-  if (u.origin.rfind("measured:", 0) == 0) return "these logs show";
-  if (u.origin == "cli" || u.origin == "config") return "you gave";
-  if (u.origin == "default") return "the default assumes";
-  return "the preset assumes";
+std::string usage_source(const CostInputs& in) {
+  const InputValue& u = in[InputId::kHoursPerMonth];
+  if (in.usage.basis == UsageBasis::kMeasured)
+    return fmt::format("measured over {} days of GPU samples", in.usage.span_days ? sig3(*in.usage.span_days) : "?");
+  if (u.origin == "cli" || u.origin == "config") return "as you gave it";
+  if (u.origin.rfind("preset:", 0) == 0) return "as the preset " + u.origin.substr(7) + " assumes";
+  return "as " + u.origin + " assumes";
 }
 
 // Four significant digits are enough for sentences; the steps and the JSON carry the rest.
@@ -502,6 +526,9 @@ std::string verdict_sentences(const CostResult& r) {
   const BreakEven& b = r.break_even;
   const std::string cur = r.inputs.currency;
   std::string s;
+  if (r.inputs.price_unknown)
+    return "No job-length comparison: the purchase price is unknown, so the local cost of a job is unknown too "
+           "(give --local-purchase-price).";
   switch (b.verdict) {
     case Verdict::kLocalAlwaysCheaper: s = "Local is cheaper for every job length"; break;
     case Verdict::kCloudAlwaysCheaper: s = "Cloud is cheaper for every job length"; break;
@@ -525,16 +552,8 @@ std::string verdict_sentences(const CostResult& r) {
                      human_duration(*b.job_hours_at_target_premium));
   else
     s += fmt::format(" A local premium of {} is never reached: {}.", pct(b.target_premium), b.target_premium_reason);
-  if (b.buy_vs_rent_hours)
-    s += fmt::format(
-        " Buying pays for itself against renting after {} of local-equivalent work ({} a month over {} months); "
-        "the GPU can do {} of such work in that period, so it {}.",
-        human_duration(*b.buy_vs_rent_hours), human_duration(*b.buy_vs_rent_hours_per_month),
-        n4(r.inputs.get(InputId::kAmortizationMonths)), human_duration(b.lifetime_effective_hours),
-        *b.buy_vs_rent_hours <= b.lifetime_effective_hours ? "pays for itself if it is used that much"
-                                                           : "cannot pay for itself within that period");
-  else
-    s += fmt::format(" Buying never pays for itself against renting: {}.", b.buy_vs_rent_reason);
+  s += fmt::format(" (The purchase is spread over {} h of use: {}.)",
+                   n4(r.inputs.get(InputId::kAmortizationHours)), r.inputs[InputId::kAmortizationHours].note);
   return s;
 }
 
@@ -548,54 +567,171 @@ SpeedCase speed_case(const CostInputs& in, const CostQuery& q, double relative_s
                    b.buy_pays};
 }
 
-std::string verdict_summary(const CostResult& r) {
-  const BreakEven& b = r.break_even;
+std::string_view own_decision_name(OwnDecision d) noexcept { return d == OwnDecision::kKeep ? "keep" : "rent"; }
+
+std::string_view buy_decision_name(BuyDecision d) noexcept {
+  switch (d) {
+    case BuyDecision::kBuy: return "buy";
+    case BuyDecision::kRent: return "rent";
+    case BuyDecision::kNever: return "never";
+    case BuyDecision::kDependsOnUsage: return "depends_on_usage";
+    case BuyDecision::kDependsOnPrice: return "depends_on_price";
+  }
+  return "?";
+}
+
+namespace {
+std::string local_name(const CostInputs& in) { return in.local_label.empty() ? "the local GPU" : in.local_label; }
+std::string cloud_name(const CostInputs& in) { return in.cloud_label.empty() ? "the cloud GPU" : in.cloud_label; }
+std::string money(double v, const std::string& cur) { return sig3(v) + " " + cur; }
+}  // namespace
+
+MonthlyCost monthly_cost(const CostResult& r, double hours) {
+  MonthlyCost m;
+  m.hours = hours;
+  m.own = r.local.capital_cost / r.inputs.get(InputId::kAmortizationMonths) + r.local.running_per_effective_hour * hours;
+  m.rent = r.cloud.cost_per_effective_hour * hours;
+  return m;
+}
+
+OwnVerdict own_verdict(const CostResult& r) {
+  OwnVerdict o;
   const CostInputs& in = r.inputs;
-  const std::string what = in.local_label.empty() ? std::string("the local GPU") : in.local_label;
-  const std::string usage = fmt::format("{} {} a month", usage_source(in[InputId::kHoursPerMonth]),
-                                        human_duration(b.hours_per_month));
+  const std::string& cur = in.currency;
+  o.running_per_effective_hour = r.local.running_per_effective_hour;
+  o.cloud_per_effective_hour = r.cloud.cost_per_effective_hour;
+  const double run = o.running_per_effective_hour, c = o.cloud_per_effective_hour;
+  o.decision = run <= c ? OwnDecision::kKeep : OwnDecision::kRent;
+  if (const auto& u = r.break_even.hours_per_month; u && std::isfinite(run) && std::isfinite(c))
+    o.saving_per_month = (c - run) * *u;
+  const double resale = in.get(InputId::kResaleFraction), price = in.get(InputId::kPurchasePrice);
+  if (!in.price_unknown && resale > 0 && price > 0) o.resale_value = resale * price;
+  std::string saving, sell;
+  if (o.saving_per_month)
+    saving = fmt::format("; at {} a month that {} {} a month", human_duration(*r.break_even.hours_per_month),
+                         *o.saving_per_month >= 0 ? "saves" : "costs", money(std::fabs(*o.saving_per_month), cur));
+  if (o.resale_value)
+    sell = fmt::format("; selling it would recover about {} ({} % of its price)", money(*o.resale_value, cur),
+                       sig3(100 * resale));
+  else
+    sell = "; its resale value is not counted (give --local-resale-fraction to weigh selling it)";
+  if (!std::isfinite(run)) {
+    o.summary = fmt::format("If you own {}: rent instead: it did no useful work in these logs (effective "
+                            "utilization 0), so running it cannot be cheaper than renting {}{}.",
+                            local_name(in), cloud_name(in), sell);
+  } else if (!std::isfinite(c)) {
+    o.summary = fmt::format("If you own {}: keep it: the cloud side does no useful work (utilization 0).",
+                            local_name(in));
+  } else {
+    o.summary = fmt::format(
+        "If you own {}: {}: running it costs {} per effective hour (energy, cooling, incidents; the purchase is "
+        "spent either way) against {} to rent the same work on {}{}{}.",
+        local_name(in), o.decision == OwnDecision::kKeep ? "keep it" : "rent instead", money(run, cur),
+        money(c, cur), cloud_name(in), saving, sell);
+  }
+  return o;
+}
+
+namespace {
+// What would change the buyer's answer: the usage threshold, the speed bracket, and the first input
+// of the tornado table that moves whether buying pays.
+std::string what_flips(const CostResult& r) {
+  const BreakEven& b = r.break_even;
+  std::vector<std::string> parts;
+  if (b.usage_threshold_hours_per_month)
+    parts.push_back(fmt::format("usage: buying pays from {} a month per GPU",
+                                human_duration(*b.usage_threshold_hours_per_month)));
+  if (r.flips_within_speed_bracket && r.at_compute_bound && r.at_bandwidth_bound)
+    parts.push_back(fmt::format("the speed ratio: at the compute-bound {} buying {}, at the bandwidth-bound {} it {} "
+                                "(time your own job on both GPUs: --local-throughput, --cloud-throughput)",
+                                sig3(r.at_compute_bound->relative_speed),
+                                r.at_compute_bound->buy_pays ? "pays" : "does not pay",
+                                sig3(r.at_bandwidth_bound->relative_speed),
+                                r.at_bandwidth_bound->buy_pays ? "pays" : "does not"));
+  if (b.hours_per_month)
+    for (const auto& row : r.sensitivity.rows)
+      if (row.low_buy_pays != b.buy_pays || row.high_buy_pays != b.buy_pays) {
+        parts.push_back(fmt::format("{} at {} or {} {}", input_name(row.input), sig3(row.low), sig3(row.high),
+                                    input_unit(row.input, r.inputs.currency)));
+        break;
+      }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+}  // namespace
+
+BuyVerdict buy_verdict(const CostResult& r) {
+  BuyVerdict v;
+  const CostInputs& in = r.inputs;
+  const BreakEven& b = r.break_even;
+  const std::string& cur = in.currency;
+  v.threshold_hours_per_month = b.usage_threshold_hours_per_month;
+  if (b.usage_threshold_hours_per_month)
+    v.machine_threshold_hours_per_month = *b.usage_threshold_hours_per_month * static_cast<double>(in.gpu_count);
+  v.hours_per_month = b.hours_per_month;
+  v.payback_months = b.payback_months;
+  v.max_purchase_price = b.max_purchase_price;
+  v.flips = what_flips(r);
   const double months = in.get(InputId::kAmortizationMonths);
-  if (in.price_unknown) {
-    if (!b.max_purchase_price)
-      return fmt::format("No purchase price is known for {} (give --local-purchase-price), and at {} buying it never "
-                         "pays against renting {}: {}.",
-                         what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-                         b.buy_vs_rent_reason);
-    return fmt::format("No purchase price is known for {} (give --local-purchase-price): {}, and at that usage "
-                       "buying it instead of renting {} pays if it cost less than {} {} over {} months at the speed "
-                       "ratio used ({}).",
-                       what, usage, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-                       n4(*b.max_purchase_price), in.currency, n4(months), n4(in.get(InputId::kRelativeSpeed)));
+  const std::string pair = fmt::format("Buying {} instead of renting {}", local_name(in), cloud_name(in));
+  const bool saves = std::isfinite(r.cloud.cost_per_effective_hour) && std::isfinite(r.local.running_per_effective_hour) &&
+                     r.cloud.cost_per_effective_hour > r.local.running_per_effective_hour;
+  if (!saves) {
+    v.decision = BuyDecision::kNever;
+    v.summary = fmt::format("{}: never: {}.", pair, b.buy_vs_rent_reason);
+  } else if (in.price_unknown) {
+    v.decision = BuyDecision::kDependsOnPrice;
+    const double keep = std::pow(1 + in.get(InputId::kInterestRate), months / 12) - in.get(InputId::kResaleFraction);
+    const double per_100h = keep > 0 ? (r.cloud.cost_per_effective_hour - r.local.running_per_effective_hour) * 100 *
+                                           months / keep
+                                     : 0;
+    v.summary = b.max_purchase_price
+                    ? fmt::format("{}: depends on the price, which is unknown: at {} a month ({}) it pays if it cost "
+                                  "less than {} (give --local-purchase-price).",
+                                  pair, human_duration(*b.hours_per_month), usage_source(in),
+                                  money(*b.max_purchase_price, cur))
+                    : fmt::format("{}: depends on the price and the usage, both unknown: it pays if it cost less than "
+                                  "{} for every 100 h a month of use over {} months (give --local-purchase-price "
+                                  "and --hours-per-month).",
+                                  pair, money(per_100h, cur), format_number(months));
+  } else if (!b.hours_per_month) {
+    v.decision = BuyDecision::kDependsOnUsage;
+    v.summary = fmt::format(
+        "{}: depends on usage: it pays from {} of busy time a month per GPU over {} months{}; how much you use it "
+        "a month is unknown.",
+        pair, human_duration(*b.usage_threshold_hours_per_month), format_number(months),
+        in.gpu_count > 1 ? fmt::format(" ({} GPU-hours a month for the {} GPUs)",
+                                       sig3(*v.machine_threshold_hours_per_month), in.gpu_count)
+                         : std::string());
+  } else {
+    v.decision = b.buy_pays ? BuyDecision::kBuy : BuyDecision::kRent;
+    v.summary = fmt::format(
+        "{}: {}: you use it {} a month per GPU ({}), {} the {} a month from which buying pays over {} months{}.",
+        pair, b.buy_pays ? "buy" : "rent", human_duration(*b.hours_per_month), usage_source(in),
+        b.buy_pays ? "at or above" : "below", human_duration(*b.usage_threshold_hours_per_month), format_number(months),
+        b.payback_months ? fmt::format("; it pays for itself in {} months", sig3(*b.payback_months)) : std::string());
+    if (r.flips_within_speed_bracket) {
+      v.summary.pop_back();
+      v.summary += ", but the answer flips within the speed bracket: time your own job on both GPUs.";
+    }
   }
-  if (!b.usage_threshold_hours_per_month)
-    return fmt::format("Buying {} never pays against renting {} at the speed ratio used ({}): {}; {}.", what,
-                       in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-                       n4(in.get(InputId::kRelativeSpeed)), b.buy_vs_rent_reason, usage);
-  std::string bracket;
-  if (r.flips_within_speed_bracket) {
-    auto end = [&](const SpeedCase& c) {
-      return fmt::format("{} ({}{})", n4(c.relative_speed),
-                         c.usage_threshold_hours_per_month
-                             ? "buying pays above " + human_duration(*c.usage_threshold_hours_per_month) + " a month"
-                             : std::string("buying never pays"),
-                         c.verdict == Verdict::kCrossover
-                             ? fmt::format(", jobs {} {} are cheaper in the cloud",
-                                           *c.cheaper_below == Side::kCloud ? "shorter than" : "longer than",
-                                           human_duration(*c.job_hours))
-                             : c.verdict == Verdict::kLocalAlwaysCheaper ? std::string(", local is cheaper for every job")
-                             : c.verdict == Verdict::kCloudAlwaysCheaper ? std::string(", the cloud is cheaper for every job")
-                                                                          : std::string(", both cost the same"));
-    };
-    bracket = fmt::format(", but the verdict flips within the speed bracket: at the compute-bound speed ratio {} "
-                          "and at the bandwidth-bound {}, so time your own job on both GPUs",
-                          end(*r.at_compute_bound), end(*r.at_bandwidth_bound));
+  const Uncertainty& u = r.uncertainty;
+  const bool usage_drawn = in.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)].has_value();
+  if (u.draws == 0) {
+    v.probability_reason = "no Monte Carlo draws (--draws 0)";
+  } else if (!b.hours_per_month && !usage_drawn) {
+    v.probability_reason = "the usage is unknown, so no draw can say whether buying is cheaper";
+  } else if (v.decision == BuyDecision::kDependsOnPrice) {
+    v.probability_reason = "no purchase price is known";
+  } else {
+    v.probability = u.probability_buy_cheaper;
   }
-  return fmt::format(
-      "Buying {} instead of renting {} pays if you run at least {} of GPU work a month for {} months; {}, so {} is "
-      "cheaper at the speed ratio used ({}){}.",
-      what, in.cloud_label.empty() ? std::string("the cloud GPU") : in.cloud_label,
-      human_duration(*b.usage_threshold_hours_per_month), n4(months), usage, b.buy_pays ? "buying" : "renting",
-      n4(in.get(InputId::kRelativeSpeed)), bracket);
+  if (v.probability && (v.decision == BuyDecision::kBuy || v.decision == BuyDecision::kRent)) {
+    v.summary.pop_back();
+    v.summary += fmt::format(" (buying is cheaper in {} % of the uncertainty draws).", sig3(100 * *v.probability));
+  }
+  return v;
 }
 
 CostResult evaluate(const CostInputs& in, const CostQuery& q) {
@@ -615,7 +751,9 @@ CostResult evaluate(const CostInputs& in, const CostQuery& q) {
                                    r.at_compute_bound->buy_pays != r.at_bandwidth_bound->buy_pays;
   r.uncertainty = monte_carlo(in, q);
   r.verdict_text = verdict_sentences(r);
-  r.summary = verdict_summary(r);
+  r.own = own_verdict(r);
+  r.buy = buy_verdict(r);
+  r.summary = r.own.summary + " " + r.buy.summary;
   return r;
 }
 

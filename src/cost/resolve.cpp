@@ -17,7 +17,6 @@ namespace {
 using json::element;
 
 // 365.25 / 12: the mean calendar month.
-constexpr double kDaysPerMonth = 30.4375;
 
 void parse_side(json::object o, Side side, std::string_view origin, CostOverrides& out) {
   for (auto field : o) {
@@ -159,6 +158,8 @@ void parse_range(std::string_view text, std::string_view origin, CostOverrides& 
   const auto& sp = spec(*id);
   if (lo < 0 || (sp.domain == Domain::kPositive && lo <= 0) || (sp.domain == Domain::kRatio && hi > 1))
     bad(fmt::format("outside what {} admits", input_name(*id)));
+  if (*id == InputId::kHoursPerMonth && hi > kMaxHoursPerMonth)
+    bad(fmt::format("a month has at most {} hours", format_number(kMaxHoursPerMonth)));
   into.ranges[static_cast<std::size_t>(*id)] = std::pair{lo, hi};
 }
 
@@ -245,33 +246,6 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
     }
   }
 
-  // Usage: busy GPU-hours per calendar day of the logs, as a month.
-  {
-    MeasuredInput m{InputId::kHoursPerMonth, std::nullopt, {}, {}, {}, {}};
-    const auto busy = lookup("gpu_busy_s");
-    const auto span = lookup("log_uptime_s");
-    if (!busy || !span) {
-      m.note = fmt::format("not measured: this build's feature catalog has no {}", !busy ? "gpu_busy_s" : "log_uptime_s");
-    } else if (!busy->value) {
-      m.note = fmt::format("not measured: gpu_busy_s ({}) is null: {}", busy->id, busy->reason);
-    } else if (!span->value || *span->value <= 0) {
-      m.note = fmt::format("not measured: log_uptime_s ({}) is {}", span->id,
-                           span->value ? "0" : "null: " + span->reason);
-    } else if (!std::isfinite(*busy->value) || *busy->value < 0) {
-      m.note = fmt::format("not measured: gpu_busy_s ({}) = {} is not a usable value", busy->id,
-                           format_number(*busy->value));
-    } else {
-      const double days = std::max(1.0, std::ceil(*span->value / 86400 - 1e-9));
-      const double v = *busy->value / 3600 / days * kDaysPerMonth;
-      m.value = v;
-      m.origin = "measured:" + busy->id;
-      m.note = fmt::format("busy GPU-hours per calendar day of the logs, as a month: gpu_busy_s {} s = {} h over {} "
-                           "day(s) (log_uptime_s {} s, rounded up to whole days) x {} days/month = {} h/month",
-                           format_number(*busy->value), format_number(*busy->value / 3600), format_number(days),
-                           format_number(*span->value), format_number(kDaysPerMonth), format_number(v));
-    }
-    out.push_back(std::move(m));
-  }
   return out;
 }
 
@@ -335,34 +309,57 @@ void select_presets(const PresetCatalog& catalog, const ResolveRequest& rq, Pick
   p.explicit_cloud = !p.sel.cloud.empty();
 }
 
+// Without a scenario or --cloud, the cloud side rents the same GPU as the local one (the cheapest
+// on-demand rental of one), or else the first offer in its currency: no conversion is ever done.
+// The same whether the local GPU was named by the logs or by --local, so restating it changes nothing.
+void pick_cloud_for(const PresetCatalog& catalog, const LocalGpu& m, Picked& p, CostInputs& in) {
+  if (p.scenario || !p.sel.cloud.empty()) return;
+  auto note = [&](std::string text) { in.selection_note += (in.selection_note.empty() ? "" : "; ") + text; };
+  const AcceleratorSpec* a = catalog.find_accelerator(m.accelerator);
+  if (const CloudOffer* same_gpu = a ? cheapest_single_gpu_rental(catalog, *a, m.currency) : nullptr) {
+    p.sel.cloud = same_gpu->name;
+    note(fmt::format("cloud offer {} chosen as the cheapest on-demand rental of the same GPU", same_gpu->name));
+    return;
+  }
+  const CloudOffer* generic = catalog.find_cloud(catalog.default_cloud);
+  if (generic && !m.currency.empty() && generic->currency != m.currency) {
+    if (const CloudOffer* same = catalog.first_cloud_in(m.currency)) {
+      p.sel.cloud = same->name;
+      note(fmt::format("cloud offer {} chosen as the first priced in {} (the generic {} is in {})", same->name,
+                       m.currency, generic->name, generic->currency));
+    }
+  }
+}
+
 // Step 2: without a scenario or --local, the GPU the logs name picks the local preset (and the
-// cheapest rental of the same GPU, or else the first offer in its currency: no conversion is ever
-// done); a GPU no preset describes is the local side as the logs know it.
+// cloud side, pick_cloud_for); a GPU no preset describes, or logs that name no GPU model, are the
+// local side as the logs know it: no other GPU's price or speed is borrowed.
 void select_from_logs(const PresetCatalog& catalog, const ResolveRequest& rq, Picked& p, CostInputs& in) {
-  if (p.scenario || !p.sel.local.empty()) return;
+  if (p.scenario) return;
+  if (!p.sel.local.empty()) {
+    if (const LocalGpu* m = catalog.find_local(p.sel.local)) pick_cloud_for(catalog, *m, p, in);
+    return;
+  }
   for (const auto& product : rq.detected_gpus) {
     const LocalGpu* m = catalog.match_local(product);
     if (!m) continue;
     p.sel.local = m->name;
     in.selection_note = fmt::format("local GPU {} chosen because the logs name '{}'", m->name, product);
-    const AcceleratorSpec* a = catalog.find_accelerator(m->accelerator);
-    if (const CloudOffer* same_gpu = p.sel.cloud.empty() && a ? cheapest_single_gpu_rental(catalog, *a, m->currency)
-                                                              : nullptr) {
-      p.sel.cloud = same_gpu->name;
-      in.selection_note += fmt::format("; cloud offer {} chosen as the cheapest on-demand rental of the same GPU",
-                                       same_gpu->name);
-    }
-    const CloudOffer* generic = catalog.find_cloud(p.sel.cloud.empty() ? catalog.default_cloud : p.sel.cloud);
-    if (p.sel.cloud.empty() && generic && !m->currency.empty() && generic->currency != m->currency) {
-      if (const CloudOffer* same = catalog.first_cloud_in(m->currency)) {
-        p.sel.cloud = same->name;
-        in.selection_note += fmt::format("; cloud offer {} chosen as the first priced in {} (the generic {} is in {})",
-                                         same->name, m->currency, generic->name, generic->currency);
-      }
-    }
+    pick_cloud_for(catalog, *m, p, in);
     return;
   }
-  if (rq.detected_gpus.empty()) return;
+  if (rq.detected_gpus.empty() && !rq.logs_read) return;
+  if (rq.detected_gpus.empty()) {
+    p.from_logs.name = "from-logs";
+    p.from_logs.label = "the GPU of these logs (no source names its model)";
+    p.from_logs.price_source = "the logs name no GPU model";
+    p.sel.local = p.from_logs.name;
+    in.selection_note =
+        "no source in the logs names the GPU model (nvidia-smi -q, --query-gpu or the collector's manifest would): "
+        "the local side is the GPU as the logs measure it, with no price and no spec-sheet speed; give --local "
+        "(e.g. --local rtx-4090) or --local-purchase-price and --relative-speed";
+    return;
+  }
   // Never answer for another GPU: the one the logs name, with what the logs know of it.
   const std::string& product = rq.detected_gpus.front();
   p.from_logs.name = "from-logs";
@@ -546,6 +543,29 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs&
 // Returns the incident rate's Gamma posterior when one was formed.
 std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& in) {
   std::optional<InputRange> incident_posterior;
+  if (rq.usage) {
+    in.usage = *rq.usage;
+    if (in.usage.basis == UsageBasis::kMeasured) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (const auto& g : in.usage.gpus)
+        if (g.hours_per_month) {
+          sum += *g.hours_per_month;
+          ++n;
+        }
+      if (n > 0) {
+        in.measured_hours_per_month = sum / static_cast<double>(n);
+        in.measured_usage_note = in.usage.reason;
+        in.set(InputId::kHoursPerMonth, *in.measured_hours_per_month, "measured:F017", in.usage.reason);
+      }
+    } else {
+      in.measured_usage_note = in.usage.reason;
+    }
+  }
+  if (rq.gpu_count > 0) {
+    in.gpu_count = rq.gpu_count;
+    in.gpu_count_note = rq.gpu_count_note;
+  }
   for (const auto& m : rq.measured) {
     if (m.input == InputId::kHoursPerMonth) {
       in.measured_hours_per_month = m.value;
@@ -573,6 +593,19 @@ std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& i
     }
   }
   return incident_posterior;
+}
+
+// Measurements that contradict the preset chosen: a mean power above its board power says the
+// logs are of another GPU (or the preset is wrong).
+void warn_on_contradictions(const Picked& p, CostInputs& in) {
+  const auto& pw = in[InputId::kPowerW];
+  if (!p.gpu || p.gpu == &p.from_logs || !p.gpu->power_w || !pw.value || pw.origin.rfind("measured:", 0) != 0) return;
+  if (*pw.value > *p.gpu->power_w * 1.05)
+    in.warnings.push_back(fmt::format(
+        "the logs measure a mean GPU power of {} W, above the {} W board power of the preset {} ({}): the logs may be "
+        "of another GPU; give --local with the GPU they come from",
+        format_number(std::round(*pw.value)), format_number(*p.gpu->power_w), p.gpu->name,
+        p.gpu->label.empty() ? p.gpu->name : p.gpu->label));
 }
 
 // Step 10: the config file, then the command line (the user's own throughputs first, so that a
@@ -671,6 +704,50 @@ void set_ranges(const PresetCatalog& catalog, const Picked& p, const std::option
         in.ranges[i] = InputRange{InputRange::Kind::kGamma, g->first, g->second, layer == &rq.cli ? "cli" : "config"};
 }
 
+// The usage's basis: given (command line, config, a scenario, a range), measured (a week of
+// samples), or unknown: then no value, and the answer is the threshold. The purchase is spread over
+// the hours of use that the usage implies, not over an assumed 8 h a day, once the usage is known.
+void settle_usage(CostInputs& in) {
+  auto& h = in[InputId::kHoursPerMonth];
+  const auto& range = in.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)];
+  const bool measured = h.value && h.origin.rfind("measured:", 0) == 0;
+  if (!h.value && range) {
+    h.value = (range->a + range->b) / 2;
+    h.origin = range->origin;
+    h.note = fmt::format("the middle of the range {} .. {} h/month you gave; the Monte Carlo draws from it",
+                         format_number(range->a), format_number(range->b));
+  }
+  if (h.value && !measured) {
+    in.usage.basis = UsageBasis::kGiven;
+    in.usage.reason = h.origin == "cli" || h.origin == "config"
+                          ? fmt::format("given: {} h a month per GPU ({})", format_number(*h.value), h.origin)
+                          : fmt::format("given by {}: {} h a month per GPU", h.origin, format_number(*h.value));
+    if (range)
+      in.usage.reason += fmt::format(", drawn from {} .. {} in the Monte Carlo", format_number(range->a),
+                                     format_number(range->b));
+  } else if (!h.value) {
+    in.usage.basis = UsageBasis::kUnknown;
+    if (in.usage.reason.empty())
+      in.usage.reason = "no logs were read: give --hours-per-month (busy GPU-hours a month) or a range with "
+                        "--range local.hours_per_month=LOW:HIGH";
+    h.note = in.usage.reason;
+    h.origin = "unknown";
+  }
+  auto& am = in[InputId::kAmortizationHours];
+  const auto& u = in[InputId::kEffectiveUtilization];
+  const auto& months = in[InputId::kAmortizationMonths];
+  if (h.value && *h.value > 0 && am.origin == "default" && u.value && *u.value > 0 && months.value) {
+    const double hours = *h.value / *u.value * *months.value;
+    am.value = hours;
+    am.note = fmt::format("the hours of use the usage implies: hours_per_month / effective_utilization x "
+                          "amortization_months = {} / {} x {} = {}",
+                          format_number(*h.value), format_number(*u.value), format_number(*months.value),
+                          format_number(hours));
+  } else if (!h.value && am.origin == "default") {
+    am.note = "assumed, since the usage is unknown: " + am.note + "; only the job-length detail uses it";
+  }
+}
+
 // Step 13: what nobody gave, measured or priced, stated rather than borrowed: a GPU known only from
 // the logs without a power figure (electricity counted as 0), no purchase price (the verdict
 // becomes the price below which buying pays), no usage (the usage the amortization assumes).
@@ -690,21 +767,7 @@ void fill_unknowns(CostInputs& in) {
                        why, why.empty() ? "" : "; ", in.local_label.empty() ? "the local GPU" : in.local_label));
     in.price_unknown = true;
   }
-  if (!in[InputId::kHoursPerMonth].value) {
-    const auto& h = in[InputId::kAmortizationHours];
-    const auto& m = in[InputId::kAmortizationMonths];
-    const auto& u = in[InputId::kEffectiveUtilization];
-    if (h.value && m.value && u.value && *m.value > 0) {
-      const double v = *h.value / *m.value * *u.value;
-      std::string why = in[InputId::kHoursPerMonth].note;
-      in.set(InputId::kHoursPerMonth, v, "default",
-             fmt::format("{}the usage the amortization assumes: amortization_hours / amortization_months x "
-                         "effective_utilization = {} / {} x {} = {}; measure yours with analyze or give "
-                         "--hours-per-month",
-                         why.empty() ? "" : why + "; ", format_number(*h.value), format_number(*m.value),
-                         format_number(*u.value), format_number(v)));
-    }
-  }
+  settle_usage(in);
 }
 
 // Step 14: the question asked (job length, target premium, Monte Carlo seed and draws).
@@ -738,6 +801,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   if (p.offer) apply_cloud_offer(*p.offer, rq, p.pricing, in);
   apply_spec_speed(catalog, p, in);
   const std::optional<InputRange> incident_posterior = apply_measured(rq, in);
+  warn_on_contradictions(p, in);
   apply_overrides(rq, in);
   convert_currencies(rq.fx, in);
   set_ranges(catalog, p, incident_posterior, rq, in);

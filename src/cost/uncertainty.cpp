@@ -102,7 +102,8 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
     if (b.buy_pays) ++buy;
     if (b.job_hours) jobs.push_back(*b.job_hours);
   }
-  u.probability_buy_cheaper = static_cast<double>(buy) / static_cast<double>(q.draws);
+  // Without a usage no draw can say whether buying is cheaper (docs/cost-model.md, "Usage").
+  if (in[InputId::kHoursPerMonth].value) u.probability_buy_cheaper = static_cast<double>(buy) / static_cast<double>(q.draws);
   u.share_with_crossover = static_cast<double>(jobs.size()) / static_cast<double>(q.draws);
   u.usage_threshold_hours_per_month = percentiles(std::move(thresholds));
   u.job_break_even_hours = percentiles(std::move(jobs));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <functional>
 
 #include "gpucost/features/xid_catalog.hpp"
@@ -87,8 +88,12 @@ struct Context {
     const double rate = cost->local.cost_per_wall_hour;
     m.over_span = hours * rate;
     const auto busy_s = f("F017");
-    const double per_month_h = cost->break_even.hours_per_month;
-    if (busy_s && *busy_s > 0) {
+    const auto& usage = cost->break_even.hours_per_month;
+    if (!usage) {
+      m.basis = fmt::format("{} = {} h x {} {}/h (local cost per wall hour); per month null: the usage is unknown",
+                            what, format_number(hours), format_number(rate), m.currency);
+    } else if (busy_s && *busy_s > 0) {
+      const double per_month_h = *usage;
       m.per_month = hours / (*busy_s / 3600.0) * per_month_h * rate;
       m.basis = fmt::format("{} = {} h x {} {}/h (local cost per wall hour); per month scaled by the usage {} h/month "
                             "over the {} busy GPU-hours of the logs",
@@ -369,54 +374,32 @@ void benign_driver_spam(const Context& c, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-// R12: the buy-or-rent verdict itself.
+// R12: the two answers of the cost section, restated once among the findings (the same words).
 void buy_or_rent(const Context& c, std::vector<Finding>& out) {
   if (!c.cost) return;
   const cost::CostResult& r = *c.cost;
   const auto& b = r.break_even;
-  std::string flip;
-  if (b.usage_threshold_hours_per_month)
-    flip = fmt::format("it flips at {} of use a month (these logs show {})",
-                       cost::human_duration(*b.usage_threshold_hours_per_month), cost::human_duration(b.hours_per_month));
-  else
-    flip = fmt::format("no usage makes buying pay at these prices (these logs show {} a month)",
-                       cost::human_duration(b.hours_per_month));
-  if (r.flips_within_speed_bracket) flip += "; the answer changes within the speed bracket (compute- vs bandwidth-bound)";
-  const auto p = r.uncertainty.probability_buy_cheaper;
-  if (r.inputs.price_unknown) {
-    // Without a price there is no buy-or-rent answer, only the price below which buying pays.
-    Finding f = make("R12", "buy_or_rent", Severity::kInfo,
-                     b.max_purchase_price
-                         ? fmt::format("No purchase price known: buying pays if the GPU costs less than {} over {} "
-                                       "months at this usage",
-                                       format_money(b.max_purchase_price, r.inputs.currency),
-                                       format_number(r.inputs.get(cost::InputId::kAmortizationMonths)))
-                         : std::string("No purchase price known, and buying never pays at this usage"));
-    f.features = {c.ev("F006"), c.ev("F017"), c.ev("F024"), c.ev("F007")};
-    f.money = c.no_money("not priced: no purchase price is known for the local GPU");
-    f.next_step = fmt::format("Give --local-purchase-price (or a catalog row with --catalog) for a verdict at the "
-                              "measured {} a month", cost::human_duration(b.hours_per_month));
-    out.push_back(std::move(f));
-    return;
-  }
   Finding f = make("R12", "buy_or_rent", Severity::kInfo,
-                   fmt::format("{}{}", b.buy_pays ? "Buy: owning costs less than renting the same work"
-                                                  : "Rent: renting costs less than owning for this usage",
-                               p ? fmt::format(" (buying cheaper in {} of the uncertainty draws)", pct(*p)) : ""));
+                   fmt::format("Own: {}; buy: {}", cost::own_decision_name(r.own.decision),
+                               cost::buy_decision_name(r.buy.decision)));
   f.features = {c.ev("F006"), c.ev("F017"), c.ev("F024"), c.ev("F007")};
-  // What the worse choice costs a month at the measured usage.
-  const double diff = (r.local.cost_per_effective_hour - r.cloud.cost_per_effective_hour) * b.hours_per_month;
   f.money.currency = r.inputs.currency;
+  // What the worse choice costs a month at the usage, when the usage and the price are known.
+  const double diff = b.hours_per_month && !r.inputs.price_unknown
+                          ? (r.local.cost_per_effective_hour - r.cloud.cost_per_effective_hour) * *b.hours_per_month
+                          : std::numeric_limits<double>::quiet_NaN();
   if (std::isfinite(diff)) {
     f.money.per_month = std::abs(diff);
     f.money.basis = fmt::format("|local {} - cloud {} {}/effective h| x {} h/month: what the worse choice costs",
                                 format_number(r.local.cost_per_effective_hour),
                                 format_number(r.cloud.cost_per_effective_hour), r.inputs.currency,
-                                format_number(b.hours_per_month));
+                                format_number(*b.hours_per_month));
   } else {
-    f.money.basis = "one side does no useful work";
+    f.money.basis = !b.hours_per_month    ? "not priced: the usage is unknown"
+                    : r.inputs.price_unknown ? "not priced: no purchase price is known for the local GPU"
+                                             : "one side does no useful work";
   }
-  f.next_step = fmt::format("{} for this workload; {}", b.buy_pays ? "Buy" : "Rent", flip);
+  f.next_step = "The answer at the top of the report says why, what the usage is based on and what would flip it";
   out.push_back(std::move(f));
 }
 

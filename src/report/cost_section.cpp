@@ -1,11 +1,14 @@
 // The cost block in JSON, CSV rows and a table; the same data in each (see gpucost/report/cost_section.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "gpucost/report/cost_section.hpp"
 #include "gpucost/text/csv.hpp"
 #include "gpucost/text/json.hpp"
+#include "gpucost/text/number.hpp"
 
 namespace gpucost::cost {
 
@@ -79,6 +82,8 @@ void write_inputs_json(JsonWriter& w, const CostResult& r) {
   w.key("local_gpu").begin_object();
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
+  w.kv("count", in.gpu_count);
+  text_or_null(w, "count_note", in.gpu_count_note);
   text_or_null(w, "price_observed_on", in.local_price_observed_on);
   w.end_object();
   w.key("cloud_offer").begin_object();
@@ -193,12 +198,32 @@ void write_break_even_json(JsonWriter& w, const CostResult& r) {
 void write_usage_and_speed_json(JsonWriter& w, const CostResult& r) {
   const CostInputs& in = r.inputs;
   const BreakEven& b = r.break_even;
+  const Usage& u = in.usage;
   w.key("usage").begin_object();
   w.kv("unit", "h/month");
+  w.kv("basis", usage_basis_name(u.basis));
+  w.key("hours_per_month").begin_object();
+  number_or_null(w, "value", b.hours_per_month);
+  w.kv("reason", u.reason);
+  number_or_null(w, "span_days", u.span_days);
+  w.end_object();
+  text_or_null(w, "origin", in[InputId::kHoursPerMonth].origin);
+  number_or_null(w, "min_span_days", u.min_span_days);
+  number_or_null(w, "window_busy_share", u.window_busy_share);
+  number_or_null(w, "window_busy_s", u.window_busy_s);
+  number_or_null(w, "window_sampled_s", u.window_covered_s);
+  w.key("per_gpu").begin_array();
+  for (const auto& g : u.gpus) {
+    w.begin_object().kv("gpu", g.gpu);
+    number_or_null(w, "busy_s", g.busy_s);
+    number_or_null(w, "sampled_s", g.covered_s);
+    number_or_null(w, "span_days", g.span_s / 86400);
+    number_or_null(w, "hours_per_month", g.hours_per_month);
+    w.end_object();
+  }
+  w.end_array();
   number_or_null(w, "measured_hours_per_month", in.measured_hours_per_month);
   text_or_null(w, "measured_note", in.measured_usage_note);
-  number_or_null(w, "hours_per_month", b.hours_per_month);
-  text_or_null(w, "origin", in[InputId::kHoursPerMonth].origin);
   w.end_object();
 
   w.key("relative_speed").begin_object();
@@ -240,6 +265,34 @@ void write_verdict_json(JsonWriter& w, const CostResult& r) {
   const BreakEven& b = r.break_even;
   w.key("verdict").begin_object();
   w.kv("summary", r.summary);
+  const OwnVerdict& o = r.own;
+  w.key("own").begin_object();
+  w.kv("question", "I already have this GPU: keep running it, or rent the same work?");
+  w.kv("decision", own_decision_name(o.decision));
+  w.kv("summary", o.summary);
+  number_or_null(w, "running_per_effective_hour", o.running_per_effective_hour);
+  number_or_null(w, "cloud_per_effective_hour", o.cloud_per_effective_hour);
+  number_or_null(w, "saving_per_month", o.saving_per_month);
+  number_or_null(w, "resale_value", o.resale_value);
+  w.end_object();
+  const BuyVerdict& by = r.buy;
+  w.key("buy").begin_object();
+  w.kv("question", "Should I buy this GPU, or rent?");
+  w.kv("decision", buy_decision_name(by.decision));
+  w.kv("summary", by.summary);
+  number_or_null(w, "threshold_hours_per_month", by.threshold_hours_per_month);
+  number_or_null(w, "machine_threshold_hours_per_month", by.machine_threshold_hours_per_month);
+  number_or_null(w, "hours_per_month", by.hours_per_month);
+  w.kv("usage_basis", usage_basis_name(in.usage.basis));
+  number_or_null(w, "payback_months", by.payback_months);
+  number_or_null(w, "max_purchase_price", by.max_purchase_price);
+  number_or_null(w, "probability", by.probability);
+  text_or_null(w, "probability_reason", by.probability_reason);
+  text_or_null(w, "flips", by.flips);
+  w.end_object();
+  w.key("warnings").begin_array();
+  for (const auto& wm : in.warnings) w.value(wm);
+  w.end_array();
   w.kv("buy_pays", b.buy_pays);
   w.kv("flips_within_speed_bracket", r.flips_within_speed_bracket);
   w.kv("price_unknown", in.price_unknown);
@@ -359,7 +412,7 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C049", "break_even.usage_threshold_hours_per_month", b.usage_threshold_hours_per_month, "h/month",
       b.usage_threshold_hours_per_month ? r.summary : b.buy_vs_rent_reason);
   row("C050", "usage.hours_per_month", b.hours_per_month, "h/month",
-      "origin " + in[InputId::kHoursPerMonth].origin);
+      fmt::format("basis {}: {}", usage_basis_name(in.usage.basis), in.usage.reason));
   row("C051", "usage.measured_hours_per_month", in.measured_hours_per_month, "h/month", in.measured_usage_note);
   row("C060", "relative_speed.compute_bound", in.speed.compute_bound, "ratio", in.speed.compute_note);
   row("C061", "relative_speed.bandwidth_bound", in.speed.bandwidth_bound, "ratio", in.speed.bandwidth_note);
@@ -376,7 +429,12 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C075", "uncertainty.job_break_even_hours.p50", u.job_break_even_hours.p50, "h", mc);
   row("C076", "uncertainty.job_break_even_hours.p95", u.job_break_even_hours.p95, "h", mc);
   row("C052", "break_even.max_purchase_price", b.max_purchase_price, in.currency,
-      b.max_purchase_price ? "" : "no purchase price pays at this usage");
+      b.max_purchase_price ? "" : b.hours_per_month ? "no purchase price pays at this usage" : "the usage is unknown");
+  row("C054", "verdict.own.decision", std::nullopt, "", fmt::format("{}: {}", own_decision_name(r.own.decision), r.own.summary));
+  row("C055", "verdict.buy.decision", std::nullopt, "", fmt::format("{}: {}", buy_decision_name(r.buy.decision), r.buy.summary));
+  row("C056", "verdict.buy.payback_months", r.buy.payback_months, "month", "");
+  row("C057", "verdict.buy.machine_threshold_hours_per_month", r.buy.machine_threshold_hours_per_month, "h/month",
+      fmt::format("{} GPU(s): {}", in.gpu_count, in.gpu_count_note));
 
   // Sensitivity: C1xx, two rows per input (low, high), in tornado order.
   for (const auto& sr : r.sensitivity.rows) {
@@ -450,10 +508,9 @@ void write_cost_table(std::string& out, const CostResult& r) {
          std::isinf(row.effect) ? std::string("verdict") : short_num(row.effect), note);
   }
   line("");
-  line("Usage: {} a month ({}){}", human_duration(b.hours_per_month), in[InputId::kHoursPerMonth].origin,
-       in.measured_hours_per_month
-           ? fmt::format("; measured from the logs: {}", human_duration(*in.measured_hours_per_month))
-           : fmt::format("; not measured: {}", in.measured_usage_note));
+  line("Usage ({}): {}", usage_basis_name(in.usage.basis),
+       b.hours_per_month ? fmt::format("{} a month per GPU; {}", human_duration(*b.hours_per_month), in.usage.reason)
+                         : in.usage.reason);
   line("Buying pays above: {}{}", b.usage_threshold_hours_per_month
                                       ? human_duration(*b.usage_threshold_hours_per_month) + " a month"
                                   : in.price_unknown ? std::string("depends on the purchase price (none is known)")
@@ -481,8 +538,75 @@ void write_cost_table(std::string& out, const CostResult& r) {
   }
   line("");
   for (const auto& wmsg : r.price_warnings) line("Warning: {}", wmsg);
-  line("In short: {}", r.summary);
-  line("Verdict: {}", r.verdict_text);
+  for (const auto& wmsg : in.warnings) line("Warning: {}", wmsg);
+  line("Job length (a detail of the cost, not an answer): {}", r.verdict_text);
+  line("");
+  line("Own it? {}", r.own.summary);
+  line("Buy it? {}", r.buy.summary);
+}
+
+std::vector<double> answer_hours(const CostResult& r) {
+  std::vector<double> hours = {50, 100, 200, 400, 730.5};
+  if (const auto& t = r.break_even.usage_threshold_hours_per_month; t && *t <= kMaxHoursPerMonth) hours.push_back(*t);
+  if (const auto& u = r.break_even.hours_per_month) hours.push_back(*u);
+  std::sort(hours.begin(), hours.end());
+  hours.erase(std::unique(hours.begin(), hours.end()), hours.end());
+  return hours;
+}
+
+void write_answer_table(std::string& out, const CostResult& r, std::string_view indent) {
+  const CostInputs& in = r.inputs;
+  const BreakEven& b = r.break_even;
+  const std::string& cur = in.currency;
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    out += indent;
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+    out += '\n';
+  };
+  auto upper = [](std::string_view s) {
+    std::string u(s);
+    for (auto& ch : u) ch = ch == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return u;
+  };
+  line("Own it?  {}. {}", upper(own_decision_name(r.own.decision)), r.own.summary);
+  line("Buy it?  {}. {}", upper(buy_decision_name(r.buy.decision)), r.buy.summary);
+  if (in.usage.basis == UsageBasis::kUnknown)
+    line("Usage:   unknown: {}. To supply it: --hours-per-month N (busy GPU-hours a month of one GPU), or a range "
+         "--range local.hours_per_month=LOW:HIGH; a collection of a week or more (scripts/collect-logs.sh --duration "
+         "7d, or the gpucost-recorder service); or your scheduler's GPU-hours.",
+         in.usage.reason);
+  else
+    line("Usage:   {}, {} a month per GPU{}.", usage_basis_name(in.usage.basis), human_duration(*b.hours_per_month),
+         in.usage.basis == UsageBasis::kMeasured ? fmt::format(" (over {} days of samples)", sig3(*in.usage.span_days))
+                                                 : std::string());
+  if (in.gpu_count > 1)
+    line("GPUs:    {} ({}); every figure is per GPU, the machine is {} of them.", in.gpu_count, in.gpu_count_note,
+         in.gpu_count);
+  if (r.buy.probability)
+    line("Odds:    buying is cheaper in {} % of {} draws over what is uncertain.", sig3(100 * *r.buy.probability),
+         r.uncertainty.draws);
+  if (!r.buy.flips.empty()) line("Flips:   {}.", r.buy.flips);
+  if (!in.price_unknown && std::isfinite(r.local.running_per_effective_hour) &&
+      std::isfinite(r.cloud.cost_per_effective_hour)) {
+    line("A month of one GPU ({}), by busy hours a month:", cur);
+    std::string hours, own, rent;
+    for (double h : answer_hours(r)) {
+      const MonthlyCost m = monthly_cost(r, h);
+      const bool mark = b.usage_threshold_hours_per_month && h == *b.usage_threshold_hours_per_month;
+      const bool used = b.hours_per_month && h == *b.hours_per_month;
+      hours += fmt::format("{:>10}", fmt::format("{:.0f} h", h) + (mark ? "*" : used ? "<" : ""));
+      own += fmt::format("{:>10}", sig3(m.own));
+      rent += fmt::format("{:>10}", sig3(m.rent));
+    }
+    line("  hours {}", hours);
+    line("  own   {}", own);
+    line("  rent  {}", rent);
+    const bool starred = b.usage_threshold_hours_per_month && *b.usage_threshold_hours_per_month <= kMaxHoursPerMonth;
+    line("  ({}{}own = purchase over {} months + running cost)", starred ? "* where buying starts to pay; " : "",
+         b.hours_per_month ? "< the usage; " : "", format_number(in.get(InputId::kAmortizationMonths)));
+  }
+  // The prices' age stays with the cost table: it changes with the day of the run, the answer does not.
+  for (const auto& wmsg : in.warnings) line("Warning: {}", wmsg);
 }
 
 ReportSection cost_section(std::shared_ptr<const CostResult> result) {

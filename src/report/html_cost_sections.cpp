@@ -13,18 +13,6 @@ namespace gpucost::html {
 
 namespace {
 
-// The first sentence (up to ". " outside parentheses, before a capital letter) and the rest.
-std::pair<std::string_view, std::string_view> split_first_sentence(std::string_view t) {
-  int depth = 0;
-  for (std::size_t i = 0; i + 2 < t.size(); ++i) {
-    if (t[i] == '(') ++depth;
-    else if (t[i] == ')') depth = std::max(0, depth - 1);
-    else if (depth == 0 && t[i] == '.' && t[i + 1] == ' ' && t[i + 2] >= 'A' && t[i + 2] <= 'Z')
-      return {t.substr(0, i + 1), t.substr(i + 2)};
-  }
-  return {t, {}};
-}
-
 // The step of the cost section that computed `name` (formula and numbers), if any.
 OptElement find_step(OptElement cost, std::string_view name) {
   OptElement found;
@@ -36,30 +24,59 @@ OptElement find_step(OptElement cost, std::string_view name) {
 
 }  // namespace
 
-void write_verdict(Page& p, OptElement cost) {
-  p.open("section", {}, "verdict").el("h2", "Verdict");
+void write_answer(Page& p, OptElement cost) {
+  p.open("section", {}, "answer").el("h2", "The answer");
   if (!cost) {
-    p.missing("No cost section in the report: no verdict.");
+    p.missing("No cost section in the report: no answer.");
     p.close("section");
     return;
   }
-  const auto text = rd::string(*cost, "verdict_text");
-  const auto [first, rest] = split_first_sentence(text);
-  p.el("p", first.empty() ? "The cost model gave no verdict." : first, "verdict");
-  if (!rest.empty()) p.el("p", rest);
-  const std::string cur(rd::string(*cost, "currency"));
-  const auto be = rd::child(*cost, "break_even");
-  p.raw("<div class=\"keyfigs\">");
-  auto fig = [&](std::string_view label, std::optional<double> v, std::string_view unit) {
-    p.raw("<div class=\"keyfig\">").text(label).raw("<b>");
-    p.text(v ? fmt::format("{} {}", human(*v), unit) : std::string("none"));
-    p.raw("</b></div>");
+  const auto verdict = rd::child(*cost, "verdict");
+  auto decision = [&](std::string_view key, std::string_view question) {
+    const auto v = verdict ? rd::child(*verdict, key) : std::nullopt;
+    std::string d(v ? rd::string(*v, "decision") : std::string_view("unknown"));
+    for (auto& ch : d) ch = ch == '_' ? ' ' : ch;
+    p.raw("<p class=\"verdict\">").text(question).raw(" <b>").text(d).raw("</b>. ");
+    p.text(v ? rd::string(*v, "summary") : std::string_view()).raw("</p>\n");
   };
-  fig("local, per effective hour", rd::number(rd::path(*cost, "local", "cost_per_effective_hour")), cur + "/h");
-  fig("cloud, per effective hour", rd::number(rd::path(*cost, "cloud", "cost_per_effective_hour")), cur + "/h");
-  fig("break-even job length", be ? rd::number(*be, "job_hours") : std::nullopt, "h");
-  fig("buying pays after", be ? rd::number(*be, "buy_vs_rent_hours") : std::nullopt, "h of use");
-  p.raw("</div>\n");
+  decision("own", "Own it?");
+  decision("buy", "Buy it?");
+  const auto usage = rd::child(*cost, "usage");
+  const std::string_view basis = usage ? rd::string(*usage, "basis") : std::string_view("unknown");
+  p.el("p", fmt::format("Usage ({}): {}", basis, usage ? rd::string(rd::path(*usage, "hours_per_month", "reason"))
+                                                      : std::string_view()));
+  if (basis == "unknown")
+    p.el("p", "To supply it: --hours-per-month N (busy GPU-hours a month of one GPU) or --range "
+              "local.hours_per_month=LOW:HIGH; a collection of a week or more (scripts/collect-logs.sh --duration "
+              "7d, or the gpucost-recorder service); or your scheduler's GPU-hours.", "note");
+  const auto buy = verdict ? rd::child(*verdict, "buy") : std::nullopt;
+  if (const auto prob = buy ? rd::number(*buy, "probability") : std::nullopt)
+    p.el("p", fmt::format("Odds: buying is cheaper in {:.3g} % of the uncertainty draws.", 100 * *prob));
+  if (const auto flips = buy ? rd::string(*buy, "flips") : std::string_view(); !flips.empty())
+    p.el("p", fmt::format("What flips it: {}.", flips));
+  rd::each(verdict ? rd::child(*verdict, "warnings") : std::nullopt,
+           [&](Element w) { p.el("p", fmt::format("Warning: {}", rd::string(w)), "missing"); });
+
+  // A month of one GPU, owned or rented, against hours of use a month.
+  const std::string cur(rd::string(*cost, "currency"));
+  const auto capital = rd::number(rd::path(*cost, "local", "capital_cost"));
+  const auto months = rd::number(rd::path(*cost, "inputs", "local", "amortization_months", "value"));
+  const auto running = rd::number(rd::path(*cost, "local", "running_per_effective_hour"));
+  const auto rent = rd::number(rd::path(*cost, "cloud", "cost_per_effective_hour"));
+  const auto threshold = rd::number(rd::path(*cost, "break_even", "usage_threshold_hours_per_month", "value"));
+  const auto used = usage ? rd::number(rd::path(*usage, "hours_per_month", "value")) : std::nullopt;
+  if (capital && months && *months > 0 && running && rent && !(verdict && rd::boolean(*verdict, "price_unknown"))) {
+    const std::vector<svg::CostLine> lines = {{"own (purchase over the months + running)", *capital / *months, *running,
+                                               svg::color::kBlue},
+                                              {"rent the same work", 0, *rent, svg::color::kVermillion}};
+    const double x_max = threshold && *threshold > 744 ? 1.25 * *threshold : 744;
+    p.raw(svg::cost_chart(lines, x_max, threshold, used, cur,
+                          {"a month's cost of one GPU, owned or rented, against busy hours a month",
+                           "busy GPU-hours a month (one GPU)", "cost a month", "buying pays from", "your usage"}))
+        .raw("\n");
+  } else {
+    p.missing("No monthly chart: the purchase price or a side's cost per effective hour is unknown.");
+  }
   p.close("section");
 }
 
@@ -119,7 +136,7 @@ void write_cost(Page& p, OptElement cost) {
 }
 
 void write_break_even(Page& p, OptElement cost) {
-  p.open("section", {}, "break-even").el("h2", "Break-even: cost per job against job length");
+  p.open("section", {}, "break-even").el("h2", "A detail: cost per job against job length");
   const auto be = cost ? rd::child(*cost, "break_even") : std::nullopt;
   if (!be) {
     p.missing("No break-even in the report.");
@@ -151,7 +168,7 @@ void write_break_even(Page& p, OptElement cost) {
   row("break-even job length", job_hours, "h", rd::string(*be, "verdict"));
   row(fmt::format("local cost of a {} h job", human(query)), rd::number(*be, "local_job_cost"), cur);
   row(fmt::format("cloud cost of a {} h job", human(query)), rd::number(*be, "cloud_job_cost"), cur);
-  row("cloud premium at that length", rd::number(*be, "premium_at_job_hours"), "ratio",
+  row("local premium over the cloud at that length (local / cloud - 1)", rd::number(*be, "premium_at_job_hours"), "ratio",
       rd::string(*be, "premium_reason"));
   row("job length at the target premium", rd::number(*be, "job_hours_at_target_premium"), "h",
       rd::string(*be, "target_premium_reason"));

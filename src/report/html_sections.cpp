@@ -173,7 +173,7 @@ void write_header(Page& p, Element root) {
   p.text(fmt::format("  |  log time zone {}", rd::string(rd::path(root, "zone", "name"))));
   p.close("p");
   p.raw("<nav>");
-  for (auto [id, name] : {std::pair{"findings", "Findings"}, {"verdict", "Verdict"}, {"cost", "Cost breakdown"}, {"break-even", "Break-even"},
+  for (auto [id, name] : {std::pair{"answer", "Answer"}, {"findings", "Findings"}, {"cost", "Cost breakdown"}, {"break-even", "Job length"},
                           {"sensitivity", "Sensitivity"}, {"timeline", "Timeline"}, {"features", "Features"},
                           {"diagnostics", "Diagnostics"}})
     p.raw(fmt::format("<a href=\"#{}\">{}</a>", id, name));

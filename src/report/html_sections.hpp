@@ -9,8 +9,9 @@ namespace gpucost::html {
 void write_header(Page& p, Element root);
 /// What the logs say to do, costliest first, with evidence linked to the timeline.
 void write_findings(Page& p, Element root);
-/// The verdict in one sentence and the key figures.
-void write_verdict(Page& p, OptElement cost);
+/// The owner's and the buyer's answers, the usage and its basis, the odds, and a month's cost
+/// each way against hours of use.
+void write_answer(Page& p, OptElement cost);
 /// Cost per effective hour, local and cloud, and the inputs behind them.
 void write_cost(Page& p, OptElement cost);
 /// The break-even and its chart.

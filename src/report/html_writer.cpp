@@ -25,8 +25,8 @@ std::string render_html(const reportdoc::Document& doc) {
   p.raw("<title>").text(fmt::format("gpucost report: {}", rd::string(root, "input"))).raw("</title>\n");
   p.raw("<style>").raw(html::page_style()).raw("</style>\n</head>\n<body>\n");
   write_header(p, root);
+  write_answer(p, cost);
   write_findings(p, root);
-  write_verdict(p, cost);
   write_cost(p, cost);
   write_break_even(p, cost);
   write_sensitivity(p, cost);

@@ -92,7 +92,7 @@ Measure sum(const std::vector<Measure>& parts) {
 
 // What the report's cost section says, per GPU-hour (the cost model prices one GPU).
 struct CostView {
-  std::string currency, verdict, local_preset, cloud_preset, price_seen;
+  std::string currency, verdict, own, buy, local_preset, cloud_preset, price_seen;
   Measure local_per_wall_hour, local_per_effective_hour, cloud_hourly_rate, cloud_per_effective_hour;
 };
 
@@ -123,6 +123,8 @@ CostView read_cost(rd::Element root) {
   if (c.price_seen.empty())
     c.price_seen = price_seen_from_note(rd::string(rd::path(*cost, "inputs", "cloud", "hourly_rate", "note")));
   c.verdict = rd::string(rd::path(*cost, "break_even", "verdict"));
+  c.own = rd::string(rd::path(*cost, "verdict", "own", "decision"));
+  c.buy = rd::string(rd::path(*cost, "verdict", "buy", "decision"));
   auto field = [](std::optional<rd::Element> side, std::string_view key, std::string_view why) {
     if (auto v = side ? rd::number(*side, key) : std::nullopt) return known(*v);
     return unknown(std::string(why));
@@ -225,6 +227,8 @@ void write_row(std::string& out, const RowContext& ctx, std::string_view kind, c
   measure("idle_cost", v.idle_cost);
   measure("cloud_cost", v.cloud_cost);
   optional_string(w, "verdict", ctx.cost.verdict);
+  optional_string(w, "verdict_own", ctx.cost.own);
+  optional_string(w, "verdict_buy", ctx.cost.buy);
   optional_string(w, "local_preset", ctx.cost.local_preset);
   optional_string(w, "cloud_preset", ctx.cost.cloud_preset);
   optional_string(w, "price_seen", ctx.cost.price_seen);

@@ -227,6 +227,20 @@ void write_cost(Exposition& x, rd::Element root) {
   x.value_or_null("gpucost_local_effective_utilization_ratio", {},
                   local ? rd::number(*local, "effective_utilization") : std::nullopt, "not computed");
 
+  if (const auto v = rd::child(*cost, "verdict")) {
+    x.family("gpucost_verdict_info",
+             "Always 1; the labels carry the report's two answers: own (keep or rent, for the owner of this GPU) and "
+             "buy (buy, rent, never, depends_on_usage or depends_on_price), and the usage basis.");
+    x.sample("gpucost_verdict_info",
+             {{"own", std::string(rd::string(rd::path(*v, "own", "decision")))},
+              {"buy", std::string(rd::string(rd::path(*v, "buy", "decision")))},
+              {"usage_basis", std::string(rd::string(rd::path(*cost, "usage", "basis")))}},
+             1);
+    x.family("gpucost_buy_threshold_hours_per_month",
+             "Busy GPU-hours a month (one GPU) from which buying costs less than renting the same work.");
+    x.value_or_null("gpucost_buy_threshold_hours_per_month", {},
+                    rd::number(rd::path(*v, "buy", "threshold_hours_per_month")), "buying never pays or no price");
+  }
   if (!be) return;
   const std::string verdict(rd::string(*be, "verdict"));
   x.family("gpucost_break_even_info",

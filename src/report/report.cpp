@@ -288,9 +288,9 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
     if (f.money.per_month) return fmt::format("{} a month", findings::format_money(f.money.per_month, f.money.currency));
     return std::string("not priced");
   };
-  line("Summary");
-  if (!rep.verdict.empty()) line("  Verdict: {}", rep.verdict);
-  if (!rep.usage.empty()) line("  Usage:   {}", rep.usage);
+  line("Answer");
+  if (const auto& c = rep.result->cost) cost::write_answer_table(out, *c);
+  else line("  No cost section in this run.");
   std::vector<const findings::Finding*> by_cost;
   for (const auto& f : rep.findings)
     if (f.rule != "buy_or_rent" && f.money.per_month) by_cost.push_back(&f);
@@ -372,9 +372,7 @@ Report make_report(const PipelineResult& result, std::string input, double max_e
   rep.findings = result.findings;
   if (const auto& c = result.cost) {
     rep.verdict = c->summary;
-    const auto& u = c->inputs[cost::InputId::kHoursPerMonth];
-    rep.usage = fmt::format("{} of busy GPU time a month ({})", cost::human_duration(c->break_even.hours_per_month),
-                            u.origin);
+    rep.usage = c->inputs.usage.reason;
   }
   rep.sections.push_back(cost::cost_section(result.cost));
   rep.max_error_rate = max_error_rate;

@@ -249,11 +249,11 @@ std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels
 }
 
 std::string cost_chart(std::span<const CostLine> lines, double x_max, std::optional<double> break_even,
-                       std::optional<double> query_hours, std::string_view currency) {
+                       std::optional<double> query_hours, std::string_view currency, const CostChartText& words) {
   constexpr double kLeft = 80, kRight = 24, kTop = 40, kPlot = 300, kBottom = 50;
   const double height = kTop + kPlot + kBottom;
   std::string out;
-  open_svg(out, height, "cost per job against job length, local and cloud");
+  open_svg(out, height, words.aria);
   if (!(x_max > 0) || !std::isfinite(x_max)) x_max = 10;
   const auto xt = nice_ticks(0, x_max, 8);
   double y_max = 0;
@@ -268,14 +268,13 @@ std::string cost_chart(std::span<const CostLine> lines, double x_max, std::optio
     text(out, x(t), kTop + kPlot + 18, tick_label(t, xstep), "text-anchor=\"middle\"");
   }
   line(out, kLeft, kTop + kPlot, kWidth - kRight, kTop + kPlot, kAxis);
-  text(out, (kLeft + kWidth - kRight) / 2, kTop + kPlot + 38, "job length (h of local-equivalent GPU work)",
-       "text-anchor=\"middle\"");
-  text(out, 14, kTop + kPlot / 2, fmt::format("cost per job ({})", currency),
+  text(out, (kLeft + kWidth - kRight) / 2, kTop + kPlot + 38, words.x_label, "text-anchor=\"middle\"");
+  text(out, 14, kTop + kPlot / 2, fmt::format("{} ({})", words.y_label, currency),
        fmt::format("text-anchor=\"middle\" transform=\"rotate(-90 14 {})\"", num(kTop + kPlot / 2)));
 
   if (query_hours && *query_hours > 0 && *query_hours <= xt.back()) {
     line(out, x(*query_hours), kTop, x(*query_hours), kTop + kPlot, color::kGrey, "stroke-dasharray=\"1 3\"");
-    text(out, x(*query_hours) + 4, kTop + kPlot - 6, fmt::format("your job: {:g} h", *query_hours));
+    text(out, x(*query_hours) + 4, kTop + kPlot - 6, fmt::format("{}: {:.3g} h", words.query, *query_hours));
   }
   double legend_y = kTop - 22;
   double legend_x = kLeft;
@@ -292,7 +291,7 @@ std::string cost_chart(std::span<const CostLine> lines, double x_max, std::optio
     line(out, bx, kTop, bx, kTop + kPlot, "#000000", "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
     out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"none\" stroke=\"#000000\" stroke-width=\"2\"/>",
                        num(bx), num(by));
-    text(out, bx + 6, kTop + 12, fmt::format("break-even: {:.3g} h", *break_even), "font-weight=\"bold\"");
+    text(out, bx + 6, kTop + 12, fmt::format("{}: {:.3g} h", words.mark, *break_even), "font-weight=\"bold\"");
   }
   out += "</svg>";
   return out;

@@ -71,10 +71,19 @@ struct CostLine {
   const char* color = color::kBlue;
 };
 
-/// Cost per job against job length, 0..x_max hours; the break-even (when any) is marked with a
-/// vertical line and a dot where the lines cross; query_hours with a thin dotted line.
+/// The words of a cost chart (the defaults are those of cost per job against job length).
+struct CostChartText {
+  std::string_view aria = "cost per job against job length, local and cloud";
+  std::string_view x_label = "job length (h of local-equivalent GPU work)";
+  std::string_view y_label = "cost per job";
+  std::string_view mark = "break-even";  ///< `break-even: 1.2 h` at the crossing
+  std::string_view query = "your job";   ///< `your job: 1 h` at query_hours
+};
+
+/// Cost against hours, 0..x_max hours; the crossing (when any) is marked with a vertical line and
+/// a dot where the first two lines cross; query_hours with a thin dotted line.
 std::string cost_chart(std::span<const CostLine> lines, double x_max, std::optional<double> break_even,
-                       std::optional<double> query_hours, std::string_view currency);
+                       std::optional<double> query_hours, std::string_view currency, const CostChartText& words = {});
 
 /// One input of the tornado: the metric at the input's low and high values.
 struct TornadoBar {

@@ -76,22 +76,29 @@ TEST(CostModel, UsageThresholdAgainstTheUsage) {
   CostResult r = evaluate(simple(), CostQuery{});
   ASSERT_TRUE(r.break_even.usage_threshold_hours_per_month);
   EXPECT_DOUBLE_EQ(*r.break_even.usage_threshold_hours_per_month, 25.0);
-  EXPECT_DOUBLE_EQ(r.break_even.hours_per_month, 30.0);
+  EXPECT_DOUBLE_EQ(r.break_even.hours_per_month.value_or(-1), 30.0);
   EXPECT_TRUE(r.break_even.buy_pays);
   // At 30 h a month for 10 months the savings are 4 * 300 = 1200: any price below that pays.
   ASSERT_TRUE(r.break_even.max_purchase_price);
   EXPECT_DOUBLE_EQ(*r.break_even.max_purchase_price, 1200.0);
-  EXPECT_EQ(r.summary,
-            "Buying the local GPU instead of renting the cloud GPU pays if you run at least 25 h 0 min of GPU work a "
-            "month for 10 months; the preset assumes 30 h 0 min a month, so buying is cheaper at the speed ratio "
-            "used (1).");
+  EXPECT_EQ(r.buy.decision, BuyDecision::kBuy);
+  EXPECT_EQ(r.buy.summary,
+            "Buying the local GPU instead of renting the cloud GPU: buy: you use it 30 h 0 min a month per GPU (as "
+            "test assumes), at or above the 25 h 0 min a month from which buying pays over 10 months; it pays for "
+            "itself in 8.33 months (buying is cheaper in 100 % of the uncertainty draws).");
+  EXPECT_EQ(r.own.decision, OwnDecision::kKeep);
+  EXPECT_NEAR(*r.own.saving_per_month, 4 * 30, 1e-9);
+  EXPECT_NEAR(*r.buy.payback_months, 1000.0 / (4 * 30), 1e-9);
 
   CostInputs in = simple();
   in.set(InputId::kHoursPerMonth, 20, "cli");
   r = evaluate(in, CostQuery{});
   EXPECT_FALSE(r.break_even.buy_pays);
   EXPECT_DOUBLE_EQ(*r.break_even.max_purchase_price, 800.0);  // 4 * 20 * 10
-  EXPECT_NE(r.summary.find("you gave 20 h 0 min a month, so renting is cheaper"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.buy.decision, BuyDecision::kRent);
+  EXPECT_NE(r.buy.summary.find(": rent: you use it 20 h 0 min a month per GPU (as you gave it), below the 25 h 0 min"),
+            std::string::npos)
+      << r.buy.summary;
 }
 
 TEST(CostModel, UsageThresholdWithResaleInterestAndRunningCost) {
@@ -137,7 +144,8 @@ TEST(CostModel, SeedArticleVerdictFlipsWithinTheSpeedBracket) {
   EXPECT_TRUE(r.at_bandwidth_bound->buy_pays);
   EXPECT_FALSE(r.at_compute_bound->buy_pays);
   EXPECT_TRUE(r.flips_within_speed_bracket);
-  EXPECT_NE(r.summary.find("the verdict flips within the speed bracket"), std::string::npos) << r.summary;
+  EXPECT_NE(r.buy.summary.find("the answer flips within the speed bracket"), std::string::npos) << r.buy.summary;
+  EXPECT_NE(r.buy.flips.find("the speed ratio"), std::string::npos) << r.buy.flips;
   EXPECT_NE(r.summary.find("56 h 0 min"), std::string::npos) << r.summary;
 }
 
@@ -205,7 +213,7 @@ TEST(CostModel, SeedArticleVerdictIsLocalAlwaysCheaper) {
   // As usage: 56.0 h a month for 24 months; the article's 8 h a day is 183.984 effective hours.
   ASSERT_TRUE(b.usage_threshold_hours_per_month);
   EXPECT_NEAR(*b.usage_threshold_hours_per_month, 4299 / (c - running) / 24, 1e-9);
-  EXPECT_DOUBLE_EQ(b.hours_per_month, 183.984);
+  EXPECT_DOUBLE_EQ(b.hours_per_month.value_or(-1), 183.984);
   EXPECT_TRUE(b.buy_pays);
 }
 

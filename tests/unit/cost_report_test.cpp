@@ -92,7 +92,7 @@ TEST(CostReport, TableShowsUnitsCurrencyAndVerdict) {
   EXPECT_NE(out.find("currency CNY"), std::string::npos);
   EXPECT_NE(out.find("4299 CNY / 5760 h"), std::string::npos);
   EXPECT_NE(out.find("CNY/kWh"), std::string::npos);
-  EXPECT_NE(out.find("Verdict: Local is cheaper for every job length"), std::string::npos);
+  EXPECT_NE(out.find("Job length (a detail of the cost, not an answer): Local is cheaper for every job length"), std::string::npos);
   EXPECT_NE(out.find("Sensitivity of break_even.buy_vs_rent_hours"), std::string::npos);
 }
 

@@ -144,7 +144,7 @@ TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
   const auto m = measured_inputs(fake({{"gpu_power_mean_w", {"F012", 91.0, ""}},
                                        {"effective_utilization", {"F040", 0.7, ""}},
                                        {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
-  ASSERT_EQ(m.size(), 5u);
+  ASSERT_EQ(m.size(), 4u);  // the usage has a basis of its own (measure_usage), never a feature read alone
   EXPECT_EQ(find(m, InputId::kPowerW).origin, "measured:F012");
   EXPECT_EQ(*find(m, InputId::kPowerW).value, 91.0);
   EXPECT_EQ(find(m, InputId::kEffectiveUtilization).origin, "measured:F040");
@@ -152,21 +152,28 @@ TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
   EXPECT_NE(find(m, InputId::kIncidentsPerHour).note.find("is null: no kernel log"), std::string::npos);
 }
 
-TEST(CostResolve, UsageIsBusyHoursPerCalendarDayAsAMonth) {
-  // 2 busy hours in 25 h of logs (2 calendar days, rounded up): 1 h a day x 30.4375 days.
-  auto m = measured_inputs(fake({{"gpu_busy_s", {"F017", 7200.0, ""}}, {"log_uptime_s", {"F133", 90000.0, ""}}}));
-  const auto& u = find(m, InputId::kHoursPerMonth);
-  ASSERT_TRUE(u.value);
-  EXPECT_DOUBLE_EQ(*u.value, 30.4375);
-  EXPECT_EQ(u.origin, "measured:F017");
-  // A log shorter than a day counts as one day: 1.5 busy hours in 2 h are 1.5 h a day.
-  m = measured_inputs(fake({{"gpu_busy_s", {"F017", 5400.0, ""}}, {"log_uptime_s", {"F133", 7200.0, ""}}}));
-  EXPECT_DOUBLE_EQ(*find(m, InputId::kHoursPerMonth).value, 1.5 * 30.4375);
-  // Null busy time is unmeasured with its reason, never 0.
-  m = measured_inputs(fake({{"gpu_busy_s", {"F017", std::nullopt, "no dmon rows"}},
-                            {"log_uptime_s", {"F133", 7200.0, ""}}}));
-  EXPECT_FALSE(find(m, InputId::kHoursPerMonth).value);
-  EXPECT_NE(find(m, InputId::kHoursPerMonth).note.find("is null: no dmon rows"), std::string::npos);
+TEST(CostResolve, MeasuredUsageIsTheValueOnlyWhenItsBasisIsMeasured) {
+  // A week of samples: the mean of the GPUs' monthly usage is the value, origin measured.
+  ResolveRequest rq;
+  Usage u;
+  u.basis = UsageBasis::kMeasured;
+  u.reason = "measured: a test";
+  u.span_days = 8;
+  u.gpus = {{0, 100, 200, 8 * 86400.0, 365.25}, {1, 50, 200, 8 * 86400.0, 182.625}};
+  rq.usage = u;
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(in.usage.basis, UsageBasis::kMeasured);
+  EXPECT_DOUBLE_EQ(*in[InputId::kHoursPerMonth].value, (365.25 + 182.625) / 2);
+  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, "measured:F017");
+  // Too short a span: unknown, no value, the reason kept.
+  u.basis = UsageBasis::kUnknown;
+  u.reason = "the GPU samples span 2 min";
+  for (auto& g : u.gpus) g.hours_per_month.reset();
+  rq.usage = u;
+  const CostInputs short_in = resolve_inputs(builtin_presets(), rq);
+  EXPECT_EQ(short_in.usage.basis, UsageBasis::kUnknown);
+  EXPECT_FALSE(short_in[InputId::kHoursPerMonth].value);
+  EXPECT_EQ(short_in.usage.reason, "the GPU samples span 2 min");
 }
 
 TEST(CostResolve, YourJobsThroughputOnBothGpusGivesTheSpeed) {
@@ -194,21 +201,30 @@ TEST(CostResolve, RtxStreetPricesAreCatalogRowsWithSpecs) {
   EXPECT_TRUE(g->power_w && g->throughput);
 }
 
-TEST(CostResolve, UsageDefaultsToWhatTheAmortizationAssumes) {
-  // Generic pair, no logs: 5760 h / 24 months x 0.7666 = 183.984 h a month, origin default.
+TEST(CostResolve, UsageIsUnknownUnlessMeasuredOrGiven) {
+  // Generic pair, no logs: no usage is invented (the amortization's 8 h a day is not a usage).
   const CostInputs in = resolve_inputs(builtin_presets(), ResolveRequest{});
-  EXPECT_NEAR(*in[InputId::kHoursPerMonth].value, 5760.0 / 24 * 0.7666, 1e-9);
-  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, "default");
-  EXPECT_FALSE(in.measured_hours_per_month);
-  // A measurement replaces it and is kept when --hours-per-month replaces the measurement.
+  EXPECT_FALSE(in[InputId::kHoursPerMonth].value);
+  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, "unknown");
+  EXPECT_EQ(in.usage.basis, UsageBasis::kUnknown);
+  EXPECT_NE(in[InputId::kAmortizationHours].note.find("assumed, since the usage is unknown"), std::string::npos);
+  // Given on the command line: basis given, and the purchase is spread over the hours it implies.
   ResolveRequest rq;
-  rq.measured.push_back({InputId::kHoursPerMonth, 12.5, "measured:F017", "from the logs", {}, {}});
   rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 40;
   const CostInputs in2 = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(*in2[InputId::kHoursPerMonth].value, 40);
-  EXPECT_EQ(in2[InputId::kHoursPerMonth].origin, "cli");
-  ASSERT_TRUE(in2.measured_hours_per_month);
-  EXPECT_EQ(*in2.measured_hours_per_month, 12.5);
+  EXPECT_EQ(in2.usage.basis, UsageBasis::kGiven);
+  const double u = *in2[InputId::kEffectiveUtilization].value, months = *in2[InputId::kAmortizationMonths].value;
+  EXPECT_DOUBLE_EQ(*in2[InputId::kAmortizationHours].value, 40 / u * months);
+  // A range alone gives its middle as the point value, and the Monte Carlo draws from it.
+  ResolveRequest rq3;
+  parse_range("local.hours_per_month=20:60", "--range", rq3.cli);
+  const CostInputs in3 = resolve_inputs(builtin_presets(), rq3);
+  EXPECT_EQ(*in3[InputId::kHoursPerMonth].value, 40);
+  EXPECT_EQ(in3.usage.basis, UsageBasis::kGiven);
+  EXPECT_TRUE(in3.ranges[static_cast<std::size_t>(InputId::kHoursPerMonth)]);
+  // More than a month holds is refused, as a value and as a range.
+  EXPECT_THROW(parse_range("local.hours_per_month=20:800", "--range", rq3.cli), std::invalid_argument);
 }
 
 TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {

@@ -168,7 +168,7 @@ TEST(HtmlReport, ExampleIsWellFormedWithEverySection) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
   const auto check = check_xml(html);
   ASSERT_EQ(check.error, "");
-  for (const char* id : {"findings", "verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
+  for (const char* id : {"answer", "findings", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   // Charts: cost against job length, the tornado, one timeline per GPU of the series.
   EXPECT_GE(count(html, "<svg "), 3u);
@@ -209,10 +209,11 @@ TEST(HtmlReport, ExampleShowsTheJsonReportsFigures) {
   const auto& ex = example();
   simdjson::dom::parser p;
   simdjson::dom::element doc = p.parse(ex.json);
-  // The verdict's first sentence, as the JSON has it (escaped once).
-  std::string verdict{std::string_view(doc["cost"]["verdict_text"])};
-  verdict = verdict.substr(0, verdict.find(". ") + 1);
-  EXPECT_NE(ex.html.find("<p class=\"verdict\">" + xml_escaped(verdict) + "</p>"), std::string::npos) << verdict;
+  // The two answers, as the JSON has them (escaped once).
+  for (const char* q : {"own", "buy"}) {
+    const std::string summary{std::string_view(doc["cost"]["verdict"][q]["summary"])};
+    EXPECT_NE(ex.html.find("</b>. " + xml_escaped(summary) + "</p>"), std::string::npos) << summary;
+  }
   // Hand-checked from gpu0-dmon.txt: 3 of 10 samples at or below 5 % SM (when the example is ours).
   if (!std::getenv("GPUCOST_REPORT_EXAMPLE")) {
     EXPECT_NE(ex.html.find("<td>F002</td><td>gpu_idle_fraction</td><td class=\"num\" title=\"0.3\">0.3</td>"),
@@ -257,7 +258,7 @@ TEST(HtmlReport, FindingsComeFirstInTheJsonsOrderWithTheirEvidenceLinkedToTheTim
 TEST(HtmlReport, AnAlmostEmptyReportRendersEverySectionAndSaysWhatIsMissing) {
   const std::string html = render_html(testing::document_from_json(R"({"tool": {"name": "gpucost", "version": "9"}, "input": "x"})"));
   ASSERT_EQ(check_xml(html).error, "");
-  for (const char* id : {"findings", "verdict", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
+  for (const char* id : {"answer", "findings", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   EXPECT_NE(html.find("No timeline chart: no dmon samples"), std::string::npos);
   EXPECT_NE(html.find("No cost section in the report"), std::string::npos);

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucost::cost {
 
@@ -124,6 +125,46 @@ struct SpeedBracket {
   std::string compute_note, bandwidth_note;  ///< the figures divided, or why there is no ratio
 };
 
+/// The longest month (31 days), in hours: usage a month cannot exceed it.
+inline constexpr double kMaxHoursPerMonth = 744;
+/// The mean month (365.25 / 12 days), in hours: a share of time as hours a month.
+inline constexpr double kMeanMonthHours = 730.5;
+/// The span of GPU samples from which usage is measured, by default (docs/cost-model.md, "Usage").
+inline constexpr double kDefaultMinUsageSpanDays = 7;
+
+/// Where the usage compared with the buy threshold comes from.
+enum class UsageBasis : std::uint8_t {
+  kMeasured,  ///< GPU samples spanning at least the minimum span (a week by default)
+  kGiven,     ///< --hours-per-month, a range, the config file or a scenario preset
+  kUnknown,   ///< neither: the answer is the threshold, never a verdict from a guess
+};
+std::string_view usage_basis_name(UsageBasis b) noexcept;
+
+/// One GPU's use as its own samples show it.
+struct GpuUsage {
+  int gpu = 0;
+  double busy_s = 0;     ///< sampled time the GPU computed (gpu_busy_s)
+  double covered_s = 0;  ///< sampled time (gpu_sampled_s)
+  double span_s = 0;     ///< first sample to the end of the last one
+  /// busy_s / covered_s x kMeanMonthHours when span_s reaches the minimum span; else null.
+  std::optional<double> hours_per_month;
+};
+
+/// The usage of a run: its basis, the value per GPU and why.
+struct Usage {
+  UsageBasis basis = UsageBasis::kUnknown;
+  /// How it was measured or given, or why it is unknown and how to supply it (always set).
+  std::string reason;
+  /// The span of the GPU samples, in days (the shortest GPU's); null without samples.
+  std::optional<double> span_days;
+  /// Busy share of the sampled time within the window the logs cover: what was measured even
+  /// when the window is too short to say what a month holds.
+  std::optional<double> window_busy_share;
+  double window_busy_s = 0, window_covered_s = 0;
+  double min_span_days = kDefaultMinUsageSpanDays;
+  std::vector<GpuUsage> gpus;
+};
+
 /// Every input of one run.
 struct CostInputs {
   std::string currency = "USD";
@@ -139,6 +180,16 @@ struct CostInputs {
   /// measured_usage_note saying why (breakeven: no logs).
   std::optional<double> measured_hours_per_month;
   std::string measured_usage_note = "no logs were read";
+  /// The usage's basis and its evidence (local.hours_per_month holds the value per GPU, unset
+  /// when the basis is unknown).
+  Usage usage;
+  /// GPUs of the local machine (the logs' GPU count; 1 without logs): the model prices one GPU,
+  /// the machine is that many.
+  std::size_t gpu_count = 1;
+  /// What the inputs contradict (a measured power above the preset's board power ...): shown
+  /// beside the answer in every output.
+  std::vector<std::string> warnings;
+  std::string gpu_count_note = "one GPU: no logs were read";
   SpeedBracket speed;
   /// No purchase price is known for the local GPU: purchase_price is 0 (origin `unknown`) and the
   /// verdict is stated as the price below which buying pays (break_even.max_purchase_price).

@@ -105,9 +105,15 @@ struct BreakEven {
   /// month are run for amortization_months: capital_cost / ((cloud_per_eff_h - local_running_per_eff_h)
   /// * amortization_months). Null when buying never pays (buy_vs_rent_reason says why).
   std::optional<double> usage_threshold_hours_per_month;
-  double hours_per_month = 0;  ///< the usage compared with it (measured, given or default)
-  /// hours_per_month >= usage_threshold_hours_per_month: buying costs less than renting the same work.
+  /// The usage compared with it (measured or given); null when the usage is unknown.
+  std::optional<double> hours_per_month;
+  /// hours_per_month >= usage_threshold_hours_per_month: buying costs less than renting the same
+  /// work (false when the usage is unknown).
   bool buy_pays = false;
+  /// capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month): months of use
+  /// at the usage until the savings have repaid the capital; null when they never do or the usage
+  /// or price is unknown.
+  std::optional<double> payback_months;
   /// The purchase price below which buying pays at hours_per_month:
   /// (cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months
   /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction); null when no price does.
@@ -120,6 +126,8 @@ double billed_hours(double hours, double increment_s, double minimum_s);
 
 /// A duration in people's units: `45 s`, `4 min 0 s`, `2 h 17 min`, `1344 h`; `never` when not finite.
 std::string human_duration(double hours);
+/// A number for prose: three significant digits, no exponent (`0.263`, `3.80`, `412`, `35000`).
+std::string sig3(double v);
 
 /// One computation written out: name = formula = numbers = value unit.
 struct Step {
@@ -167,6 +175,51 @@ struct SpeedCase {
   bool buy_pays = false;
 };
 
+/// The owner's answer: keep running the GPU, or rent the same work instead.
+enum class OwnDecision : std::uint8_t { kKeep, kRent };
+/// The buyer's answer.
+enum class BuyDecision : std::uint8_t {
+  kBuy,             ///< the usage is at or above the threshold
+  kRent,            ///< the usage is below the threshold
+  kNever,           ///< renting costs no more than running the GPU alone: no usage pays
+  kDependsOnUsage,  ///< the usage is unknown: the threshold is the answer
+  kDependsOnPrice,  ///< no purchase price is known: the price below which buying pays is the answer
+};
+std::string_view own_decision_name(OwnDecision d) noexcept;  ///< `keep`, `rent`
+std::string_view buy_decision_name(BuyDecision d) noexcept;  ///< `buy`, `rent`, `never`, `depends_on_usage` ...
+
+/// "I already have this GPU": what running it costs per effective hour against renting the same work.
+struct OwnVerdict {
+  OwnDecision decision = OwnDecision::kKeep;
+  /// Energy, cooling and incidents per effective hour (local.running_per_effective_hour): the
+  /// purchase is spent whatever the owner does, so it is not counted.
+  double running_per_effective_hour = 0;
+  double cloud_per_effective_hour = 0;  ///< cloud.cost_per_effective_hour
+  /// (cloud - running) x hours_per_month: what keeping saves (negative: costs) a month; null when
+  /// the usage is unknown or a side does no work.
+  std::optional<double> saving_per_month;
+  /// purchase_price x resale_fraction: what selling instead would recover; null when no price or
+  /// resale share is known.
+  std::optional<double> resale_value;
+  std::string summary;  ///< one sentence
+};
+
+/// "Should I buy it?": owning against renting per month at the usage.
+struct BuyVerdict {
+  BuyDecision decision = BuyDecision::kDependsOnUsage;
+  std::optional<double> threshold_hours_per_month;          ///< per GPU (break_even.usage_threshold...)
+  std::optional<double> machine_threshold_hours_per_month;  ///< GPU-hours of the whole machine: x gpu_count
+  std::optional<double> hours_per_month;                    ///< per GPU; null when the usage is unknown
+  std::optional<double> payback_months;
+  std::optional<double> max_purchase_price;
+  /// Share of the Monte Carlo's draws in which buying is cheaper; null when the usage is unknown
+  /// (nothing to compare the threshold with) or there are no draws.
+  std::optional<double> probability;
+  std::string probability_reason;  ///< why probability is null
+  std::string flips;    ///< what would change the decision, in words
+  std::string summary;  ///< one sentence
+};
+
 /// Everything the model says about one set of inputs.
 struct CostResult {
   CostInputs inputs;
@@ -185,12 +238,26 @@ struct CostResult {
   /// Prices used that were observed long ago or are undated (shown in the table only: they depend
   /// on the day of the run). Filled by the command line, not by evaluate().
   std::vector<std::string> price_warnings;
-  /// One sentence: the usage above which buying pays, the usage this run has, and the verdict.
+  OwnVerdict own;  ///< "I already have this GPU"
+  BuyVerdict buy;  ///< "should I buy it"
+  /// Both answers, one sentence each: the owner's, then the buyer's.
   std::string summary;
 };
 
-/// The one-sentence verdict of a result (its usage threshold against its usage).
-std::string verdict_summary(const CostResult& r);
+/// What a month of `hours` busy GPU-hours on one GPU costs each way: owning is the capital spread
+/// over the amortization months plus the running cost of that work, renting is the cloud's price of
+/// the same work (per-job fixed costs left out). The two lines cross at the usage threshold.
+struct MonthlyCost {
+  double hours = 0;
+  double own = 0;   ///< capital_cost / amortization_months + running_per_effective_hour x hours
+  double rent = 0;  ///< cloud_per_effective_hour x hours
+};
+MonthlyCost monthly_cost(const CostResult& r, double hours);
+
+/// The owner's and the buyer's answers of a result (its cost terms, break-even and Monte Carlo).
+OwnVerdict own_verdict(const CostResult& r);
+BuyVerdict buy_verdict(const CostResult& r);
+
 
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);

@@ -106,6 +106,16 @@ struct ResolveRequest {
   double incident_prior_hours = 720;
   /// Exchange rates (--fx FILE): a money value priced in another currency is converted only with one.
   std::vector<FxRate> fx;
+  /// Logs were read (analyze): a directory whose logs name no GPU model is then answered for the
+  /// GPU the logs measure, never for the generic preset.
+  bool logs_read = false;
+  /// The usage the logs measure (analyze; see measure_usage in cost/from_logs.hpp): its basis is
+  /// `measured` only from samples spanning min_usage_span_days.
+  std::optional<Usage> usage;
+  double min_usage_span_days = kDefaultMinUsageSpanDays;  ///< --min-usage-span
+  /// GPUs of the machine the logs describe (0: not known, one GPU is priced), and how that was told.
+  std::size_t gpu_count = 0;
+  std::string gpu_count_note;
 };
 
 /// Defaults of the spot model: a checkpoint every 30 minutes, 0.01 interruptions per hour of

@@ -44,7 +44,8 @@ struct Uncertainty {
   std::uint64_t seed = 0;
   std::size_t draws = 0;
   std::vector<std::string> varied;  ///< one line per input drawn: `cloud.relative_speed uniform 2.2 .. 4.3 (speed bracket)`
-  /// Share of draws in which buying costs less than renting at the draw's usage (null: no draws).
+  /// Share of draws in which buying costs less than renting at the draw's usage (null: no draws, or
+  /// the usage is unknown).
   std::optional<double> probability_buy_cheaper;
   /// The usage threshold over all draws (a draw in which buying never pays counts as +infinity).
   Percentiles usage_threshold_hours_per_month;

@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gpucost/cost/model.hpp"
 #include "gpucost/report/report.hpp"
@@ -24,6 +26,16 @@ void write_cost_json(JsonWriter& w, const CostResult& r);
 void write_cost_csv_rows(CsvWriter& c, const CostResult& r);
 /// Appends the table block (with units, currency and a plain-language verdict).
 void write_cost_table(std::string& out, const CostResult& r);
+
+/// Appends the answer the reports open with (docs/cost-model.md, "The two questions"): the owner's
+/// and the buyer's decision in a sentence each, the usage and its basis (and how to supply it when
+/// unknown), the odds and what flips them, a small table of a month's cost each way by hours of
+/// use, and any warning the inputs raise. Lines are indented by `indent`.
+void write_answer_table(std::string& out, const CostResult& r, std::string_view indent = "  ");
+
+/// Hours of use a month at which the answer's table compares owning and renting: round figures
+/// around the threshold and the usage (when known), at most a month of 744 h.
+std::vector<double> answer_hours(const CostResult& r);
 
 /// The section `cost` for the analyze report.
 ReportSection cost_section(std::shared_ptr<const CostResult> result);

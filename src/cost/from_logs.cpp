@@ -1,0 +1,172 @@
+#include "gpucost/cost/from_logs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "gpucost/cost/model.hpp"
+#include "gpucost/table/column.hpp"
+#include "gpucost/text/number.hpp"
+
+namespace gpucost::cost {
+
+std::vector<std::string> named_gpus(const Timeline& tl) {
+  std::vector<std::string> gpus;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(gpus.begin(), gpus.end(), name) == gpus.end()) gpus.push_back(name);
+  };
+  for (const auto& dev : tl.devices) add(dev.name);
+  if (tl.manifest)
+    for (const auto& n : tl.manifest->gpu_names) add(n);
+  return gpus;
+}
+
+std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {
+  std::vector<std::pair<std::string, double>> limits;
+  for (const auto& dev : tl.devices)
+    if (!dev.name.empty() && dev.power_limit_w) limits.emplace_back(dev.name, *dev.power_limit_w);
+  return limits;
+}
+
+std::vector<MeasuredInput> measured_from_features(const FeatureSet& fs, bool take) {
+  if (!take) {
+    std::vector<MeasuredInput> out;
+    for (auto id : {InputId::kPowerW, InputId::kEffectiveUtilization, InputId::kIncidentsPerHour,
+                    InputId::kJobStallFraction})
+      out.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
+    return out;
+  }
+  return measured_inputs([&fs](std::string_view name) -> std::optional<FeatureReading> {
+    const auto i = feature_index(name);
+    if (i == kNoFeature) return std::nullopt;
+    FeatureReading r;
+    r.id = std::string(feature_catalog()[i].id);
+    if (i < fs.host.size()) {
+      r.value = fs.host[i].value;
+      r.reason = fs.host[i].reason;
+    } else {
+      r.reason = "not computed in this run";
+    }
+    return r;
+  });
+}
+
+namespace {
+
+// First sample to the end of the last, per GPU index (samples are sorted by time).
+std::map<int, std::pair<TimeNs, TimeNs>> sample_spans(const Timeline& tl) {
+  std::map<int, std::pair<TimeNs, TimeNs>> spans;
+  const Table& s = tl.samples;
+  const ColumnReader ts(s.ts()), gpu(s.column(sample_col::gpu)), interval(s.column(sample_col::interval_ns));
+  for (std::size_t r = 0; r < s.rows(); ++r) {
+    if (!ts.is_valid(r) || !gpu.is_valid(r)) continue;
+    const TimeNs t = ts.get_int(r);
+    const TimeNs end = t + (interval.is_valid(r) ? interval.get_int(r) : 0);
+    auto [it, fresh] = spans.try_emplace(static_cast<int>(gpu.get_int(r)), t, end);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, t);
+      it->second.second = std::max(it->second.second, end);
+    }
+  }
+  return spans;
+}
+
+std::optional<double> gpu_value(const FeatureSet& fs, std::size_t k, std::string_view name) {
+  const auto i = feature_index(name);
+  if (i == kNoFeature || k >= fs.per_gpu.size() || i >= fs.per_gpu[k].size()) return std::nullopt;
+  return fs.per_gpu[k][i].value;
+}
+
+std::string percent(double share) { return sig3(100 * share) + " %"; }
+
+}  // namespace
+
+Usage measure_usage(const Timeline& tl, const FeatureSet& fs, double min_span_days) {
+  Usage u;
+  u.min_span_days = min_span_days;
+  const auto spans = sample_spans(tl);
+  std::optional<double> shortest_s;
+  for (std::size_t k = 0; k < fs.gpus.size(); ++k) {
+    const auto busy = gpu_value(fs, k, "gpu_busy_s");
+    const auto covered = gpu_value(fs, k, "gpu_sampled_s");
+    const auto span = spans.find(fs.gpus[k]);
+    if (!busy || !covered || *covered <= 0 || span == spans.end()) continue;
+    GpuUsage g;
+    g.gpu = fs.gpus[k];
+    g.busy_s = *busy;
+    g.covered_s = *covered;
+    g.span_s = static_cast<double>(span->second.second - span->second.first) / 1e9;
+    u.gpus.push_back(g);
+    u.window_busy_s += g.busy_s;
+    u.window_covered_s += g.covered_s;
+    shortest_s = shortest_s ? std::min(*shortest_s, g.span_s) : g.span_s;
+  }
+  if (u.gpus.empty()) {
+    u.reason = "the logs hold no GPU samples with utilization (nvidia-smi dmon or --query-gpu), so how much the GPU "
+               "is used cannot be measured";
+    return u;
+  }
+  u.span_days = *shortest_s / 86400;
+  u.window_busy_share = u.window_busy_s / u.window_covered_s;
+  const std::string window =
+      fmt::format("{} of {} sampled ({})", human_duration(u.window_busy_s / 3600), human_duration(u.window_covered_s / 3600),
+                  percent(*u.window_busy_share));
+  if (*u.span_days < min_span_days) {
+    u.reason = fmt::format(
+        "the GPU samples span {}, less than the {} days from which a month's usage is measured (a week holds the "
+        "weekly rhythm of use; --min-usage-span changes it); within that window the GPU computed {}",
+        human_duration(*shortest_s / 3600), format_number(min_span_days), window);
+    return u;
+  }
+  u.basis = UsageBasis::kMeasured;
+  double sum = 0;
+  for (auto& g : u.gpus) {
+    g.hours_per_month = g.busy_s / g.covered_s * kMeanMonthHours;
+    sum += *g.hours_per_month;
+  }
+  u.reason = fmt::format(
+      "measured: the GPU{} computed {} over {} days of samples: busy / sampled x {} h a month = {} h a month per "
+      "GPU{}",
+      u.gpus.size() > 1 ? "s" : "", window, sig3(*u.span_days), format_number(kMeanMonthHours),
+      sig3(sum / static_cast<double>(u.gpus.size())), u.gpus.size() > 1 ? " (the mean of the GPUs)" : "");
+  return u;
+}
+
+std::pair<std::size_t, std::string> gpu_count(const Timeline& tl, const FeatureSet& fs) {
+  if (!fs.gpus.empty())
+    return {fs.gpus.size(), fmt::format("{} GPU{} with samples in the logs", fs.gpus.size(), fs.gpus.size() > 1 ? "s" : "")};
+  std::set<std::string> named;
+  for (const auto& d : tl.devices)
+    named.insert(!d.uuid.empty() ? d.uuid : !d.pci_bus.empty() ? d.pci_bus : d.index ? std::to_string(*d.index) : d.name);
+  named.erase(std::string());
+  if (!named.empty())
+    return {named.size(), fmt::format("{} GPU{} named by nvidia-smi reports", named.size(), named.size() > 1 ? "s" : "")};
+  return {1, "one GPU: the logs say nothing of how many the machine has"};
+}
+
+std::vector<MachineSeen> distinct_machines(const Timeline& tl) {
+  // The UUIDs reported at each index and each PCI address: one machine has one GPU at each.
+  std::map<std::string, std::set<std::string>> uuids_at;
+  for (const auto& d : tl.devices) {
+    if (d.uuid.empty()) continue;
+    if (d.index) uuids_at["index " + std::to_string(*d.index)].insert(d.uuid);
+    if (!d.pci_bus.empty()) uuids_at["PCI " + d.pci_bus].insert(d.uuid);
+  }
+  std::set<std::string> conflicting;
+  for (const auto& [where, uuids] : uuids_at)
+    if (uuids.size() > 1) conflicting.insert(uuids.begin(), uuids.end());
+  std::vector<MachineSeen> out;
+  if (conflicting.empty()) return out;
+  std::set<std::string> shown;
+  for (const auto& d : tl.devices) {
+    if (!conflicting.count(d.uuid) || !shown.insert(d.uuid).second) continue;
+    const std::string file = d.file < tl.files.size() ? tl.files[d.file].path : std::string("?");
+    out.push_back({fmt::format("{} {} at {} ({})", d.name.empty() ? "a GPU" : d.name, d.uuid,
+                               d.index ? "index " + std::to_string(*d.index) : "PCI " + d.pci_bus, file)});
+  }
+  return out;
+}
+
+}  // namespace gpucost::cost
