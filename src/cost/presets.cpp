@@ -67,6 +67,7 @@ LocalGpu parse_local(object o, std::string_view origin) {
     else if (k == "accelerator") g.accelerator = json::as_string(field.value, origin, key);
     else if (k == "kind") g.kind = json::as_string(field.value, origin, key);
     else if (k == "price_observed_on") g.price_observed_on = json::as_string(field.value, origin, key);
+    else if (k == "price_source_kind") g.price_source_kind = json::as_string(field.value, origin, key);
     else if (k == "purchase_price") g.purchase_price = opt_number(field.value, origin, key);
     else if (k == "power_w") g.power_w = opt_number(field.value, origin, key);
     else if (k == "throughput") g.throughput = opt_number(field.value, origin, key);
@@ -106,6 +107,7 @@ CloudOffer parse_cloud(object o, std::string_view origin) {
     else if (k == "throughput") c.throughput = opt_number(field.value, origin, key);
     else if (k == "source") c.source = json::as_string(field.value, origin, key);
     else if (k == "seen") c.seen = json::as_string(field.value, origin, key);
+    else if (k == "source_kind") c.source_kind = json::as_string(field.value, origin, key);
     else if (k == "cold_start_source") c.cold_start_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") c.throughput_source = json::as_string(field.value, origin, key);
     else if (k == "memory_bandwidth_gbs") c.memory_bandwidth_gbs = opt_number(field.value, origin, key);
