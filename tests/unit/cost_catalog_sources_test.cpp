@@ -1,5 +1,5 @@
-// What kind of source a catalog's price has (SourceKind), SkyPilot's published catalogs read as
-// they are, and catalogs of 100 000 rows loaded in linear time.
+// Where the built-in prices come from (SourceKind), RunPod's own list prices, SkyPilot's published
+// catalogs read as they are, and catalogs of 100 000 rows loaded in linear time.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,11 +16,77 @@
 namespace gpucost::cost {
 namespace {
 
+bool known_kind(const std::string& k) {
+  for (const char* x : kSourceKinds)
+    if (k == x) return true;
+  return false;
+}
+
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+TEST(CostCatalogSources, EveryBuiltInPriceSaysWhatKindOfSourceItIs) {
+  const PresetCatalog& c = builtin_presets();
+  for (const auto& o : c.cloud) {
+    EXPECT_TRUE(known_kind(o.source_kind)) << o.name << ": '" << o.source_kind << "'";
+    // Only a figure kept to reproduce a published calculation may be undated.
+    if (o.source_kind != "unverified") {
+      EXPECT_EQ(o.seen.size(), 10u) << o.name;
+    }
+  }
+  for (const auto& g : c.local) {
+    if (!g.purchase_price) continue;
+    EXPECT_TRUE(known_kind(g.price_source_kind)) << g.name << ": '" << g.price_source_kind << "'";
+    if (g.price_source_kind != "unverified") {
+      EXPECT_EQ(g.price_observed_on.size(), 10u) << g.name;
+    }
+  }
+  // The seed article's two undated, unsourced prices say so.
+  EXPECT_EQ(c.find_cloud("alibaba-a10-seed")->source_kind, "unverified");
+  EXPECT_EQ(c.find_local("rtx-4060-laptop")->price_source_kind, "unverified");
+  // The street price of the 4090 comes from a content site naming no shop: the default stays
+  // NVIDIA's dated launch price.
+  EXPECT_EQ(c.find_local("rtx-4090-street")->price_source_kind, "unverified");
+  EXPECT_EQ(*c.find_local("rtx-4090")->purchase_price, 1599);
+  EXPECT_EQ(c.find_local("rtx-4090")->price_source_kind, "provider");
+}
+
+TEST(CostCatalogSources, RunPodRowsAreRunPodsListPricesNotTheirMarkup) {
+  // A third-party report's "on-demand" column was its "spot" column x 1.77; that "spot" column is
+  // RunPod's own Community Cloud list price, which RunPod bills on demand.
+  const PresetCatalog& c = builtin_presets();
+  const auto rate = [&](const char* name) {
+    const CloudOffer* o = c.find_cloud(name);
+    EXPECT_NE(o, nullptr) << name;
+    return o && o->hourly_rate ? *o->hourly_rate : -1.0;
+  };
+  EXPECT_EQ(rate("runpod-rtx-4090"), 0.34);
+  EXPECT_EQ(rate("runpod-rtx-3090"), 0.22);
+  EXPECT_EQ(rate("runpod-rtx-5090"), 0.69);
+  EXPECT_EQ(rate("runpod-l40s"), 0.79);
+  EXPECT_EQ(rate("runpod-h200"), 3.59);
+  EXPECT_EQ(rate("runpod-b200"), 5.98);
+  EXPECT_EQ(rate("runpod-a100-sxm-80gb"), 1.39);
+  EXPECT_EQ(rate("runpod-h100-sxm"), 2.69);
+  // Secure Cloud, read on RunPod's own page (in dated transcriptions of it).
+  EXPECT_EQ(rate("runpod-h200-secure"), 4.59);
+  const CloudOffer* secure = c.find_cloud("runpod-h200-secure");
+  ASSERT_NE(secure, nullptr);
+  EXPECT_EQ(secure->source_kind, "provider");
+  EXPECT_EQ(secure->seen, "2026-10-07");
+  EXPECT_EQ(rate("runpod-h100-sxm-secure"), 3.99);
+  EXPECT_EQ(rate("runpod-a100-sxm-80gb-secure"), 1.79);
+  EXPECT_EQ(rate("runpod-b200-secure"), 6.79);
+  for (const auto& o : c.cloud)
+    if (o.provider == "RunPod") {
+      EXPECT_FALSE(o.spot_rate) << o.name << ": no RunPod spot price was read";
+    }
+  // A marketplace floor ("H200 from 3.50") is no on-demand price.
+  EXPECT_EQ(c.find_cloud("vast-h200"), nullptr);
 }
 
 TEST(CostCatalogSources, SourceKindIsCheckedAndOlderCatalogsWithoutItStillLoad) {
