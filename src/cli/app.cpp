@@ -56,6 +56,7 @@ int run(int argc, char** argv) {
                          "  gpucost timeline examples/laptop-training | jq 'select(.kind==\"xid\")'\n"
                          "  gpucost features --format md\n"
                          "  gpucost breakeven --preset seed-article\n"
+                         "  gpucost offers h200\n"
                          "  gpucost fleet /shared/gpucost\n\n") +
              kExitCodes);
 
@@ -67,6 +68,7 @@ int run(int argc, char** argv) {
   add_breakeven(app, state);
   add_simulate(app, state);
   add_fleet(app, state);
+  add_offers(app, state);
   app.parse_complete_callback([&] { setup_logging(verbosity, quiet); });
 
   try {

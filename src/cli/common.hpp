@@ -59,5 +59,6 @@ void add_findings(CLI::App& root, RunState& state);
 void add_breakeven(CLI::App& root, RunState& state);
 void add_simulate(CLI::App& root, RunState& state);
 void add_fleet(CLI::App& root, RunState& state);
+void add_offers(CLI::App& root, RunState& state);
 
 }  // namespace gpucost::cli

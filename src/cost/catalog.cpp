@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "gpucost/cost/presets.hpp"
 #include "gpucost/text/number.hpp"
@@ -143,22 +145,120 @@ std::string lower_name(std::string_view s) {
   return out;
 }
 
+// Where each entry of a catalog's list sits, by name, so that loading a catalog of n rows
+// takes O(n) lookups instead of O(n) scans per row (a SkyPilot vms.csv has 40 000 rows).
+template <typename T>
+class NameIndex {
+ public:
+  explicit NameIndex(std::vector<T>& items) : items_(items) {
+    at_.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) at_.emplace(items[i].name, i);
+  }
+  T* find(const std::string& name) {
+    const auto it = at_.find(name);
+    return it == at_.end() ? nullptr : &items_[it->second];
+  }
+  // Adds the item or replaces the one of the same name (PresetCatalog::upsert_*, in O(1)).
+  void upsert(T item) {
+    if (T* old = find(item.name)) {
+      *old = std::move(item);
+      return;
+    }
+    at_.emplace(item.name, items_.size());
+    items_.push_back(std::move(item));
+  }
+
+ private:
+  std::vector<T>& items_;
+  std::unordered_map<std::string, std::size_t> at_;
+};
+
+// find_accelerator once per distinct accelerator name of a catalog, not once per row.
+class AcceleratorCache {
+ public:
+  explicit AcceleratorCache(const PresetCatalog& c) : catalog_(c) {}
+  const AcceleratorSpec* find(const std::string& name) {
+    const auto it = memo_.find(name);
+    if (it != memo_.end()) return it->second;
+    return memo_.emplace(name, catalog_.find_accelerator(name)).first->second;
+  }
+
+ private:
+  const PresetCatalog& catalog_;
+  std::unordered_map<std::string, const AcceleratorSpec*> memo_;
+};
+
+std::string source_kind(const Table& t, std::size_t r) {
+  std::string kind = t.get(r, "SourceKind");
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (kind.empty()) return kind;
+  for (const char* k : kSourceKinds)
+    if (kind == k) return kind;
+  t.fail(r, "SourceKind", fmt::format("'{}' is not one of provider, third_party, estimate, unverified", kind));
+}
+
+// SkyPilot's published catalogs (github.com/skypilot-org/skypilot-catalog, catalogs/v*/CLOUD/
+// vms.csv) carry no provider, currency, source or date: the cloud is the folder the file sits in,
+// prices are USD (SkyPilot's own convention), the source is the file itself, and the date is not
+// known (the file's commit date in that repository is the observation date; it is not in the file).
+struct SkyPilotDefaults {
+  bool active = false;
+  std::string provider, source;
+};
+
+SkyPilotDefaults skypilot_defaults(const Table& t) {
+  SkyPilotDefaults d;
+  if (t.has("Source") || t.has("Currency")) return d;
+  d.active = true;
+  const std::string_view origin = t.origin;
+  const auto slash = origin.find_last_of('/');
+  if (slash != std::string_view::npos && slash > 0) {
+    const std::string_view dir = origin.substr(0, slash);
+    d.provider = std::string(dir.substr(dir.find_last_of('/') == std::string_view::npos ? 0 : dir.find_last_of('/') + 1));
+  }
+  if (d.provider.empty() || d.provider == ".") d.provider = "SkyPilot catalog";
+  // SkyPilot's folder names for the clouds the built-in catalog also has, spelt as it spells them.
+  for (auto [dir, name] : {std::pair{"aws", "AWS"}, {"gcp", "GCP"}, {"azure", "Azure"}, {"lambda", "Lambda"},
+                           {"runpod", "RunPod"}, {"vast", "Vast.ai"}})
+    if (d.provider == dir) d.provider = name;
+  d.source = fmt::format(
+      "SkyPilot catalog {} (github.com/skypilot-org/skypilot-catalog; USD as SkyPilot publishes; the file "
+      "records no observation date: its commit date is one)",
+      t.origin);
+  return d;
+}
+
 void load_cloud_rows(PresetCatalog& catalog, const Table& t) {
+  NameIndex<CloudOffer> offers(catalog.cloud);
+  AcceleratorCache accelerators(catalog);
+  const SkyPilotDefaults sky = skypilot_defaults(t);
+  // Rows of this file by name: SkyPilot lists an instance once per availability zone, with the
+  // zone's spot price; the region's offer keeps the lowest one, as SkyPilot itself quotes.
+  std::unordered_set<std::string> seen_here;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const std::string provider = t.get(r, "Provider"), type = t.get(r, "InstanceType");
+    std::string provider = t.get(r, "Provider");
+    const std::string type = t.get(r, "InstanceType");
+    const std::string accel = t.get(r, "AcceleratorName");
     std::string name = t.get(r, "Name");
+    if (sky.active) {
+      if (accel.empty()) continue;  // a CPU-only instance: no GPU to compare
+      if (provider.empty()) provider = sky.provider;
+      if (name.empty()) name = lower_name(provider + "-" + type + "-" + t.get(r, "Region"));
+    }
     if (name.empty()) name = lower_name(provider + "-" + type);
     if (name.empty()) t.fail(r, "Name", "a row names no offer (Name, or Provider and InstanceType)");
-    const std::string accel = t.get(r, "AcceleratorName");
     const double count = t.number(r, "AcceleratorCount").value_or(1);
     if (!(count > 0)) t.fail(r, "AcceleratorCount", "an instance has at least one GPU");
     CloudOffer o;
-    if (const CloudOffer* old = catalog.find_cloud(name)) o = *old;  // keep its label, specs and notes
+    const CloudOffer* old = offers.find(name);
+    if (old) o = *old;  // keep its label, specs and notes
+    const bool again = sky.active && old && seen_here.count(name);
     o.name = name;
     o.provider = provider.empty() ? o.provider : provider;
-    o.currency = currency_code(t.get(r, "Currency"));
+    o.currency = sky.active ? std::string("USD") : currency_code(t.get(r, "Currency"));
     o.hourly_rate = t.number(r, "Price");
-    o.spot_rate = t.number(r, "SpotPrice");
+    const std::optional<double> spot = t.number(r, "SpotPrice");
+    o.spot_rate = again && old->spot_rate && (!spot || *old->spot_rate < *spot) ? old->spot_rate : spot;
     o.committed_rate = t.number(r, "CommittedPrice");
     if (!o.hourly_rate && !o.spot_rate && !o.committed_rate) t.fail(r, "Price", "a row has no price at all");
     if (o.currency.empty()) t.fail(r, "Currency", "a price needs a currency code");
@@ -168,13 +268,14 @@ void load_cloud_rows(PresetCatalog& catalog, const Table& t) {
     }
     o.billing_increment_s = t.number(r, "BillingIncrementS");
     o.minimum_billing_s = t.number(r, "MinimumBillingS");
-    o.source = t.get(r, "Source");
+    o.source = sky.active ? sky.source : t.get(r, "Source");
     if (o.source.empty()) t.fail(r, "Source", "every price needs its source");
+    o.source_kind = sky.active ? std::string("third_party") : source_kind(t, r);
     o.seen = t.date(r, "ObservedOn");
     o.region = t.get(r, "Region");
     o.accelerator = accel;
     o.accelerator_count = count;
-    if (const AcceleratorSpec* a = catalog.find_accelerator(accel)) {
+    if (const AcceleratorSpec* a = accelerators.find(accel)) {
       if (o.gpu.empty()) o.gpu = a->label.empty() ? accel : a->label;
       if (!o.throughput && a->throughput) {
         o.throughput = *a->throughput * count;
@@ -192,27 +293,31 @@ void load_cloud_rows(PresetCatalog& catalog, const Table& t) {
     if (o.label.empty())
       o.label = fmt::format("{} {} ({}x {}){}", provider, type, format_number(count), accel.empty() ? "?" : accel,
                             o.region.empty() ? "" : ", " + o.region);
-    catalog.upsert_cloud(std::move(o));
+    if (sky.active) seen_here.insert(name);
+    offers.upsert(std::move(o));
   }
 }
 
 void load_local_rows(PresetCatalog& catalog, const Table& t) {
+  NameIndex<LocalGpu> gpus(catalog.local);
+  AcceleratorCache accelerators(catalog);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const std::string name = t.get(r, "Name");
     if (name.empty()) t.fail(r, "Name", "a row names no GPU");
     LocalGpu g;
-    if (const LocalGpu* old = catalog.find_local(name)) g = *old;
+    if (const LocalGpu* old = gpus.find(name)) g = *old;
     g.name = name;
     g.purchase_price = t.number(r, "Price");
     g.currency = currency_code(t.get(r, "Currency"));
     if (g.purchase_price && g.currency.empty()) t.fail(r, "Currency", "a price needs a currency code");
     g.price_source = t.get(r, "Source");
     if (g.price_source.empty()) t.fail(r, "Source", "every price needs its source (or why there is none)");
+    g.price_source_kind = source_kind(t, r);
     g.price_observed_on = t.date(r, "ObservedOn");
     g.kind = t.get(r, "Kind").empty() ? g.kind : t.get(r, "Kind");
     const std::string accel = t.get(r, "AcceleratorName");
     if (!accel.empty()) g.accelerator = accel;
-    if (const AcceleratorSpec* a = catalog.find_accelerator(g.accelerator)) {
+    if (const AcceleratorSpec* a = accelerators.find(g.accelerator)) {
       if (g.label.empty()) g.label = a->label;
       if (!g.power_w && a->power_w) {
         g.power_w = a->power_w;
@@ -228,7 +333,7 @@ void load_local_rows(PresetCatalog& catalog, const Table& t) {
       }
     }
     if (g.label.empty()) g.label = name;
-    catalog.upsert_local(std::move(g));
+    gpus.upsert(std::move(g));
   }
 }
 
@@ -243,8 +348,12 @@ std::optional<int> days_between(std::string_view observed_on, std::string_view t
 void load_catalog_csv(PresetCatalog& catalog, std::string_view text, std::string_view origin) {
   Table t = read_table(text, origin, {});
   if (t.has("InstanceType") && t.has("Price")) {
+    // SkyPilot's own layout has none of Currency, Source and ObservedOn (skypilot_defaults);
+    // a file that has one of them must have all.
+    const bool skypilot = !t.has("Currency") && !t.has("Source");
     for (auto c : {"AcceleratorName", "Currency", "Source", "ObservedOn"})
-      if (!t.has(c)) throw std::invalid_argument(fmt::format("{}: the header has no column {}", origin, c));
+      if (!t.has(c) && !(skypilot && std::string_view(c) != "AcceleratorName"))
+        throw std::invalid_argument(fmt::format("{}: the header has no column {}", origin, c));
     load_cloud_rows(catalog, t);
   } else if (t.has("Name") && t.has("Price")) {
     for (auto c : {"Currency", "Source", "ObservedOn"})

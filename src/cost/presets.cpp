@@ -67,6 +67,7 @@ LocalGpu parse_local(object o, std::string_view origin) {
     else if (k == "accelerator") g.accelerator = json::as_string(field.value, origin, key);
     else if (k == "kind") g.kind = json::as_string(field.value, origin, key);
     else if (k == "price_observed_on") g.price_observed_on = json::as_string(field.value, origin, key);
+    else if (k == "price_source_kind") g.price_source_kind = json::as_string(field.value, origin, key);
     else if (k == "purchase_price") g.purchase_price = opt_number(field.value, origin, key);
     else if (k == "power_w") g.power_w = opt_number(field.value, origin, key);
     else if (k == "throughput") g.throughput = opt_number(field.value, origin, key);
@@ -106,6 +107,7 @@ CloudOffer parse_cloud(object o, std::string_view origin) {
     else if (k == "throughput") c.throughput = opt_number(field.value, origin, key);
     else if (k == "source") c.source = json::as_string(field.value, origin, key);
     else if (k == "seen") c.seen = json::as_string(field.value, origin, key);
+    else if (k == "source_kind") c.source_kind = json::as_string(field.value, origin, key);
     else if (k == "cold_start_source") c.cold_start_source = json::as_string(field.value, origin, key);
     else if (k == "throughput_source") c.throughput_source = json::as_string(field.value, origin, key);
     else if (k == "memory_bandwidth_gbs") c.memory_bandwidth_gbs = opt_number(field.value, origin, key);
@@ -278,20 +280,84 @@ std::string product_key(std::string_view s) {
     for (auto p = k.find(w); p != std::string::npos; p = k.find(w)) k.erase(p, w.size());
   return k;
 }
+
+// A product name taken apart: the model (`a100`, `rtx4060`, `rtx6000ada`), its memory (`80gb`),
+// form factor (`sxm`, `pcie`, `nvl`) and whether it is a laptop part. nvidia-smi writes the same
+// GPU as `NVIDIA A100-SXM4-80GB`, a catalog as `NVIDIA A100 80GB SXM`; an SXM5 H100 is
+// `NVIDIA H100 80GB HBM3` (the PCIe and NVL cards name their form instead).
+struct ProductParts {
+  std::string model, memory, form;
+  bool laptop = false;
+};
+
+ProductParts product_parts(std::string_view s) {
+  ProductParts p;
+  std::string token;
+  auto take = [&] {
+    if (token.empty()) return;
+    const bool gb = token.size() > 2 && token.compare(token.size() - 2, 2, "gb") == 0 &&
+                    std::isdigit(static_cast<unsigned char>(token[0]));
+    if (token == "nvidia" || token == "geforce" || token == "gpu" || token == "generation" || token == "tesla") {
+    } else if (token == "laptop" || token == "mobile" || token == "max" || token == "q") {
+      p.laptop = p.laptop || token == "laptop" || token == "mobile";
+    } else if (gb) {
+      p.memory = token;
+    } else if (token.rfind("sxm", 0) == 0 || token == "hbm3" || token == "hbm3e") {
+      p.form = "sxm";
+    } else if (token == "pcie" || token == "nvl") {
+      p.form = token;
+    } else {
+      p.model += token;
+    }
+    token.clear();
+  };
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) token += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else take();
+  }
+  take();
+  return p;
+}
+
+// How well a preset's label fits a product: 0 when they are different GPUs (model, laptop part,
+// or a form factor or memory size both state and that differ), else 1 plus each agreeing detail.
+int product_fit(const ProductParts& want, const ProductParts& have) {
+  if (want.model.empty() || want.model != have.model || want.laptop != have.laptop) return 0;
+  int fit = 1;
+  for (auto [a, b] : {std::pair{&want.form, &have.form}, std::pair{&want.memory, &have.memory}}) {
+    if (a->empty() || b->empty()) continue;
+    if (*a != *b) return 0;
+    ++fit;
+  }
+  return fit;
+}
 }  // namespace
 
 const LocalGpu* PresetCatalog::match_local(std::string_view product) const {
-  const std::string want = product_key(product);
-  if (want.empty()) return nullptr;
+  // First by parts: model, memory, form factor, laptop.
+  const ProductParts want = product_parts(product);
   const LocalGpu* best = nullptr;
+  int best_fit = 0;
+  for (const auto& g : local) {
+    const int fit = product_fit(want, product_parts(g.label.empty() ? g.name : g.label));
+    if (fit > best_fit) {
+      best = &g;
+      best_fit = fit;
+    }
+  }
+  if (best) return best;
+  // Then by containment, for products with a suffix the parts do not know (`RTX 4090 D`).
+  const std::string want_key = product_key(product);
+  if (want_key.empty()) return nullptr;
   std::size_t best_len = 0;
   for (const auto& g : local) {
     const std::string k = product_key(g.label.empty() ? g.name : g.label);
-    if (k.empty() || want.find(k) == std::string::npos) continue;
-    // `rtx4060laptop` must not match a plain `rtx4060` product, nor `rtx4090` an `rtx4090laptop`:
-    // what follows the label in the product may only be a memory size or variant letter.
-    const std::string tail = want.substr(want.find(k) + k.size());
+    if (k.empty() || want_key.find(k) == std::string::npos) continue;
+    // `rtx4060laptop` must not match a plain `rtx4060` product, nor `rtx4090` an `rtx4090laptop`,
+    // nor `l4` an `l40`: what follows the label in the product may only be a variant letter.
+    const std::string tail = want_key.substr(want_key.find(k) + k.size());
     if (tail.find("laptop") != std::string::npos || tail.find("mobile") != std::string::npos) continue;
+    if (!tail.empty() && std::isdigit(static_cast<unsigned char>(tail[0]))) continue;
     if (k.size() > best_len) {
       best = &g;
       best_len = k.size();

@@ -74,15 +74,15 @@ TEST(CostCatalog, BuiltInPricesCarryTheirDatesIntoTheInputs) {
 }
 
 TEST(CostCatalog, OffersOfTheSameGpuThatDisagreeGiveTheRateARange) {
-  // RTX 4090 on-demand: RunPod 0.60, Vast.ai 0.45 (USD): the Monte Carlo draws between them.
+  // RTX 4090 on-demand: RunPod 0.34, Vast.ai 0.45 (USD): the Monte Carlo draws between them.
   ResolveRequest rq;
   rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   const auto& r = in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)];
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->a, 0.45);
-  EXPECT_EQ(r->b, 0.60);
-  EXPECT_EQ(*in[InputId::kHourlyRate].value, 0.60);
+  EXPECT_EQ(r->a, 0.34);
+  EXPECT_EQ(r->b, 0.45);
+  EXPECT_EQ(*in[InputId::kHourlyRate].value, 0.34);
   // A rate the user gives is a point value.
   rq.cli.values[static_cast<std::size_t>(InputId::kHourlyRate)] = 0.5;
   EXPECT_FALSE(resolve_inputs(builtin_presets(), rq).ranges[static_cast<std::size_t>(InputId::kHourlyRate)]);
@@ -115,14 +115,15 @@ TEST(CostCatalog, LargeCloudA100H100H200RowsAreSourcedDatedAndCountTheirGpus) {
 }
 
 TEST(CostCatalog, OnlyOffersWithTheSameNumberOfGpusComparePriceForPrice) {
-  // H100 on-demand, one GPU: RunPod 4.76 and AWS p5.4xlarge 6.88; the 8-GPU instances (55.04,
-  // 88.49, 98.32 for the whole machine) are no price of one H100 and stay out of the range.
+  // H100 on-demand, one GPU: RunPod 2.69 (Community) and 3.99 (Secure), AWS p5.4xlarge 6.88; the
+  // 8-GPU instances (55.04, 88.49, 98.32 for the whole machine) are no price of one H100 and stay
+  // out of the range.
   ResolveRequest rq;
   rq.selection = {"", "h100-sxm", "runpod-h100-sxm"};
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   const auto& r = in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)];
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->a, 4.76);
+  EXPECT_EQ(r->a, 2.69);
   EXPECT_EQ(r->b, 6.88);
   // The 8-GPU ones range among themselves.
   rq.selection = {"", "h100-sxm", "aws-p5.48xlarge"};
@@ -325,7 +326,7 @@ TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   EXPECT_EQ(in[InputId::kPurchasePrice].origin, "unknown");
   const CostResult r = evaluate(in, CostQuery{});
   ASSERT_TRUE(r.break_even.max_purchase_price);
-  // (1.40 / 0.92 - running) x 200 x 24 / (1 - 0): by the model's own terms.
+  // (0.79 / 0.92 - running) x 200 x 24 / (1 - 0): by the model's own terms.
   const double s = r.cloud.cost_per_effective_hour - r.local.running_per_effective_hour;
   EXPECT_NEAR(*r.break_even.max_purchase_price, s * 200 * 24, 1e-6);
   EXPECT_EQ(r.buy.decision, BuyDecision::kDependsOnPrice);

@@ -103,6 +103,43 @@ TEST(CostPresets, MalformedFilesAreUsageErrorsNamingFileAndKey) {
   EXPECT_THROW(load_presets({"/nonexistent/presets.json"}), std::invalid_argument);
 }
 
+TEST(CostPresets, EveryNameFormNvidiaSmiPrintsFindsItsLocalPreset) {
+  // nvidia-smi's Product Name (and the catalogs' labels) for each data-center part: model, memory,
+  // form factor in any order and spelling; a laptop part is never the desktop card.
+  const PresetCatalog& c = builtin_presets();
+  const auto match = [&](const char* product) {
+    const LocalGpu* g = c.match_local(product);
+    return g ? g->name : std::string("(none)");
+  };
+  EXPECT_EQ(match("NVIDIA A100-SXM4-80GB"), "a100-sxm4-80gb");
+  EXPECT_EQ(match("NVIDIA A100-SXM4-40GB"), "a100-sxm4-40gb");
+  EXPECT_EQ(match("NVIDIA A100-PCIE-40GB"), "a100-pcie-40gb");
+  EXPECT_EQ(match("NVIDIA A100 80GB PCIe"), "a100-pcie-80gb");
+  EXPECT_EQ(match("NVIDIA H100 80GB HBM3"), "h100-sxm");  // how nvidia-smi names the SXM5 card
+  EXPECT_EQ(match("NVIDIA H100 SXM5 80GB"), "h100-sxm");
+  EXPECT_EQ(match("NVIDIA H100 PCIe"), "h100-pcie");
+  EXPECT_EQ(match("NVIDIA H100 NVL"), "h100-nvl");
+  EXPECT_EQ(match("NVIDIA H200"), "h200");
+  EXPECT_EQ(match("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(match("NVIDIA L40"), "(none)");  // not the L40S
+  EXPECT_EQ(match("NVIDIA RTX 6000 Ada Generation"), "rtx-6000-ada");
+  EXPECT_EQ(match("NVIDIA GeForce RTX 4060 Laptop GPU"), "rtx-4060-laptop");
+  EXPECT_EQ(match("NVIDIA GeForce RTX 4060"), "(none)");  // the desktop card is another GPU
+  EXPECT_EQ(match("NVIDIA GeForce RTX 4090 Laptop GPU"), "(none)");
+  EXPECT_EQ(match("NVIDIA GeForce RTX 4090"), "rtx-4090");
+  EXPECT_EQ(match("NVIDIA GeForce RTX 4090 D"), "rtx-4090");  // a variant letter the parts do not know
+  // The A100 SXM preset brings its spec sheet and the estimated price of an A100.
+  const LocalGpu* a100 = c.find_local("a100-sxm4-80gb");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(*a100->power_w, 400);
+  EXPECT_EQ(*a100->memory_bandwidth_gbs, 2039);
+  EXPECT_EQ(a100->price_source_kind, "estimate");
+  const LocalGpu* nvl = c.find_local("h100-nvl");
+  ASSERT_NE(nvl, nullptr);
+  EXPECT_EQ(*nvl->memory_bandwidth_gbs, 3900);
+  EXPECT_FALSE(nvl->purchase_price);  // none found: the verdict is a price
+}
+
 TEST(CostPresets, ListingNamesEveryEntry) {
   const std::string text = list_presets(builtin_presets());
   for (const auto& o : builtin_presets().cloud) EXPECT_NE(text.find(o.name), std::string::npos) << o.name;

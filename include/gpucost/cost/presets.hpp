@@ -15,6 +15,12 @@
 
 namespace gpucost::cost {
 
+/// What a price's source is, the catalogs' SourceKind column: `provider` (the seller's own price
+/// list, read there or in a dated transcription of it), `third_party` (someone else's report of
+/// the price), `estimate` (a street or market estimate), `unverified` (no source could be checked:
+/// kept for reproducing a published calculation). Empty in older catalogs: not stated.
+inline constexpr const char* kSourceKinds[] = {"provider", "third_party", "estimate", "unverified"};
+
 /// A GPU one can buy.
 struct LocalGpu {
   std::string name;      ///< `rtx-4090` (what --local takes)
@@ -26,6 +32,7 @@ struct LocalGpu {
   std::optional<double> memory_bandwidth_gbs;  ///< peak DRAM bandwidth, GB/s
   std::string price_source, power_source, throughput_source, memory_bandwidth_source;  ///< where each figure comes from
   std::string price_observed_on;  ///< when the price was observed (YYYY-MM-DD; empty: undated)
+  std::string price_source_kind;  ///< what the price source is (catalog's SourceKind, kSourceKinds)
   std::string accelerator;        ///< the catalogs' AcceleratorName (`RTX4090`, `H200`)
   std::string kind;               ///< consumer, laptop, workstation or datacenter
   std::string note;                                           ///< caveats
@@ -49,6 +56,7 @@ struct CloudOffer {
   double accelerator_count = 1;
   std::string source;  ///< where the price was read (URL)
   std::string seen;    ///< when the price was observed at its source (YYYY-MM-DD; empty: undated)
+  std::string source_kind;  ///< what the source is (the catalog's SourceKind, one of kSourceKinds)
   std::string cold_start_source, throughput_source;
   std::string note;
 };
