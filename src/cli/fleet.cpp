@@ -22,7 +22,9 @@ int run_fleet(const FleetOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   fleet::FleetSummary summary;
   try {
-    fleet::FleetReader(summary).read_tree(o.input);
+    fleet::FleetReader reader(summary);
+    reader.read_tree(o.input);
+    reader.finish();
   } catch (const std::invalid_argument& e) {
     print_error(e.what());
     return kExitUsage;
@@ -30,13 +32,20 @@ int run_fleet(const FleetOptions& o) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   spdlog::info("fleet: {} rows from {} files ({:.1f} MB) in {:.3f} s; peak RSS {:.0f} MiB", summary.rows, summary.files,
                summary.bytes / 1e6, secs, peak_rss_bytes() / 1048576.0);
+  // Paths and reasons come from the input: escaped, so that no byte of it reaches the terminal raw.
   if (summary.malformed)
-    spdlog::warn("{} malformed row(s) skipped; first: {}:{}: {}", summary.malformed, summary.problems.front().file,
-                 summary.problems.front().line, summary.problems.front().reason);
-  for (const auto& u : summary.unreadable) spdlog::warn("unreadable: {}", u);
+    spdlog::warn("{} malformed row(s) skipped; first: {}:{}: {}", summary.malformed,
+                 fleet::escape_control(summary.problems.front().file), summary.problems.front().line,
+                 fleet::escape_control(summary.problems.front().reason));
+  if (summary.duplicates)
+    spdlog::warn("{} duplicate row(s) dropped (a row key seen again); first: {}:{}, a copy of {}:{}",
+                 summary.duplicates, fleet::escape_control(summary.duplicate_rows.front().file),
+                 summary.duplicate_rows.front().line, fleet::escape_control(summary.duplicate_rows.front().kept_file),
+                 summary.duplicate_rows.front().kept_line);
+  for (const auto& u : summary.unreadable) spdlog::warn("unreadable: {}", fleet::escape_control(u));
   if (summary.rows == 0) {
-    print_error(fmt::format("{}: no per-job rows ({} .ndjson files, {} malformed lines)", o.input, summary.files,
-                            summary.malformed));
+    print_error(fmt::format("{}: no per-job rows ({} .ndjson files, {} malformed lines)",
+                            fleet::escape_control(o.input), summary.files, summary.malformed));
     return kExitNoInput;
   }
   const auto format = o.format == "json"   ? fleet::FleetFormat::kJson
@@ -58,8 +67,9 @@ void add_fleet(CLI::App& root, RunState& state) {
   app->add_option("-o,--output", opts->output, "Write to FILE (atomically) instead of stdout");
   app->add_option("--top", opts->top, "Keys shown per group in the table, most idle cost first (0 = all)");
   app->footer(
-      "\nHours, energy and costs come from the GPU rows, incidents from the node rows. Malformed lines\n"
-      "are counted and listed with file:line, never fatal. See docs/fleet.md.\n"
+      "\nHours, energy and costs come from the GPU rows, incidents from the node rows. One row is kept\n"
+      "per row key (cluster, job, step, node, GPU, window): copies are dropped and listed. Malformed and\n"
+      "implausible lines are counted and listed with file:line, never fatal. See docs/fleet.md.\n"
       "Examples:\n"
       "  gpucost fleet /shared/gpucost\n"
       "  gpucost fleet /shared/gpucost/2026-11-29 --format csv -o fleet.csv\n"
