@@ -83,26 +83,45 @@ job_gpus() {
   printf '%s' "$out"
 }
 
+# A directory of the shared folder that the epilog writes into, where other users may write too
+# (NFS with root_squash): created by the epilog (mode 755), or, when it is there already, a real
+# directory (not a symlink) owned by the epilog's user (GPUCOST_SHARED_OWNER, a uid, where
+# root_squash maps root to another) and writable by nobody else. Nothing can then be planted in
+# it: the temporary file and the row are written there only.
+safe_dir() {
+  local d=$1 owner=${GPUCOST_SHARED_OWNER:-$(id -u)} st
+  [ -e "$d" ] || [ -L "$d" ] || mkdir -m 755 "$d" 2>/dev/null
+  if [ -L "$d" ] || [ ! -d "$d" ]; then note "$d is a symlink or not a directory; nothing written"; return 1; fi
+  st=$(stat -c '%u %a' -- "$d" 2>/dev/null) || { note "cannot stat $d; nothing written"; return 1; }
+  if [ "${st% *}" != "$owner" ] || (((8#${st#* } & 8#022) != 0)); then
+    note "$d is owned by uid ${st% *} with mode ${st#* } (not uid $owner, or writable by others); nothing written"
+    return 1
+  fi
+}
+
 main() {
   [[ $job =~ ^[0-9_]+$ ]] || { note "SLURM_JOB_ID '${job}' is not a job id; nothing written"; return 0; }
   [ -n "$shared" ] || { note "GPUCOST_SHARED_DIR is not set; nothing written"; return 0; }
   [ -x "$bin" ] || { note "$bin is not executable; nothing written"; return 0; }
-  local end start how gpus day dest tmp args rc
+  local end start how gpus day dest tmp err args rc
   end=$(date +%s)
   read -r start how < <(job_start)
   ((start < end)) || start=$((end - 1))
   gpus=$(job_gpus)
   day=$(date -u -d "@$end" +%Y-%m-%d)
   dest="$shared/$day/$host/$job.ndjson"
-  mkdir -p "${dest%/*}" || { note "cannot create ${dest%/*}"; return 0; }
+  mkdir -p "$shared" 2>/dev/null  # the operator's setting: trusted; below it, nothing is
+  [ -d "$shared" ] || { note "$shared is not a directory; nothing written"; return 0; }
+  safe_dir "$shared/$day" && safe_dir "$shared/$day/$host" || return 0
   tmp="${dest%/*}/.$job.ndjson.tmp.$$"
+  err=$(mktemp "${TMPDIR:-/tmp}/gpucost-epilog.XXXXXX") || { note "cannot create a temporary file"; return 0; }
   args=(analyze "$logs" --since "$(utc "$start")" --until "$(utc "$end")" --job-id "$job" --host "$host"
         --format ndjson --no-timings -q -o "$tmp")
   [ -n "${SLURM_JOB_USER:-}" ] && args+=(--user "$SLURM_JOB_USER")
   [ -n "$gpus" ] && args+=(--gpu "$gpus")
   # shellcheck disable=SC2206  # GPUCOST_ANALYZE_ARGS holds several arguments (e.g. --local a100 --cloud aws-p4d)
   args+=(${GPUCOST_ANALYZE_ARGS:-})
-  "$bin" "${args[@]}" 2>"$tmp.err"
+  "$bin" "${args[@]}" 2>"$err"
   rc=$?
   if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then  # 4: written, with many rejected lines
     if mv -f "$tmp" "$dest"; then
@@ -111,9 +130,9 @@ main() {
       note "cannot rename $tmp to $dest"
     fi
   else
-    note "gpucost analyze exited $rc: $(head -c 400 "$tmp.err" | tr '\n' ' ')"
+    note "gpucost analyze exited $rc: $(head -c 400 "$err" | tr '\n' ' ')"
   fi
-  rm -f "$tmp" "$tmp.err"
+  rm -f "$tmp" "$err"
   rm -f "$state/$job.start" "$textfile/gpucost_job_$job.prom" 2>/dev/null
   return 0
 }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# deploy/slurm/gpucost-epilog.sh in a shared folder that other users can write (issue 39), without
+# Slurm (a stand-in gpucost writes the row): the epilog writes its row into SHARED/DATE/HOST
+# when it created those directories or finds them its own and writable by nobody else; a
+# directory planted by someone else (writable by others, or a symlink) gets nothing, is named in
+# the epilog's log, and the file a planted symlink points to is not touched. The job still ends
+# with status 0, and no temporary or .err file is left in the shared folder.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+epilog=${GPUCOST_EPILOG:-$root/deploy/slurm/gpucost-epilog.sh}  # GPUCOST_EPILOG: another copy
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpucost-epilog-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+check() { local d=$1; shift; if "$@"; then echo "ok: $d"; else fail "$d"; fi; }
+
+mkdir -p "$work"/{shared,state,logs,textfile,tmp}
+cat >"$work/fake-gpucost" <<'SH'
+#!/bin/sh
+# analyze ... -o FILE: one node row into FILE; fleet (the AdminComment summary): not reached here.
+out=""
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+[ -n "$out" ] || exit 2
+printf '{"schema":"gpucost.job_row","schema_version":2,"row":"node"}\n' >"$out"
+SH
+chmod 755 "$work/fake-gpucost"
+cat >"$work/conf" <<CONF
+GPUCOST_BIN=$work/fake-gpucost
+GPUCOST_SHARED_DIR=$work/shared
+GPUCOST_LOG_DIR=$work/logs
+GPUCOST_STATE_DIR=$work/state
+GPUCOST_TEXTFILE_DIR=$work/textfile
+GPUCOST_EPILOG_LOG=$work/slurm.log
+GPUCOST_ADMIN_COMMENT=0
+CONF
+day=$(date -u +%Y-%m-%d)
+host=$(hostname -s 2>/dev/null || hostname)
+run() {
+  date +%s >"$work/state/$1.start"
+  env -i PATH="$PATH" TMPDIR="$work/tmp" GPUCOST_CONFIG="$work/conf" SLURM_JOB_ID="$1" SLURM_JOB_USER=alice \
+    bash "$epilog"
+}
+
+# 1. The epilog creates DATE/HOST and writes the row.
+run 11
+check "the epilog exits 0" [ $? = 0 ]
+check "the row of job 11 is written" test -s "$work/shared/$day/$host/11.ndjson"
+check "DATE/HOST are the epilog's, mode 755" [ "$(stat -c %a "$work/shared/$day/$host")" = 755 ]
+
+# 2. DATE/HOST planted by another user (writable by all), with symlinks named like the row.
+rm -rf "$work/shared/$day"
+mkdir -p "$work/shared/$day/$host"
+chmod 777 "$work/shared/$day" "$work/shared/$day/$host"
+echo precious >"$work/victim"
+ln -s "$work/victim" "$work/shared/$day/$host/12.ndjson"
+run 12
+check "the epilog exits 0 with a planted directory" [ $? = 0 ]
+check "the planted symlink's target is untouched" [ "$(cat "$work/victim")" = precious ]
+check "the planted symlink is left as it was" test -L "$work/shared/$day/$host/12.ndjson"
+check "the epilog says why nothing was written" grep -q "job 12: .*writable by others); nothing written" "$work/slurm.log"
+
+# 3. HOST a symlink to a directory elsewhere.
+rm -rf "$work/shared/$day"
+mkdir -m 755 "$work/shared/$day" "$work/elsewhere"
+ln -s "$work/elsewhere" "$work/shared/$day/$host"
+run 13
+check "nothing is written through a symlinked HOST directory" test -z "$(ls -A "$work/elsewhere")"
+check "the epilog names the symlink" grep -q "job 13: .*$host is a symlink or not a directory; nothing written" \
+  "$work/slurm.log"
+check "no temporary or .err file is left in the shared folder" \
+  test -z "$(find "$work/shared" "$work/elsewhere" -name '.*' -o -name '*.err' | grep -v '^$')"
+
+if ((failures)); then cat "$work/slurm.log" >&2; echo "$failures check(s) failed" >&2; exit 1; fi
+echo "all checks passed"
