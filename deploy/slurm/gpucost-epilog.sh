@@ -5,7 +5,10 @@
 # to PCI bus ids and UUIDs through `nvidia-smi --query-gpu=index,pci.bus_id,uuid`: Slurm's and
 # CUDA's indexes are not the driver's), analyzes the node's own logs (GPUCOST_LOG_DIR, kept by
 # gpucost-recorder.service) for that window, and writes the rows atomically (temporary file, then
-# rename) to GPUCOST_SHARED_DIR/DATE/HOST/JOBID.ndjson.
+# rename) to GPUCOST_SHARED_DIR/DATE/HOST/JOBID.ndjson. It then keeps a compact summary of the
+# node's rows (`gpucost fleet ROWS --format summary`, at most 480 bytes) in the job's AdminComment
+# with `scontrol update`, beside what is already there: slurmctld and slurmdbd keep it past any
+# metrics retention, and `gpucost fleet --sacct` reads it back (GPUCOST_ADMIN_COMMENT=0: not).
 #
 # A failing epilog drains the node, so this script ALWAYS exits 0: its errors go to
 # GPUCOST_EPILOG_LOG, and the whole run is cut after GPUCOST_EPILOG_TIMEOUT seconds (default 60).
@@ -99,6 +102,39 @@ safe_dir() {
   fi
 }
 
+# The job's summary into its AdminComment: this node's earlier segment (a re-run epilog) is
+# replaced, every other segment (other nodes', an operator's, jobstats') kept in its order.
+# Segments are separated by "; ". Nodes of one job update it one after another; two epilogs that
+# finish in the same instant can each keep only their own segment (scontrol has no compare-and-set).
+record_summary() {
+  local rows=$1 seg old part new="" max=${GPUCOST_ADMIN_COMMENT_MAX:-4000}
+  [ "${GPUCOST_ADMIN_COMMENT:-1}" = 1 ] || return 0
+  [[ $max =~ ^[0-9]+$ ]] || max=4000
+  command -v scontrol >/dev/null 2>&1 || { note "no scontrol: no AdminComment summary"; return 0; }
+  seg=$("$bin" fleet "$rows" --format summary 2>/dev/null | head -n 1)
+  [ -n "$seg" ] || { note "no job summary of $rows"; return 0; }
+  old=$(timeout 10 scontrol show job "$job" 2>/dev/null | sed -n 's/^ *AdminComment=//p' | head -n 1)
+  old=${old%"${old##*[! ]}"}
+  [ "$old" = "(null)" ] && old=""
+  local -a parts=()
+  IFS=';' read -r -a parts <<<"$old"
+  for part in "${parts[@]}"; do
+    part=${part#"${part%%[! ]*}"}
+    case $part in '' | "gpucost:1 host=$host "*) continue ;; esac
+    new+=${new:+; }$part
+  done
+  new+=${new:+; }$seg
+  if ((${#new} > max)); then
+    note "AdminComment would be ${#new} bytes (over GPUCOST_ADMIN_COMMENT_MAX=$max); not updated"
+    return 0
+  fi
+  if timeout 10 scontrol update JobId="$job" AdminComment="$new" 2>/dev/null; then
+    note "kept the job summary in AdminComment (${#seg} bytes)"
+  else
+    note "scontrol update JobId=$job AdminComment=... failed; the row is written all the same"
+  fi
+}
+
 main() {
   [[ $job =~ ^[0-9_]+$ ]] || { note "SLURM_JOB_ID '${job}' is not a job id; nothing written"; return 0; }
   [ -n "$shared" ] || { note "GPUCOST_SHARED_DIR is not set; nothing written"; return 0; }
@@ -126,6 +162,7 @@ main() {
   if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then  # 4: written, with many rejected lines
     if mv -f "$tmp" "$dest"; then
       note "wrote $dest (window $(utc "$start") .. $(utc "$end") from the $how, GPUs ${gpus:-all}$([ "$rc" = 4 ] && echo ', many rejected lines'))"
+      record_summary "$dest"
     else
       note "cannot rename $tmp to $dest"
     fi

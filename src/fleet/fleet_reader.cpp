@@ -12,10 +12,12 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <istream>
 #include <stdexcept>
 #include <system_error>
 
 #include "gpucost/fleet/fleet.hpp"
+#include "gpucost/fleet/job_summary.hpp"
 #include "gpucost/text/utf8.hpp"
 
 namespace gpucost::fleet {
@@ -62,7 +64,7 @@ bool text(simdjson::dom::object& o, std::string_view key, std::string_view& out)
 }
 
 // The measurements of a row, in this order (kFieldNames): GPU rows give the first ten, node
-// rows the last three with allocated and busy hours.
+// rows the last three with allocated and busy hours, a job summary any of them.
 enum Field : unsigned {
   kAllocated, kBusy, kIdle, kUnmeasured, kSampled, kEffective, kEnergy, kLocalCost, kIdleCost, kCloudCost,
   kXid, kIncidents, kLost, kFieldCount
@@ -82,8 +84,8 @@ struct HeldRow {
   std::uint32_t known = 0;  // bit i: value[i] was given
   std::uint32_t job = 0, user = 0, host = 0, model = 0, file = 0;
   std::uint64_t line = 0;
-  std::uint32_t gpus = 0;  // GPU rows: 1; node rows: 0
-  enum Kind : std::uint8_t { kGpu, kNode } kind = kGpu;
+  std::uint32_t gpus = 0;  // GPU rows: 1; node rows: 0; a summary: the GPUs it covers
+  enum Kind : std::uint8_t { kGpu, kNode, kSummary } kind = kGpu;
   char stamp[32] = {};  // last_record as written (RFC 3339, one fixed form: compared as text)
 };
 
@@ -177,8 +179,10 @@ const char* implausible(double v) {
 }
 
 // What a kept row and a newcomer with its key decide: does the newcomer replace it? A row
-// with a later last_record is newer; on a tie the row read first stays.
+// with a later last_record is newer; an NDJSON row beats a job summary of the same node and
+// window (it has each GPU); on a tie the row read first stays.
 bool replaces(const HeldRow& newcomer, const HeldRow& kept) {
+  if ((newcomer.kind == HeldRow::kSummary) != (kept.kind == HeldRow::kSummary)) return kept.kind == HeldRow::kSummary;
   return std::strncmp(newcomer.stamp, kept.stamp, sizeof kept.stamp) > 0;
 }
 
@@ -292,6 +296,91 @@ void FleetReader::add_padded_line(std::string_view line, const std::string& path
   keep(out_, st.rows, st.by_key, st.names, row_key(cluster, job, step, host, row, gpu, start, end), h);
 }
 
+void FleetReader::read_sacct(std::istream& in, const std::string& name) {
+  ++out_.files;
+  std::string line;
+  std::uint64_t line_no = 0;
+  while (std::getline(in, line)) {
+    out_.bytes += line.size() + 1;
+    add_sacct_line(line, name, ++line_no);
+  }
+}
+
+void FleetReader::add_sacct_line(std::string_view line, const std::string& name, std::uint64_t line_no) {
+  ++out_.lines;
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.empty()) {
+    ++out_.blank_lines;
+    return;
+  }
+  // JobID|User|Partition|AdminComment: the comment is the rest of the line (it may hold a '|').
+  std::string_view f[3];
+  std::string_view rest = line;
+  for (auto& part : f) {
+    const auto bar = rest.find('|');
+    if (bar == std::string_view::npos)
+      return problem(name, line_no, "not_sacct", "not JobID|User|Partition|AdminComment (sacct -P -o ...)");
+    part = rest.substr(0, bar);
+    rest.remove_prefix(bar + 1);
+  }
+  const std::string_view job = f[0], user = f[1];
+  if (job == "JobID" || job.find('.') != std::string_view::npos) return;  // the header; a step (123.batch)
+  if (!state_) state_ = std::make_unique<State>();
+  State& st = *state_;
+  for (std::size_t at = 0; at < rest.size();) {
+    auto semi = rest.find(';', at);
+    if (semi == std::string_view::npos) semi = rest.size();
+    std::string_view segment = rest.substr(at, semi - at);
+    at = semi + 1;
+    while (!segment.empty() && segment.front() == ' ') segment.remove_prefix(1);
+    if (!segment.starts_with(kSummaryTag)) continue;  // what an operator keeps there
+    std::string why;
+    const auto sum = parse_summary(segment, why);
+    if (!sum) return problem(name, line_no, "bad_summary", fmt::format("job summary: {}", why));
+    for (std::string_view id : {job, user, std::string_view(sum->host), std::string_view(sum->model),
+                                std::string_view(sum->window_start), std::string_view(sum->window_end),
+                                std::string_view(sum->currency), std::string_view(sum->cloud)})
+      if (id.size() > kMaxKeyBytes)
+        return problem(name, line_no, "key_too_long",
+                       fmt::format("an identifier is {} bytes long (at most {})", id.size(), kMaxKeyBytes));
+    HeldRow h;
+    h.kind = HeldRow::kSummary;
+    const std::pair<Field, const std::optional<double>*> values[] = {
+        {kAllocated, &sum->allocated_gpu_hours}, {kBusy, &sum->busy_gpu_hours},
+        {kIdle, &sum->idle_gpu_hours},           {kUnmeasured, &sum->unmeasured_gpu_hours},
+        {kEffective, &sum->effective_gpu_hours}, {kEnergy, &sum->energy_kwh},
+        {kLocalCost, &sum->local_cost},          {kIdleCost, &sum->idle_cost},
+        {kCloudCost, &sum->cloud_cost},          {kXid, &sum->xid_events},
+        {kIncidents, &sum->incidents},           {kLost, &sum->gpu_lost_s}};
+    for (const auto& [i, v] : values) {
+      if (!*v) continue;
+      if (const char* bad = implausible(**v))
+        return problem(name, line_no, bad, fmt::format("job summary: {} is {}", kFieldNames[i], **v));
+      h.value[i] = **v;
+      h.known |= 1u << i;
+    }
+    if (sum->busy_gpu_hours && sum->idle_gpu_hours) {
+      h.value[kSampled] = *sum->busy_gpu_hours + *sum->idle_gpu_hours;
+      h.known |= 1u << kSampled;
+    }
+    h.gpus = static_cast<std::uint32_t>(std::min<std::size_t>(sum->gpus, 1u << 16));
+    h.job = st.intern(job);
+    h.user = st.intern(user);
+    h.host = st.intern(sum->host);
+    h.model = st.intern(sum->model);
+    h.file = st.intern(name);
+    h.line = line_no;
+    ++out_.rows;
+    ++out_.summaries;
+    if (!sum->currency.empty() && (out_.currencies.size() < 16 || out_.currencies.count(sum->currency)))
+      out_.currencies.insert(sum->currency);
+    if (!sum->cloud.empty() && out_.cloud_offers.size() < 16) out_.cloud_offers.insert(sum->cloud);
+    // The node row's key: the NDJSON rows of the same node and window, where they are read too, win.
+    keep(out_, st.rows, st.by_key, st.names, row_key({}, job, {}, sum->host, "node", {}, sum->window_start,
+                                                     sum->window_end), h);
+  }
+}
+
 void FleetReader::finish() {
   if (!state_) return;
   const State& st = *state_;
@@ -305,6 +394,7 @@ void FleetReader::finish() {
       ++t.node_rows;
       add_field(kXid);
       add_field(kIncidents);
+      if (r.kind == HeldRow::kSummary) add_field(kLost);
     }
     if (r.kind == HeldRow::kGpu) add_field(kLost);
   };

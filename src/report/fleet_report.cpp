@@ -129,7 +129,7 @@ std::string render_json(const FleetSummary& s) {
   w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
   w.key("input").begin_object();
   w.kv("files", s.files).kv("bytes", s.bytes).kv("lines", s.lines).kv("blank_lines", s.blank_lines);
-  w.kv("rows", s.rows).kv("malformed", s.malformed).kv("duplicates", s.duplicates);
+  w.kv("rows", s.rows).kv("malformed", s.malformed).kv("duplicates", s.duplicates).kv("summaries", s.summaries);
   w.key("refused").begin_object();
   for (const auto& [kind, n] : s.refused) w.kv(kind, n);
   w.end_object();

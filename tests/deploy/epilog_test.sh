@@ -4,7 +4,9 @@
 # when it created those directories or finds them its own and writable by nobody else; a
 # directory planted by someone else (writable by others, or a symlink) gets nothing, is named in
 # the epilog's log, and the file a planted symlink points to is not touched. The job still ends
-# with status 0, and no temporary or .err file is left in the shared folder.
+# with status 0, and no temporary or .err file is left in the shared folder. With a stand-in
+# scontrol, the job summary goes into AdminComment: this node's earlier segment replaced, an
+# operator's note and other nodes' segments kept, nothing written past GPUCOST_ADMIN_COMMENT_MAX.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 epilog=${GPUCOST_EPILOG:-$root/deploy/slurm/gpucost-epilog.sh}  # GPUCOST_EPILOG: another copy
@@ -17,7 +19,8 @@ check() { local d=$1; shift; if "$@"; then echo "ok: $d"; else fail "$d"; fi; }
 mkdir -p "$work"/{shared,state,logs,textfile,tmp}
 cat >"$work/fake-gpucost" <<'SH'
 #!/bin/sh
-# analyze ... -o FILE: one node row into FILE; fleet (the AdminComment summary): not reached here.
+# analyze ... -o FILE: one node row into FILE; fleet ROWS --format summary: a summary segment.
+if [ "$1" = fleet ]; then echo "gpucost:1 host=$(hostname -s 2>/dev/null || hostname) win=a/b gpus=1 alloc_h=1"; exit 0; fi
 out=""
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 [ -n "$out" ] || exit 2
@@ -69,6 +72,38 @@ check "the epilog names the symlink" grep -q "job 13: .*$host is a symlink or no
   "$work/slurm.log"
 check "no temporary or .err file is left in the shared folder" \
   test -z "$(find "$work/shared" "$work/elsewhere" -name '.*' -o -name '*.err' | grep -v '^$')"
+
+# 4. The job summary in AdminComment (a stand-in scontrol keeps it in a file).
+mkdir -p "$work/bin"
+cat >"$work/bin/scontrol" <<'SH'
+#!/bin/sh
+# show job N: the job with its AdminComment (from FAKE_SCONTROL_STATE); update ... AdminComment=X: keeps X.
+case "$1" in
+  show)
+    printf 'JobId=%s JobName=wrap\n   UserId=alice(1000) GroupId=alice(1000)\n' "$3"
+    [ -s "$FAKE_SCONTROL_STATE" ] && printf '   AdminComment=%s \n' "$(cat "$FAKE_SCONTROL_STATE")"
+    printf '   JobState=COMPLETING Reason=None\n' ;;
+  update)
+    for a in "$@"; do case $a in AdminComment=*) printf '%s' "${a#AdminComment=}" >"$FAKE_SCONTROL_STATE" ;; esac; done ;;
+esac
+SH
+chmod 755 "$work/bin/scontrol"
+sed 's/^GPUCOST_ADMIN_COMMENT=0$/GPUCOST_ADMIN_COMMENT=1/' "$work/conf" >"$work/conf.comment"
+rm -rf "$work/shared/$day"
+printf '%s' "site-note: keep me; gpucost:1 host=$host win=old/old gpus=1 alloc_h=9; gpucost:1 host=other gpus=2" \
+  >"$work/comment"
+date +%s >"$work/state/14.start"
+env -i PATH="$work/bin:$PATH" TMPDIR="$work/tmp" GPUCOST_CONFIG="$work/conf.comment" SLURM_JOB_ID=14 \
+  FAKE_SCONTROL_STATE="$work/comment" bash "$epilog"
+check "AdminComment: the note and other nodes kept, this node's segment replaced ($(cat "$work/comment"))" \
+  [ "$(cat "$work/comment")" = "site-note: keep me; gpucost:1 host=other gpus=2; gpucost:1 host=$host win=a/b gpus=1 alloc_h=1" ]
+check "the epilog logged the summary" grep -q "job 14: kept the job summary in AdminComment" "$work/slurm.log"
+echo "GPUCOST_ADMIN_COMMENT_MAX=40" >>"$work/conf.comment"
+date +%s >"$work/state/15.start"
+env -i PATH="$work/bin:$PATH" TMPDIR="$work/tmp" GPUCOST_CONFIG="$work/conf.comment" SLURM_JOB_ID=15 \
+  FAKE_SCONTROL_STATE="$work/comment" bash "$epilog"
+check "AdminComment is left alone past GPUCOST_ADMIN_COMMENT_MAX" grep -q "^site-note: keep me; gpucost:1 host=other" "$work/comment"
+check "the epilog says why" grep -q "job 15: AdminComment would be .* bytes (over GPUCOST_ADMIN_COMMENT_MAX=40)" "$work/slurm.log"
 
 if ((failures)); then cat "$work/slurm.log" >&2; echo "$failures check(s) failed" >&2; exit 1; fi
 echo "all checks passed"

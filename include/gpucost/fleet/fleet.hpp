@@ -1,15 +1,17 @@
 #pragma once
 /// \file fleet.hpp
 /// `gpucost fleet DIR`: reads every `*.ndjson` per-job row under DIR (docs/fleet.md; written by
-/// `gpucost analyze --format ndjson`, e.g. from a Slurm epilog), keeps one row per row key (a
-/// copied file counts once), and sums the kept rows per job, user, node and GPU model, and for
-/// the whole fleet. A row is held as its values and interned identifiers
+/// `gpucost analyze --format ndjson`, e.g. from a Slurm epilog) and the job summaries that the
+/// epilog keeps in Slurm's AdminComment (`sacct -P -o JobID,User,Partition,AdminComment`), keeps
+/// one row per row key (a copied file counts once), and sums the kept rows per job, user, node
+/// and GPU model, and for the whole fleet. A row is held as its values and interned identifiers
 /// (about 200 bytes) until `finish()`, so that a newer copy of it can replace it. A malformed or
 /// implausible line is counted (with file:line and a named reason for the first ones) and
 /// skipped, never fatal.
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <set>
@@ -32,8 +34,8 @@ struct Sum {
 };
 
 /// Totals of one group of rows (a job, a user, a node, a GPU model, the fleet). Hours, energy
-/// and costs come from the GPU rows; incidents and Xid events per machine from the node rows.
-/// Allocated = busy + idle + unmeasured (the
+/// and costs come from the GPU rows; incidents and Xid events per machine from the node rows; a
+/// job summary read from the scheduler gives both. Allocated = busy + idle + unmeasured (the
 /// allocated time no sample covers); effective <= busy.
 struct Totals {
   std::uint64_t gpu_rows = 0, node_rows = 0;
@@ -67,7 +69,7 @@ enum class Group { kJob, kUser, kNode, kGpuModel };
 struct FleetSummary {
   std::unordered_map<std::string, Totals> by_job, by_user, by_node, by_model;
   Totals fleet;
-  std::uint64_t files = 0, lines = 0, blank_lines = 0, rows = 0, malformed = 0, duplicates = 0;
+  std::uint64_t files = 0, lines = 0, blank_lines = 0, rows = 0, malformed = 0, duplicates = 0, summaries = 0;
   std::uint64_t bytes = 0;
   std::vector<RowProblem> problems;         ///< the first kMaxProblems refused lines
   std::map<std::string, std::uint64_t> refused;  ///< refused lines per RowProblem::kind (all of them)
@@ -125,6 +127,12 @@ class FleetReader {
   void read_file(const std::string& path);
   /// Adds one line (no newline) of file `path` at line number `line_no` (copied: any buffer).
   void add_line(std::string_view line, const std::string& path, std::uint64_t line_no);
+  /// Reads `sacct -P -o JobID,User,Partition,AdminComment` output (header optional): every
+  /// gpucost job summary in an AdminComment is a row (docs/fleet.md); other text is ignored.
+  /// `name` stands for the input in file:line (a path, or `-` for stdin).
+  void read_sacct(std::istream& in, const std::string& name);
+  /// Adds one line of sacct output.
+  void add_sacct_line(std::string_view line, const std::string& name, std::uint64_t line_no);
   /// Sums the kept rows (one per key) into the summary.
   void finish();
 
