@@ -61,18 +61,51 @@ job_start() {
   echo "$(($(date +%s) - fallback)) fallback"
 }
 
-# The job's GPUs as PCI bus ids (else UUIDs, else the index itself), comma-separated.
+# The job's GPUs as PCI bus ids (else UUIDs, else the id itself), comma-separated. Slurm numbers
+# GPUs by their device files (/dev/nvidiaN in gres.conf: the driver's minor number), which is
+# not always nvidia-smi's index: SLURM_JOB_GPUS numbers are mapped through the driver's
+# /proc/driver/nvidia/gpus/BUS/information ("Device Minor"), else taken as nvidia-smi indices.
+# UUIDs map through nvidia-smi; a MIG device's UUID (MIG-...) maps to its GPU (nvidia-smi -L),
+# which is analyzed whole (gpucost has no per-slice samples), and the log says so.
 job_gpus() {
-  local list=${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}} map="" id out="" idx bus uuid found
+  local list=${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}} map="" id out="" idx bus uuid found info minor
+  local proc=${GPUCOST_NVIDIA_PROC:-/proc/driver/nvidia/gpus} line parent="" mig
+  local -A by_minor=() mig_parent=()
   [ -n "$list" ] || return 0
+  if [ -n "${SLURM_JOB_GPUS:-}" ]; then
+    for info in "$proc"/*/information; do
+      [ -r "$info" ] || continue
+      minor=$(sed -n 's/^Device Minor:[[:space:]]*//p' "$info" | tr -d '[:space:]')
+      bus=$(sed -n 's/^Bus Location:[[:space:]]*//p' "$info" | tr -d '[:space:]')
+      [[ $minor =~ ^[0-9]+$ ]] && [ -n "$bus" ] && by_minor[$minor]=$bus
+    done
+  fi
   if command -v nvidia-smi >/dev/null 2>&1; then
     map=$(timeout 20 nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv,noheader 2>/dev/null) ||
       note "nvidia-smi --query-gpu failed; GPUs passed as given ($list)"
+    if [[ $list == *MIG-* ]]; then
+      while IFS= read -r line; do
+        if [[ $line =~ ^GPU\ [0-9]+:.*\(UUID:\ (GPU-[^\)]+)\) ]]; then
+          parent=${BASH_REMATCH[1]}
+        elif [[ $line =~ MIG.*\(UUID:\ (MIG-[^\)]+)\) ]] && [ -n "$parent" ]; then
+          mig_parent[${BASH_REMATCH[1]}]=$parent
+        fi
+      done < <(timeout 20 nvidia-smi -L 2>/dev/null)
+    fi
   fi
   IFS=, read -r -a ids <<<"$list"
   for id in "${ids[@]}"; do
     id=${id// /}
     [ -n "$id" ] || continue
+    if [[ $id == MIG-* ]]; then
+      mig=$id
+      id=${mig_parent[$mig]:-$id}
+      note "MIG device $mig: $([ "$id" = "$mig" ] && echo "not in nvidia-smi -L, passed as given" || echo "its GPU $id is analyzed whole")"
+    fi
+    if [[ $id =~ ^[0-9]+$ ]] && [ -n "${by_minor[$id]:-}" ]; then
+      out+=${out:+,}${by_minor[$id]}
+      continue
+    fi
     found=$id
     while IFS=, read -r idx bus uuid; do
       idx=${idx// /} bus=${bus// /} uuid=${uuid// /}

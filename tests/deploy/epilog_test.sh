@@ -7,6 +7,8 @@
 # with status 0, and no temporary or .err file is left in the shared folder. With a stand-in
 # scontrol, the job summary goes into AdminComment: this node's earlier segment replaced, an
 # operator's note and other nodes' segments kept, nothing written past GPUCOST_ADMIN_COMMENT_MAX.
+# With a stand-in nvidia-smi and driver /proc files, Slurm's GPU numbers (device minors) and MIG
+# UUIDs reach `gpucost analyze --gpu` as the right GPUs' bus ids.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 epilog=${GPUCOST_EPILOG:-$root/deploy/slurm/gpucost-epilog.sh}  # GPUCOST_EPILOG: another copy
@@ -21,6 +23,7 @@ cat >"$work/fake-gpucost" <<'SH'
 #!/bin/sh
 # analyze ... -o FILE: one node row into FILE; fleet ROWS --format summary: a summary segment.
 if [ "$1" = fleet ]; then echo "gpucost:1 host=$(hostname -s 2>/dev/null || hostname) win=a/b gpus=1 alloc_h=1"; exit 0; fi
+[ -n "${FAKE_ARGS:-}" ] && printf '%s\n' "$@" >"$FAKE_ARGS"
 out=""
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 [ -n "$out" ] || exit 2
@@ -104,6 +107,35 @@ env -i PATH="$work/bin:$PATH" TMPDIR="$work/tmp" GPUCOST_CONFIG="$work/conf.comm
   FAKE_SCONTROL_STATE="$work/comment" bash "$epilog"
 check "AdminComment is left alone past GPUCOST_ADMIN_COMMENT_MAX" grep -q "^site-note: keep me; gpucost:1 host=other" "$work/comment"
 check "the epilog says why" grep -q "job 15: AdminComment would be .* bytes (over GPUCOST_ADMIN_COMMENT_MAX=40)" "$work/slurm.log"
+
+# 5. GPUs: Slurm's numbers are device minors (here the reverse of nvidia-smi's index), MIG UUIDs.
+cat >"$work/bin/nvidia-smi" <<'SH'
+#!/bin/sh
+case "$*" in
+  --query-gpu=index,pci.bus_id,uuid*) printf '0, 00000000:17:00.0, GPU-aaaa\n1, 00000000:65:00.0, GPU-bbbb\n' ;;
+  -L) printf 'GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aaaa)\n  MIG 1g.5gb      Device  0: (UUID: MIG-1111)\n'
+      printf 'GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-bbbb)\n  MIG 3g.20gb     Device  0: (UUID: MIG-2222)\n' ;;
+  *) exit 9 ;;
+esac
+SH
+chmod 755 "$work/bin/nvidia-smi"
+for g in 0000:17:00.0:1 0000:65:00.0:0; do
+  mkdir -p "$work/proc/${g%:*}"
+  printf 'Model: \t\t NVIDIA A100-SXM4-40GB\nBus Location: \t %s\nDevice Minor: \t %s\n' "${g%:*}" "${g##*:}" \
+    >"$work/proc/${g%:*}/information"
+done
+gpus_of() {  # SLURM_JOB_GPUS -> the --gpu argument the epilog gave analyze
+  date +%s >"$work/state/$1.start"
+  env -i PATH="$work/bin:$PATH" TMPDIR="$work/tmp" GPUCOST_CONFIG="$work/conf" SLURM_JOB_ID="$1" \
+    SLURM_JOB_GPUS="$2" GPUCOST_NVIDIA_PROC="$work/proc" FAKE_ARGS="$work/args" bash "$epilog"
+  sed -n '/^--gpu$/{n;p}' "$work/args"
+}
+rm -rf "$work/shared/$day"
+check "Slurm's GPU 0 is the GPU of minor 0, not nvidia-smi's index 0" [ "$(gpus_of 16 0)" = 0000:65:00.0 ]
+check "Slurm's GPUs 0,1 by minor" [ "$(gpus_of 17 0,1)" = 0000:65:00.0,0000:17:00.0 ]
+check "a MIG UUID is its GPU" [ "$(gpus_of 18 MIG-2222)" = 00000000:65:00.0 ]
+check "the log says the MIG device's GPU is analyzed whole" \
+  grep -q "job 18: MIG device MIG-2222: its GPU GPU-bbbb is analyzed whole" "$work/slurm.log"
 
 if ((failures)); then cat "$work/slurm.log" >&2; echo "$failures check(s) failed" >&2; exit 1; fi
 echo "all checks passed"
