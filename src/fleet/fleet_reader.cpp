@@ -300,9 +300,26 @@ void FleetReader::read_sacct(std::istream& in, const std::string& name) {
   ++out_.files;
   std::string line;
   std::uint64_t line_no = 0;
-  while (std::getline(in, line)) {
-    out_.bytes += line.size() + 1;
-    add_sacct_line(line, name, ++line_no);
+  // Lines are bounded like the NDJSON reader's: what is past kMaxLine is read and dropped.
+  for (std::streambuf* buf = in.rdbuf(); buf;) {
+    line.clear();
+    bool too_long = false;
+    int c = 0;
+    while ((c = buf->sbumpc()) != std::char_traits<char>::eof() && c != '\n') {
+      ++out_.bytes;
+      if (line.size() < kMaxLine) line.push_back(static_cast<char>(c));
+      else too_long = true;
+    }
+    if (c == std::char_traits<char>::eof() && line.empty() && !too_long) break;
+    ++line_no;
+    if (c == '\n') ++out_.bytes;
+    if (too_long) {
+      ++out_.lines;
+      problem(name, line_no, "line_too_long", "line longer than 16 MiB");
+    } else {
+      add_sacct_line(line, name, line_no);
+    }
+    if (c == std::char_traits<char>::eof()) break;
   }
 }
 

@@ -125,6 +125,21 @@ TEST(FleetSacct, SummariesAreReadBesideWhatAnOperatorKeepsInAdminComment) {
   EXPECT_EQ(s.by_node.count("n2"), 1u);
 }
 
+TEST(FleetSacct, ALineOver16MiBIsRefusedAndTheNextOneRead) {
+  std::istringstream sacct("4242|alice|gpu|" + std::string((16u << 20) + 10, 'x') + "\n" +
+                           "4243|bob|gpu|gpucost:1 host=n1 win=a/b gpus=1 alloc_h=1");  // no final newline
+  FleetSummary s;
+  FleetReader r(s);
+  r.read_sacct(sacct, "big");
+  r.finish();
+  EXPECT_EQ(s.refused.at("line_too_long"), 1u);
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_EQ(s.problems[0].line, 1u);
+  EXPECT_EQ(s.lines, 2u);
+  EXPECT_EQ(s.summaries, 1u);
+  EXPECT_DOUBLE_EQ(s.by_job.at("4243").allocated_gpu_hours.value, 1);
+}
+
 TEST(FleetSacct, TheNdjsonRowsOfTheSameNodeAndWindowWinOverItsSummary) {
   const std::string rows = example_rows();
   const JobSummary sum = summaries_of_rows(rows).at(0);
