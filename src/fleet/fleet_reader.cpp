@@ -63,8 +63,9 @@ bool text(simdjson::dom::object& o, std::string_view key, std::string_view& out)
   return !e.get(out);
 }
 
-// The measurements of a row, in this order (kFieldNames): GPU rows give the first ten, node
-// rows the last three with allocated and busy hours, a job summary any of them.
+// The measurements of a row, in this order (kFieldNames). finish() adds from a GPU row the
+// first ten and gpu_lost_s, from a node row the Xid events and incidents (its hours are its GPU
+// rows' again), from a job summary all of them.
 enum Field : unsigned {
   kAllocated, kBusy, kIdle, kUnmeasured, kSampled, kEffective, kEnergy, kLocalCost, kIdleCost, kCloudCost,
   kXid, kIncidents, kLost, kFieldCount
