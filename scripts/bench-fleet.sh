@@ -25,13 +25,13 @@ models = ["NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 
 per_file, written, job, f, in_file = 1000, 0, 0, None, 0
 def row(kind, job, user, host, gpu, model, alloc, busy):
     idle = alloc - busy
-    r = {"schema": "gpucost.job_row", "schema_version": 1, "row": kind, "job_id": str(job), "user": user,
+    r = {"schema": "gpucost.job_row", "schema_version": 2, "row": kind, "job_id": str(job), "user": user,
          "host": host, "gpu_index": gpu, "gpu_uuid": None if gpu is None else f"GPU-{job:08x}-{gpu}",
          "gpu_pci_bus_id": None if gpu is None else f"0000:{gpu + 1:02x}:00", "gpu_model": model,
          "gpu_count": 1 if kind == "gpu" else 4, "window_start": "2026-11-29T08:00:00.000000Z",
          "window_end": "2026-11-29T10:00:00.000000Z", "window_source": "since_until",
          "first_record": "2026-11-29T08:00:01.000000Z", "last_record": "2026-11-29T09:59:59.000000Z",
-         "allocated_gpu_hours": alloc, "sampled_gpu_hours": alloc, "busy_gpu_hours": busy, "idle_gpu_hours": idle,
+         "allocated_gpu_hours": alloc, "sampled_gpu_hours": alloc, "busy_gpu_hours": busy, "idle_gpu_hours": idle, "unmeasured_gpu_hours": 0,
          "energy_kwh": round(busy * 0.35 + idle * 0.06, 6), "busy_fraction": busy / alloc,
          "effective_utilization": busy / alloc * 0.95, "effective_gpu_hours": busy * 0.95,
          "xid_events": 0 if rng.random() < 0.98 else 1, "incidents": 0 if kind == "gpu" else int(rng.random() < 0.01),

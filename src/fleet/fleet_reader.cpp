@@ -1,18 +1,24 @@
-// Streaming the per-job rows: 1 MiB blocks, lines found with memchr, each line parsed in place
-// by simdjson (the block keeps SIMDJSON_PADDING readable bytes after every line) and added to
-// the totals of its keys. Nothing per row outlives its line.
+// Reading the per-job rows: 1 MiB blocks, lines found with memchr, each line parsed in place by
+// simdjson (the block keeps SIMDJSON_PADDING readable bytes after every line), checked, and
+// kept as a HeldRow under its row key (a later copy of a key is a duplicate: the newer stays);
+// finish() sums the kept rows per key. Identifiers and file names are interned once.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <simdjson.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <istream>
 #include <stdexcept>
 #include <system_error>
 
 #include "gpucost/fleet/fleet.hpp"
+#include "gpucost/fleet/job_summary.hpp"
+#include "gpucost/text/utf8.hpp"
 
 namespace gpucost::fleet {
 
@@ -57,11 +63,88 @@ bool text(simdjson::dom::object& o, std::string_view key, std::string_view& out)
   return !e.get(out);
 }
 
+// The measurements of a row, in this order (kFieldNames). finish() adds from a GPU row the
+// first ten and gpu_lost_s, from a node row the Xid events and incidents (its hours are its GPU
+// rows' again), from a job summary all of them.
+enum Field : unsigned {
+  kAllocated, kBusy, kIdle, kUnmeasured, kSampled, kEffective, kEnergy, kLocalCost, kIdleCost, kCloudCost,
+  kXid, kIncidents, kLost, kFieldCount
+};
+constexpr std::string_view kFieldNames[kFieldCount] = {
+    "allocated_gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "sampled_gpu_hours",
+    "effective_gpu_hours", "energy_kwh", "local_cost", "idle_cost", "cloud_cost", "xid_events", "incidents",
+    "gpu_lost_s"};
+constexpr Sum Totals::*kFieldSums[kFieldCount] = {
+    &Totals::allocated_gpu_hours, &Totals::busy_gpu_hours, &Totals::idle_gpu_hours, &Totals::unmeasured_gpu_hours,
+    &Totals::sampled_gpu_hours, &Totals::effective_gpu_hours, &Totals::energy_kwh, &Totals::local_cost,
+    &Totals::idle_cost, &Totals::cloud_cost, &Totals::xid_events, &Totals::incidents, &Totals::gpu_lost_s};
+
+// One kept row: its values and interned identifiers, until finish() sums it.
+struct HeldRow {
+  double value[kFieldCount] = {};
+  std::uint32_t known = 0;  // bit i: value[i] was given
+  std::uint32_t job = 0, user = 0, host = 0, model = 0, file = 0;
+  std::uint64_t line = 0;
+  std::uint32_t gpus = 0;  // GPU rows: 1; node rows: 0; a summary: the GPUs it covers
+  enum Kind : std::uint8_t { kGpu, kNode, kSummary } kind = kGpu;
+  char stamp[32] = {};  // last_record as written (RFC 3339, one fixed form: compared as text)
+};
+
 }  // namespace
 
-struct FleetReader::Parser {
+std::string row_key(std::string_view cluster, std::string_view job, std::string_view step, std::string_view host,
+                    std::string_view row, std::string_view gpu, std::string_view window_start,
+                    std::string_view window_end) {
+  std::string k;
+  k.reserve(cluster.size() + job.size() + step.size() + host.size() + row.size() + gpu.size() +
+            window_start.size() + window_end.size() + 7);
+  for (std::string_view part : {cluster, job, step, host, row, gpu, window_start}) (k += part) += '\x1f';
+  k += window_end;
+  return k;
+}
+
+std::string escape_control(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const text::Utf8Char u = text::decode_utf8(s, i);
+    const bool control = u.length == 0 || c < 0x20 || c == 0x7f || (u.code_point >= 0x80 && u.code_point < 0xa0);
+    if (!control) {
+      if (c == '\\') out += '\\';
+      out.append(s.substr(i, u.length));
+      i += u.length;
+      continue;
+    }
+    // A UTF-8-encoded C1 character is shown byte by byte too: each byte is what a terminal sees.
+    const std::size_t n = u.length ? u.length : 1;
+    for (std::size_t j = 0; j < n; ++j) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + j]));
+    i += n;
+  }
+  return out;
+}
+
+struct FleetReader::State {
   simdjson::dom::parser dom;
+  std::vector<HeldRow> rows;
+  std::unordered_map<std::string, std::uint32_t> by_key;  // row key -> index in rows
+  std::vector<std::string> names;                          // interned identifiers and file names
+  std::unordered_map<std::string, std::uint32_t> name_ids;
+  std::string key;  // reused per row
+
+  std::uint32_t intern(std::string_view s) {
+    key.assign(s);
+    auto it = name_ids.find(key);
+    if (it != name_ids.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(names.size());
+    names.push_back(key);
+    name_ids.emplace(key, id);
+    return id;
+  }
 };
+
+FleetReader::FleetReader(FleetSummary& out) : out_(out) {}
+FleetReader::~FleetReader() = default;
 
 const std::unordered_map<std::string, Totals>& FleetSummary::group(Group g) const noexcept {
   switch (g) {
@@ -73,9 +156,10 @@ const std::unordered_map<std::string, Totals>& FleetSummary::group(Group g) cons
   return by_job;
 }
 
-void FleetReader::problem(const std::string& path, std::uint64_t line_no, std::string reason) {
+void FleetReader::problem(const std::string& path, std::uint64_t line_no, std::string_view kind, std::string reason) {
   ++out_.malformed;
-  if (out_.problems.size() < kMaxProblems) out_.problems.push_back({path, line_no, std::move(reason)});
+  ++out_.refused[std::string(kind)];
+  if (out_.problems.size() < kMaxProblems) out_.problems.push_back({path, line_no, std::string(kind), std::move(reason)});
 }
 
 void FleetReader::add_line(std::string_view line, const std::string& path, std::uint64_t line_no) {
@@ -84,6 +168,45 @@ void FleetReader::add_line(std::string_view line, const std::string& path, std::
   add_padded_line(std::string_view(padded.data(), line.size()), path, line_no);
 }
 
+namespace {
+
+// Refuses what no real row holds: a negative or absurdly large measurement (kMaxMeasurement).
+// JSON has no NaN or infinity, and simdjson refuses numbers beyond a double's range.
+const char* implausible(double v) {
+  if (!std::isfinite(v)) return "non_finite";
+  if (v < 0) return "negative";
+  if (v > kMaxMeasurement) return "out_of_range";
+  return nullptr;
+}
+
+// What a kept row and a newcomer with its key decide: does the newcomer replace it? A row
+// with a later last_record is newer; an NDJSON row beats a job summary of the same node and
+// window (it has each GPU); on a tie the row read first stays.
+bool replaces(const HeldRow& newcomer, const HeldRow& kept) {
+  if ((newcomer.kind == HeldRow::kSummary) != (kept.kind == HeldRow::kSummary)) return kept.kind == HeldRow::kSummary;
+  return std::strncmp(newcomer.stamp, kept.stamp, sizeof kept.stamp) > 0;
+}
+
+// Keeps the row under its key, or counts it as a duplicate of the row kept there.
+void keep(FleetSummary& out, std::vector<HeldRow>& rows, std::unordered_map<std::string, std::uint32_t>& by_key,
+                 const std::vector<std::string>& names, const std::string& key, const HeldRow& row) {
+  auto [it, fresh] = by_key.try_emplace(key, static_cast<std::uint32_t>(rows.size()));
+  if (fresh) {
+    rows.push_back(row);
+    return;
+  }
+  HeldRow& kept = rows[it->second];
+  const bool swap = replaces(row, kept);
+  const HeldRow& dropped = swap ? kept : row;
+  const HeldRow& stays = swap ? row : kept;
+  ++out.duplicates;
+  if (out.duplicate_rows.size() < kMaxProblems)
+    out.duplicate_rows.push_back({names[dropped.file], dropped.line, names[stays.file], stays.line});
+  if (swap) kept = row;
+}
+
+}  // namespace
+
 void FleetReader::add_padded_line(std::string_view line, const std::string& path, std::uint64_t line_no) {
   ++out_.lines;
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
@@ -91,51 +214,63 @@ void FleetReader::add_padded_line(std::string_view line, const std::string& path
     ++out_.blank_lines;
     return;
   }
-  if (!parser_) parser_ = std::make_shared<Parser>();
+  if (!state_) state_ = std::make_unique<State>();
+  State& st = *state_;
   simdjson::dom::element doc;
   // The caller's buffer has SIMDJSON_PADDING readable bytes after the line: no copy.
-  if (auto err = parser_->dom.parse(line.data(), line.size(), false).get(doc)) {
-    problem(path, line_no, std::string("not JSON: ") + simdjson::error_message(err));
-    return;
-  }
+  if (auto err = st.dom.parse(line.data(), line.size(), false).get(doc))
+    return problem(path, line_no, "not_json", std::string("not JSON: ") + simdjson::error_message(err));
   simdjson::dom::object o;
-  if (doc.get(o)) return problem(path, line_no, "not a JSON object");
-  std::string_view schema, row, job, user, host, model, currency, cloud;
+  if (doc.get(o)) return problem(path, line_no, "not_json", "not a JSON object");
+  std::string_view schema, row, cluster, job, step, user, host, model, currency, cloud, uuid, bus, start, end, last;
   if (!text(o, "schema", schema) || schema != kSchema)
-    return problem(path, line_no, "no \"schema\": \"gpucost.job_row\" (not a gpucost per-job row)");
+    return problem(path, line_no, "not_a_row", "no \"schema\": \"gpucost.job_row\" (not a gpucost per-job row)");
   std::int64_t version = 0;
   if (o.at_key("schema_version").get(version) || version < 1)
-    return problem(path, line_no, "no schema_version (a positive integer)");
+    return problem(path, line_no, "not_a_row", "no schema_version (a positive integer)");
   if (!text(o, "row", row) || (row != "gpu" && row != "node"))
-    return problem(path, line_no, "\"row\" is neither \"gpu\" nor \"node\"");
-  if (!text(o, "job_id", job) || !text(o, "user", user) || !text(o, "host", host) || !text(o, "gpu_model", model) ||
-      !text(o, "currency", currency) || !text(o, "cloud_preset", cloud))
-    return problem(path, line_no, "an identifier (job_id, user, host, gpu_model, currency, cloud_preset) is not a string");
+    return problem(path, line_no, "not_a_row", "\"row\" is neither \"gpu\" nor \"node\"");
+  const std::pair<std::string_view, std::string_view*> ids[] = {
+      {"cluster", &cluster},   {"job_id", &job},         {"job_step", &step},   {"user", &user},
+      {"host", &host},         {"gpu_model", &model},    {"currency", &currency}, {"cloud_preset", &cloud},
+      {"gpu_uuid", &uuid},     {"gpu_pci_bus_id", &bus}, {"window_start", &start}, {"window_end", &end},
+      {"last_record", &last}};
+  for (const auto& [name, field] : ids) {
+    if (!text(o, name, *field))
+      return problem(path, line_no, "bad_field", fmt::format("{} is not a string or null", name));
+    if (field->size() > kMaxKeyBytes)
+      return problem(path, line_no, "key_too_long",
+                     fmt::format("{} is {} bytes long (at most {})", name, field->size(), kMaxKeyBytes));
+  }
+  std::int64_t index = -1;
+  {
+    simdjson::dom::element e;
+    if (!o.at_key("gpu_index").get(e) && !e.is_null() && (e.get(index) || index < 0))
+      return problem(path, line_no, "bad_field", "gpu_index is not a non-negative integer or null");
+  }
 
-  // Every measurement first, so a malformed row adds nothing.
-  struct Field {
-    std::string_view key;
-    Sum Totals::*sum;
-    double storage;
-    const double* value;
-  };
-  Field fields[] = {
-      {"allocated_gpu_hours", &Totals::allocated_gpu_hours, 0, nullptr},
-      {"busy_gpu_hours", &Totals::busy_gpu_hours, 0, nullptr},
-      {"idle_gpu_hours", &Totals::idle_gpu_hours, 0, nullptr},
-      {"sampled_gpu_hours", &Totals::sampled_gpu_hours, 0, nullptr},
-      {"effective_gpu_hours", &Totals::effective_gpu_hours, 0, nullptr},
-      {"energy_kwh", &Totals::energy_kwh, 0, nullptr},
-      {"local_cost", &Totals::local_cost, 0, nullptr},
-      {"idle_cost", &Totals::idle_cost, 0, nullptr},
-      {"cloud_cost", &Totals::cloud_cost, 0, nullptr},
-      {"xid_events", &Totals::xid_events, 0, nullptr},
-      {"incidents", &Totals::incidents, 0, nullptr},
-      {"gpu_lost_s", &Totals::gpu_lost_s, 0, nullptr},
-  };
-  for (auto& f : fields)
-    if (!measure(o, f.key, f.storage, f.value))
-      return problem(path, line_no, std::string(f.key) + " is not a number or null");
+  // Every measurement first, so a refused row adds nothing.
+  HeldRow h;
+  for (unsigned i = 0; i < kFieldCount; ++i) {
+    double storage = 0;
+    const double* v = nullptr;
+    if (!measure(o, kFieldNames[i], storage, v))
+      return problem(path, line_no, "bad_field", fmt::format("{} is not a number or null", kFieldNames[i]));
+    if (!v) continue;
+    if (const char* why = implausible(*v))
+      return problem(path, line_no, why, fmt::format("{} is {} ({})", kFieldNames[i], *v,
+                                                     std::string_view(why) == "negative" ? "below 0"
+                                                                                         : "above 1e15 or not finite"));
+    h.value[i] = *v;
+    h.known |= 1u << i;
+  }
+  // Rows written before unmeasured hours were a column: what the samples do not cover.
+  const unsigned alloc_sampled = (1u << kAllocated) | (1u << kSampled);
+  if (!(h.known & (1u << kUnmeasured)) && (h.known & alloc_sampled) == alloc_sampled) {
+    h.value[kUnmeasured] = std::max(0.0, h.value[kAllocated] - h.value[kSampled]);
+    h.known |= 1u << kUnmeasured;
+  }
+  if (version < kHonestEffectiveSchema) h.known &= ~((1u << kEffective) | (1u << kCloudCost));
 
   ++out_.rows;
   ++out_.schema_versions[version];
@@ -143,33 +278,158 @@ void FleetReader::add_padded_line(std::string_view line, const std::string& path
     out_.currencies.emplace(currency);
   if (!cloud.empty() && out_.cloud_offers.size() < 16) out_.cloud_offers.emplace(cloud);
 
-  const bool gpu_row = row == "gpu";
-  auto add = [&](Totals& t) {
-    if (gpu_row) {
-      ++t.gpu_rows;
-      for (auto& f : fields)
-        if (f.sum != &Totals::xid_events && f.sum != &Totals::incidents) (t.*f.sum).add(f.value);
-    } else {
-      ++t.node_rows;
-      for (auto& f : fields)
-        if (f.sum == &Totals::xid_events || f.sum == &Totals::incidents) (t.*f.sum).add(f.value);
+  h.kind = row == "gpu" ? HeldRow::kGpu : HeldRow::kNode;
+  h.gpus = h.kind == HeldRow::kGpu ? 1 : 0;
+  h.job = st.intern(job);
+  h.user = st.intern(user);
+  h.host = st.intern(host);
+  h.model = st.intern(model);
+  h.file = st.intern(path);
+  h.line = line_no;
+  last.copy(h.stamp, std::min(last.size(), sizeof h.stamp));
+  std::string gpu;
+  if (h.kind == HeldRow::kGpu) {
+    if (!uuid.empty()) gpu = uuid;
+    else if (!bus.empty()) gpu = fmt::format("pci:{}", bus);
+    else if (index >= 0) gpu = fmt::format("index:{}", index);
+    else gpu = fmt::format("at:{}:{}", path, line_no);  // no identity: never taken for another GPU's row
+  }
+  keep(out_, st.rows, st.by_key, st.names, row_key(cluster, job, step, host, row, gpu, start, end), h);
+}
+
+void FleetReader::read_sacct(std::istream& in, const std::string& name) {
+  ++out_.files;
+  std::string line;
+  std::uint64_t line_no = 0;
+  // Lines are bounded like the NDJSON reader's: what is past kMaxLine is read and dropped.
+  for (std::streambuf* buf = in.rdbuf(); buf;) {
+    line.clear();
+    bool too_long = false;
+    int c = 0;
+    while ((c = buf->sbumpc()) != std::char_traits<char>::eof() && c != '\n') {
+      ++out_.bytes;
+      if (line.size() < kMaxLine) line.push_back(static_cast<char>(c));
+      else too_long = true;
     }
+    if (c == std::char_traits<char>::eof() && line.empty() && !too_long) break;
+    ++line_no;
+    if (c == '\n') ++out_.bytes;
+    if (too_long) {
+      ++out_.lines;
+      problem(name, line_no, "line_too_long", "line longer than 16 MiB");
+    } else {
+      add_sacct_line(line, name, line_no);
+    }
+    if (c == std::char_traits<char>::eof()) break;
+  }
+}
+
+void FleetReader::add_sacct_line(std::string_view line, const std::string& name, std::uint64_t line_no) {
+  ++out_.lines;
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.empty()) {
+    ++out_.blank_lines;
+    return;
+  }
+  // JobID|User|Partition|AdminComment: the comment is the rest of the line (it may hold a '|').
+  std::string_view f[3];
+  std::string_view rest = line;
+  for (auto& part : f) {
+    const auto bar = rest.find('|');
+    if (bar == std::string_view::npos)
+      return problem(name, line_no, "not_sacct", "not JobID|User|Partition|AdminComment (sacct -P -o ...)");
+    part = rest.substr(0, bar);
+    rest.remove_prefix(bar + 1);
+  }
+  const std::string_view job = f[0], user = f[1];
+  if (job == "JobID" || job.find('.') != std::string_view::npos) return;  // the header; a step (123.batch)
+  if (!state_) state_ = std::make_unique<State>();
+  State& st = *state_;
+  for (std::size_t at = 0; at < rest.size();) {
+    auto semi = rest.find(';', at);
+    if (semi == std::string_view::npos) semi = rest.size();
+    std::string_view segment = rest.substr(at, semi - at);
+    at = semi + 1;
+    while (!segment.empty() && segment.front() == ' ') segment.remove_prefix(1);
+    if (!segment.starts_with(kSummaryTag)) continue;  // what an operator keeps there
+    std::string why;
+    const auto sum = parse_summary(segment, why);
+    if (!sum) return problem(name, line_no, "bad_summary", fmt::format("job summary: {}", why));
+    for (std::string_view id : {job, user, std::string_view(sum->host), std::string_view(sum->model),
+                                std::string_view(sum->window_start), std::string_view(sum->window_end),
+                                std::string_view(sum->currency), std::string_view(sum->cloud)})
+      if (id.size() > kMaxKeyBytes)
+        return problem(name, line_no, "key_too_long",
+                       fmt::format("an identifier is {} bytes long (at most {})", id.size(), kMaxKeyBytes));
+    HeldRow h;
+    h.kind = HeldRow::kSummary;
+    const std::pair<Field, const std::optional<double>*> values[] = {
+        {kAllocated, &sum->allocated_gpu_hours}, {kBusy, &sum->busy_gpu_hours},
+        {kIdle, &sum->idle_gpu_hours},           {kUnmeasured, &sum->unmeasured_gpu_hours},
+        {kEffective, &sum->effective_gpu_hours}, {kEnergy, &sum->energy_kwh},
+        {kLocalCost, &sum->local_cost},          {kIdleCost, &sum->idle_cost},
+        {kCloudCost, &sum->cloud_cost},          {kXid, &sum->xid_events},
+        {kIncidents, &sum->incidents},           {kLost, &sum->gpu_lost_s}};
+    for (const auto& [i, v] : values) {
+      if (!*v) continue;
+      if (const char* bad = implausible(**v))
+        return problem(name, line_no, bad, fmt::format("job summary: {} is {}", kFieldNames[i], **v));
+      h.value[i] = **v;
+      h.known |= 1u << i;
+    }
+    if (sum->busy_gpu_hours && sum->idle_gpu_hours) {
+      h.value[kSampled] = *sum->busy_gpu_hours + *sum->idle_gpu_hours;
+      h.known |= 1u << kSampled;
+    }
+    h.gpus = static_cast<std::uint32_t>(std::min<std::size_t>(sum->gpus, 1u << 16));
+    h.job = st.intern(job);
+    h.user = st.intern(user);
+    h.host = st.intern(sum->host);
+    h.model = st.intern(sum->model);
+    h.file = st.intern(name);
+    h.line = line_no;
+    ++out_.rows;
+    ++out_.summaries;
+    if (!sum->currency.empty() && (out_.currencies.size() < 16 || out_.currencies.count(sum->currency)))
+      out_.currencies.insert(sum->currency);
+    if (!sum->cloud.empty() && out_.cloud_offers.size() < 16) out_.cloud_offers.insert(sum->cloud);
+    // The node row's key: the NDJSON rows of the same node and window, where they are read too, win.
+    keep(out_, st.rows, st.by_key, st.names, row_key({}, job, {}, sum->host, "node", {}, sum->window_start,
+                                                     sum->window_end), h);
+  }
+}
+
+void FleetReader::finish() {
+  if (!state_) return;
+  const State& st = *state_;
+  auto add = [&](Totals& t, const HeldRow& r) {
+    auto add_field = [&](unsigned i) { (t.*kFieldSums[i]).add(r.known & (1u << i) ? &r.value[i] : nullptr); };
+    if (r.kind != HeldRow::kNode) {
+      t.gpu_rows += r.gpus;
+      for (unsigned i = 0; i < kXid; ++i) add_field(i);
+    }
+    if (r.kind != HeldRow::kGpu) {
+      ++t.node_rows;
+      add_field(kXid);
+      add_field(kIncidents);
+      if (r.kind == HeldRow::kSummary) add_field(kLost);
+    }
+    if (r.kind == HeldRow::kGpu) add_field(kLost);
   };
-  // The unordered maps are looked up with a string built once per key (find first: no
-  // allocation for keys already present).
-  auto group = [&](std::unordered_map<std::string, Totals>& m, std::string_view key) {
-    const std::string_view k = key.empty() ? std::string_view("(unknown)") : key;
-    thread_local std::string buf;
-    buf.assign(k);
-    auto it = m.find(buf);
-    if (it == m.end()) it = m.emplace(buf, Totals{}).first;
-    add(it->second);
+  auto group = [&](std::unordered_map<std::string, Totals>& m, std::uint32_t id, const HeldRow& r) {
+    const std::string& name = st.names[id];
+    auto it = m.find(name.empty() ? std::string("(unknown)") : name);
+    if (it == m.end()) it = m.emplace(name.empty() ? std::string("(unknown)") : name, Totals{}).first;
+    add(it->second, r);
   };
-  add(out_.fleet);
-  group(out_.by_job, job);
-  group(out_.by_user, user);
-  group(out_.by_node, host);
-  group(out_.by_model, model);
+  for (const HeldRow& r : st.rows) {
+    add(out_.fleet, r);
+    group(out_.by_job, r.job, r);
+    group(out_.by_user, r.user, r);
+    group(out_.by_node, r.host, r);
+    group(out_.by_model, r.model, r);
+  }
+  state_.reset();
 }
 
 void FleetReader::read_file(const std::string& path) {
@@ -211,7 +471,7 @@ void FleetReader::read_file(const std::string& path) {
       have -= start;
     }
     if (have > kMaxLine) {  // a line without end: report it once and drop what is held of it
-      problem(path, line_no + 1, "line longer than 16 MiB");
+      problem(path, line_no + 1, "line_too_long", "line longer than 16 MiB");
       ++out_.lines;
       have = 0;
       skipping = true;

@@ -31,7 +31,7 @@ std::optional<double> per(const Sum& a, const Sum& b) {
 
 // The figures of one group, derived from its sums.
 struct Figures {
-  std::optional<double> allocated, busy, idle, effective, energy, busy_share, local_cost, idle_cost, cloud_cost,
+  std::optional<double> allocated, busy, idle, unmeasured, unmeasured_share, effective, energy, busy_share, local_cost, idle_cost, cloud_cost,
       local_per_effective, cloud_per_effective, xid, incidents, lost_s;
   std::string cheaper;  // local, cloud, or "" when unknown
 };
@@ -41,6 +41,8 @@ Figures figures(const Totals& t, bool costs) {
   f.allocated = total(t.allocated_gpu_hours);
   f.busy = total(t.busy_gpu_hours);
   f.idle = total(t.idle_gpu_hours);
+  f.unmeasured = total(t.unmeasured_gpu_hours);
+  f.unmeasured_share = per(t.unmeasured_gpu_hours, t.allocated_gpu_hours);
   f.effective = total(t.effective_gpu_hours);
   f.energy = total(t.energy_kwh);
   f.busy_share = per(t.busy_gpu_hours, t.allocated_gpu_hours);
@@ -98,6 +100,7 @@ std::string verdict_text(const FleetSummary& s, const Figures& f) {
 void write_figures_json(JsonWriter& w, const Totals& t, const Figures& f) {
   w.kv("gpu_rows", t.gpu_rows).kv("node_rows", t.node_rows);
   w.kv("allocated_gpu_hours", f.allocated).kv("busy_gpu_hours", f.busy).kv("idle_gpu_hours", f.idle);
+  w.kv("unmeasured_gpu_hours", f.unmeasured).kv("unmeasured_share", f.unmeasured_share);
   w.kv("busy_share", f.busy_share).kv("effective_gpu_hours", f.effective).kv("energy_kwh", f.energy);
   w.kv("xid_events", f.xid).kv("incidents", f.incidents).kv("gpu_lost_s", f.lost_s);
   w.kv("local_cost", f.local_cost).kv("idle_cost", f.idle_cost).kv("cloud_cost", f.cloud_cost);
@@ -108,7 +111,8 @@ void write_figures_json(JsonWriter& w, const Totals& t, const Figures& f) {
   w.key("rows_without").begin_object();
   const std::pair<std::string_view, const Sum*> sums[] = {
       {"allocated_gpu_hours", &t.allocated_gpu_hours}, {"busy_gpu_hours", &t.busy_gpu_hours},
-      {"idle_gpu_hours", &t.idle_gpu_hours},           {"effective_gpu_hours", &t.effective_gpu_hours},
+      {"idle_gpu_hours", &t.idle_gpu_hours},           {"unmeasured_gpu_hours", &t.unmeasured_gpu_hours},
+      {"effective_gpu_hours", &t.effective_gpu_hours},
       {"energy_kwh", &t.energy_kwh},                   {"local_cost", &t.local_cost},
       {"cloud_cost", &t.cloud_cost},                   {"incidents", &t.incidents},
       {"gpu_lost_s", &t.gpu_lost_s}};
@@ -125,13 +129,21 @@ std::string render_json(const FleetSummary& s) {
   w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
   w.key("input").begin_object();
   w.kv("files", s.files).kv("bytes", s.bytes).kv("lines", s.lines).kv("blank_lines", s.blank_lines);
-  w.kv("rows", s.rows).kv("malformed", s.malformed);
+  w.kv("rows", s.rows).kv("malformed", s.malformed).kv("duplicates", s.duplicates).kv("summaries", s.summaries);
+  w.key("refused").begin_object();
+  for (const auto& [kind, n] : s.refused) w.kv(kind, n);
+  w.end_object();
   w.key("schema_versions").begin_object();
   for (const auto& [v, n] : s.schema_versions) w.kv(fmt::format("{}", v), n);
   w.end_object();
   w.key("problems").begin_array();
   for (const auto& p : s.problems)
-    w.begin_object().kv("file", p.file).kv("line", p.line).kv("reason", p.reason).end_object();
+    w.begin_object().kv("file", p.file).kv("line", p.line).kv("kind", p.kind).kv("reason", p.reason).end_object();
+  w.end_array();
+  w.key("duplicate_rows").begin_array();
+  for (const auto& d : s.duplicate_rows)
+    w.begin_object().kv("file", d.file).kv("line", d.line).kv("kept_file", d.kept_file).kv("kept_line", d.kept_line)
+        .end_object();
   w.end_array();
   w.key("unreadable").begin_array();
   for (const auto& u : s.unreadable) w.value(u);
@@ -166,7 +178,7 @@ std::string render_csv(const FleetSummary& s) {
   CsvWriter c(out);
   const bool costs = costs_summable(s);
   for (const char* h : {"group", "key", "gpu_rows", "node_rows", "allocated_gpu_hours", "busy_gpu_hours",
-                        "idle_gpu_hours", "busy_share", "effective_gpu_hours", "energy_kwh", "xid_events",
+                        "idle_gpu_hours", "unmeasured_gpu_hours", "busy_share", "effective_gpu_hours", "energy_kwh", "xid_events",
                         "incidents", "gpu_lost_s", "local_cost", "idle_cost", "cloud_cost",
                         "local_cost_per_effective_hour", "cloud_cost_per_effective_hour", "cheaper", "currency"})
     c.field(h);
@@ -175,7 +187,7 @@ std::string render_csv(const FleetSummary& s) {
   auto row = [&](std::string_view group, std::string_view key, const Totals& t) {
     const Figures f = figures(t, costs);
     c.field(group).field(key).number(static_cast<double>(t.gpu_rows)).number(static_cast<double>(t.node_rows));
-    for (const auto& v : {f.allocated, f.busy, f.idle, f.busy_share, f.effective, f.energy, f.xid, f.incidents,
+    for (const auto& v : {f.allocated, f.busy, f.idle, f.unmeasured, f.busy_share, f.effective, f.energy, f.xid, f.incidents,
                           f.lost_s, f.local_cost, f.idle_cost, f.cloud_cost, f.local_per_effective,
                           f.cloud_per_effective})
       c.number(v ? *v : NAN);
@@ -195,17 +207,23 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
   };
   const bool costs = costs_summable(s);
   const std::string cur = costs ? currency_of(s) : std::string("?");
-  line("gpucost {} fleet: {} rows from {} files ({} lines, {} malformed)", GPUCOST_VERSION, s.rows, s.files, s.lines,
-       s.malformed);
+  line("gpucost {} fleet: {} rows from {} files ({} lines, {} malformed, {} duplicates dropped)", GPUCOST_VERSION,
+       s.rows - s.duplicates, s.files, s.lines, s.malformed, s.duplicates);
   const Figures ff = figures(s.fleet, costs);
-  line("Fleet: {} GPU-hours allocated, {} busy ({}), {} idle costing {} {}; {} kWh; {} incidents",
+  line("Fleet: {} GPU-hours allocated = {} busy ({}) + {} idle costing {} {} + {} unmeasured ({} of the allocation "
+       "without samples); {} kWh; {} incidents",
        cell(ff.allocated), cell(ff.busy), ff.busy_share ? fmt::format("{:.1f} %", 100 * *ff.busy_share) : "-",
-       cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.energy, 3), cell(ff.incidents, 0));
-  line("Cost per effective GPU-hour: {} {} owned vs {} {} rented ({})", cell(ff.local_per_effective), cur,
-       cell(ff.cloud_per_effective), cur,
-       s.cloud_offers.empty() ? std::string("no cloud offer")
-                              : fmt::format("{}", fmt::join(s.cloud_offers.begin(), s.cloud_offers.end(), ", ")));
-  line("Buy vs rent for this usage: {}", verdict_text(s, ff));
+       cell(ff.idle), cell(ff.idle_cost), escape_control(cur), cell(ff.unmeasured),
+       ff.unmeasured_share ? fmt::format("{:.1f} %", 100 * *ff.unmeasured_share) : "-", cell(ff.energy, 3),
+       cell(ff.incidents, 0));
+  std::vector<std::string> offers;
+  for (const auto& o : s.cloud_offers) offers.push_back(escape_control(o));
+  line("Cost per effective GPU-hour: {} {} owned vs {} {} rented ({}), over {} measured effective GPU-hours; "
+       "unmeasured hours count as cost, never as work",
+       cell(ff.local_per_effective), escape_control(cur), cell(ff.cloud_per_effective), escape_control(cur),
+       offers.empty() ? std::string("no cloud offer") : fmt::format("{}", fmt::join(offers, ", ")),
+       cell(ff.effective));
+  line("Buy vs rent for this usage: {}", escape_control(verdict_text(s, ff)));
   for (const auto& [g, name] : kGroups) {
     const auto keys = sorted(s.group(g));
     out += '\n';
@@ -220,7 +238,13 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
       }
       const Figures f = figures(kv->second, costs);
       std::string key = kv->first;
-      if (key.size() > 24) key = key.substr(0, 21) + "...";
+      if (key.size() > 24) {
+        std::size_t cut = 21;  // not inside a UTF-8 character
+        while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xc0) == 0x80) --cut;
+        key = escape_control(std::string_view(key).substr(0, cut)) + "...";
+      } else {
+        key = escape_control(key);
+      }
       line("{:<24} {:>10} {:>10} {:>7} {:>10} {:>10} {:>9} {:>5} {:>10} {:>10} {}", key, cell(f.allocated),
            cell(f.busy), f.busy_share ? fmt::format("{:.1f}", 100 * *f.busy_share) : "-", cell(f.idle_cost),
            cell(f.energy, 3), cell(f.incidents, 0), cell(f.xid, 0), cell(f.local_per_effective),
@@ -229,9 +253,19 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
   }
   if (s.malformed || !s.unreadable.empty()) {
     out += '\n';
-    line("Malformed rows: {} (first {} listed; skipped, not counted above)", s.malformed, s.problems.size());
-    for (const auto& p : s.problems) line("  {}:{}: {}", p.file, p.line, p.reason);
-    for (const auto& u : s.unreadable) line("  unreadable: {}", u);
+    std::vector<std::string> kinds;
+    for (const auto& [kind, n] : s.refused) kinds.push_back(fmt::format("{} {}", kind, n));
+    line("Malformed rows: {} ({}; first {} listed; skipped, not counted above)", s.malformed,
+         kinds.empty() ? std::string("none") : fmt::format("{}", fmt::join(kinds, ", ")), s.problems.size());
+    for (const auto& p : s.problems) line("  {}:{}: {}: {}", escape_control(p.file), p.line, p.kind, escape_control(p.reason));
+    for (const auto& u : s.unreadable) line("  unreadable: {}", escape_control(u));
+  }
+  if (s.duplicates) {
+    out += '\n';
+    line("Duplicate rows dropped: {} (the same row key again; first {} listed; not counted above)", s.duplicates,
+         s.duplicate_rows.size());
+    for (const auto& d : s.duplicate_rows)
+      line("  {}:{}: duplicate of {}:{}", escape_control(d.file), d.line, escape_control(d.kept_file), d.kept_line);
   }
   return out;
 }
@@ -249,15 +283,17 @@ std::string render_html(const FleetSummary& s, std::size_t top) {
          "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,td:first-child{text-align:left}"
          "th{background:#f2f2f2}.verdict{font-size:1.2em;font-weight:600}.bad{color:#a00}</style></head><body>\n";
   out += "<h1>gpucost fleet</h1>\n<p>";
-  text(fmt::format("{} rows from {} files ({} lines, {} malformed); gpucost {}", s.rows, s.files, s.lines, s.malformed,
-                   GPUCOST_VERSION));
+  text(fmt::format("{} rows from {} files ({} lines, {} malformed, {} duplicates dropped); gpucost {}",
+                   s.rows - s.duplicates, s.files, s.lines, s.malformed, s.duplicates, GPUCOST_VERSION));
   out += "</p>\n<p class=\"verdict\">";
   text(fmt::format("Buy vs rent for this usage: {}", verdict_text(s, ff)));
   out += "</p>\n<p>";
-  text(fmt::format("{} GPU-hours allocated, {} busy, {} idle costing {} {}; {} kWh; {} incidents; cost per effective "
-                   "GPU-hour {} {} owned vs {} {} rented.",
-                   cell(ff.allocated), cell(ff.busy), cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.energy, 3),
-                   cell(ff.incidents, 0), cell(ff.local_per_effective), cur, cell(ff.cloud_per_effective), cur));
+  text(fmt::format("{} GPU-hours allocated = {} busy + {} idle costing {} {} + {} unmeasured (no samples); {} kWh; {} "
+                   "incidents; cost per measured effective GPU-hour {} {} owned vs {} {} rented (unmeasured hours "
+                   "count as cost, never as work).",
+                   cell(ff.allocated), cell(ff.busy), cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.unmeasured),
+                   cell(ff.energy, 3), cell(ff.incidents, 0), cell(ff.local_per_effective), cur,
+                   cell(ff.cloud_per_effective), cur));
   out += "</p>\n";
   for (const auto& [g, name] : kGroups) {
     const auto keys = sorted(s.group(g));
@@ -306,6 +342,17 @@ std::string render_html(const FleetSummary& s, std::size_t top) {
     for (const auto& u : s.unreadable) {
       out += "<li>";
       text("unreadable: " + u);
+      out += "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  if (s.duplicates) {
+    out += "<h2>";
+    text(fmt::format("Duplicate rows dropped: {} (the same row key again; not counted)", s.duplicates));
+    out += "</h2>\n<ul>\n";
+    for (const auto& d : s.duplicate_rows) {
+      out += "<li>";
+      text(fmt::format("{}:{}: duplicate of {}:{}", d.file, d.line, d.kept_file, d.kept_line));
       out += "</li>\n";
     }
     out += "</ul>\n";

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -71,6 +72,14 @@ Measure ratio(const Measure& a, const Measure& b, std::string_view zero_reason) 
   if (!a.value || !b.value) return unknown(!a.value ? a.reason : b.reason);
   if (*b.value <= 0) return unknown(std::string(zero_reason));
   return known(*a.value / *b.value);
+}
+
+// The allocated time that no sample covers: not work, not idleness, unknown. Allocated = busy +
+// idle + unmeasured (busy and idle split the sampled time, which the window bounds).
+Measure unmeasured(const Measure& allocated, const Measure& sampled) {
+  if (!allocated.value) return allocated;
+  if (!sampled.value) return unknown(sampled.reason);
+  return known(std::max(0.0, *allocated.value - *sampled.value));
 }
 
 // The sum over the GPU rows; null when no GPU has a value (a partial sum says so in its reason).
@@ -141,7 +150,8 @@ CostView read_cost(rd::Element root) {
 
 // One row's measurements, in output order.
 struct RowValues {
-  Measure allocated_gpu_hours, sampled_gpu_hours, busy_gpu_hours, idle_gpu_hours, energy_kwh, busy_fraction,
+  Measure allocated_gpu_hours, sampled_gpu_hours, busy_gpu_hours, idle_gpu_hours, unmeasured_gpu_hours, energy_kwh,
+      busy_fraction,
       effective_utilization, effective_gpu_hours, xid_events, incidents, gpu_lost_s, time_above_temp_s, local_cost,
       idle_cost, cloud_cost;
 };
@@ -210,6 +220,7 @@ void write_row(std::string& out, const RowContext& ctx, std::string_view kind, c
   measure("sampled_gpu_hours", v.sampled_gpu_hours);
   measure("busy_gpu_hours", v.busy_gpu_hours);
   measure("idle_gpu_hours", v.idle_gpu_hours);
+  measure("unmeasured_gpu_hours", v.unmeasured_gpu_hours);
   measure("energy_kwh", v.energy_kwh);
   measure("busy_fraction", v.busy_fraction);
   measure("effective_utilization", v.effective_utilization);
@@ -316,7 +327,8 @@ std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
     v.energy_kwh = gpu_feature(f, host_features, "gpu_energy_kwh", false);
     v.busy_fraction = ratio(v.busy_gpu_hours, v.sampled_gpu_hours, "no sampled time");
     v.effective_utilization = gpu_feature(f, host_features, "effective_utilization", true);
-    v.effective_gpu_hours = product(v.allocated_gpu_hours, v.effective_utilization);
+    v.unmeasured_gpu_hours = unmeasured(v.allocated_gpu_hours, v.sampled_gpu_hours);
+    v.effective_gpu_hours = gpu_feature(f, host_features, "effective_gpu_hours", false);
     v.xid_events = gpu_feature(f, host_features, "xid_events", false);
     v.incidents = gpu_feature(f, host_features, "maintenance_incidents", false);
     v.gpu_lost_s = gpu_feature(f, host_features, "gpu_lost_s", false);
@@ -342,7 +354,8 @@ std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
   n.energy_kwh = total(&RowValues::energy_kwh);
   n.busy_fraction = ratio(n.busy_gpu_hours, n.sampled_gpu_hours, "no sampled time");
   n.effective_utilization = node_eff;
-  n.effective_gpu_hours = product(n.allocated_gpu_hours, n.effective_utilization);
+  n.unmeasured_gpu_hours = total(&RowValues::unmeasured_gpu_hours);
+  n.effective_gpu_hours = total(&RowValues::effective_gpu_hours);
   n.xid_events = host_feature(host_features, "xid_events");
   n.incidents = host_feature(host_features, "maintenance_incidents");
   n.gpu_lost_s = gpu_rows.empty() ? host_feature(host_features, "gpu_lost_s") : total(&RowValues::gpu_lost_s);

@@ -6,6 +6,8 @@
 # records the node's logs meanwhile, as gpucost-recorder.service would.
 #   1. a job on one GPU: its row appears in SHARED/DATE/HOST/JOBID.ndjson with the job id, the
 #      job's window (Slurm's StartTime/EndTime) and the GPU Slurm gave it (by PCI bus id / UUID);
+#      the job's AdminComment then holds the epilog's job summary beside an operator's note, and
+#      `gpucost fleet --sacct` reads it back (from sacct-style text: no accounting storage here);
 #   2. broken inputs (logs gpucost cannot read; a gpucost that hangs past the epilog's time
 #      limit): the jobs complete, the node is not drained, the epilog logs why no row was written.
 # Installs slurm-wlm and munge when missing; exit 77 (skipped) where apt cannot reach the archive
@@ -160,6 +162,7 @@ wait_done() {
 sleep 2  # a few samples before the job
 job=$(sbatch --parsable --gres=gpu:1 --output=/dev/null --wrap 'sleep 4')
 check "sbatch accepted the job ($job)" test -n "$job"
+scontrol update JobId="$job" AdminComment="site-note: keep me" || fail "cannot set job $job's AdminComment"
 wait_done "$job" || fail "job $job did not finish"
 check "job $job COMPLETED" test "$(job_field "$job" JobState)" = COMPLETED
 start=$(job_field "$job" StartTime) end=$(job_field "$job" EndTime)
@@ -192,6 +195,12 @@ PY
 fi
 check "the epilog logged the row" grep -q "job $job: wrote" "$work/gpucost/slurm.log"
 check "the epilog removed the job's info series" test ! -e "$work/textfile/gpucost_job_$job.prom"
+comment=$(scontrol show job "$job" 2>/dev/null | sed -n 's/^ *AdminComment=//p' | head -n 1)
+check "AdminComment keeps the operator's note ($comment)" grep -q "^site-note: keep me; " <<<"$comment"
+check "AdminComment holds the job summary" grep -q "; gpucost:1 host=$node win=.* gpus=1 alloc_h=" <<<"$comment"
+printf 'JobID|User|Partition|AdminComment\n%s|root|debug|%s\n%s.batch|||\n' "$job" "$comment" "$job" >"$work/sacct.txt"
+check "gpucost fleet --sacct reads the summary back" \
+  grep -q "^job,$job,1,1," <("$bin" fleet --sacct "$work/sacct.txt" --format csv 2>/dev/null)
 
 # 2. Broken inputs: logs gpucost cannot read, then a gpucost that hangs past the time limit.
 mkdir -p "$work/garbage"

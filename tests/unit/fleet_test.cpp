@@ -23,7 +23,7 @@ namespace {
 std::string gpu_row(const std::string& job, const std::string& user, const std::string& host, double alloc,
                     double busy, double idle, const std::string& currency = "USD") {
   return fmt::format(
-      R"({{"schema":"gpucost.job_row","schema_version":1,"row":"gpu","job_id":"{}","user":"{}","host":"{}",)"
+      R"({{"schema":"gpucost.job_row","schema_version":2,"row":"gpu","job_id":"{}","user":"{}","host":"{}",)"
       R"("gpu_model":"NVIDIA A100","allocated_gpu_hours":{},"busy_gpu_hours":{},"idle_gpu_hours":{},)"
       R"("effective_gpu_hours":{},"energy_kwh":0.5,"local_cost":{},"idle_cost":{},"cloud_cost":{},"xid_events":1,)"
       R"("incidents":null,"gpu_lost_s":null,"currency":"{}","cloud_preset":"aws-p4d"}})",
@@ -32,7 +32,7 @@ std::string gpu_row(const std::string& job, const std::string& user, const std::
 
 std::string node_row(const std::string& job, const std::string& user, const std::string& host, int incidents) {
   return fmt::format(
-      R"({{"schema":"gpucost.job_row","schema_version":1,"row":"node","job_id":"{}","user":"{}","host":"{}",)"
+      R"({{"schema":"gpucost.job_row","schema_version":2,"row":"node","job_id":"{}","user":"{}","host":"{}",)"
       R"("gpu_model":"NVIDIA A100","allocated_gpu_hours":100,"busy_gpu_hours":100,"xid_events":7,)"
       R"("incidents":{},"currency":"USD"}})",
       job, user, host, incidents);
@@ -47,6 +47,7 @@ TEST(Fleet, SumsGpuRowsPerKeyAndIncidentsFromNodeRows) {
   r.add_line(node_row("1", "alice", "n1", 2), f, 3);
   r.add_line(gpu_row("2", "bob", "n2", 4, 4, 0), f, 4);
   r.add_line(node_row("2", "bob", "n2", 0), f, 5);
+  r.finish();
   EXPECT_EQ(s.rows, 5u);
   EXPECT_EQ(s.malformed, 0u);
   const Totals& j1 = s.by_job.at("1");
@@ -90,6 +91,7 @@ TEST(Fleet, MalformedLinesAreCountedWithFileAndLineNeverFatal) {
   r.add_line("{\"schema\":\"gpucost.job_row\",\"schema_version\":1,\"row\":\"rack\"}", f, 6);
   r.add_line("   ", f, 7);
   r.add_line(gpu_row("7", "u", "n1", 1, 1, 0), f, 8);
+  r.finish();
   EXPECT_EQ(s.rows, 2u);
   EXPECT_EQ(s.malformed, 5u);
   EXPECT_EQ(s.blank_lines, 1u);
@@ -102,7 +104,7 @@ TEST(Fleet, MalformedLinesAreCountedWithFileAndLineNeverFatal) {
   // A malformed row adds nothing, not even to its job.
   EXPECT_DOUBLE_EQ(s.by_job.at("7").allocated_gpu_hours.value, 2);
   const std::string table = render_fleet(s, FleetFormat::kTable, 0);
-  EXPECT_NE(table.find(f + ":2: busy_gpu_hours is not a number or null"), std::string::npos) << table;
+  EXPECT_NE(table.find(f + ":2: bad_field: busy_gpu_hours is not a number or null"), std::string::npos) << table;
 }
 
 TEST(Fleet, MixedCurrenciesAreNotSummed) {
@@ -110,6 +112,7 @@ TEST(Fleet, MixedCurrenciesAreNotSummed) {
   FleetReader r(s);
   r.add_line(gpu_row("1", "a", "n1", 1, 1, 0, "USD"), "f", 1);
   r.add_line(gpu_row("2", "a", "n1", 1, 1, 0, "EUR"), "f", 2);
+  r.finish();
   const std::string json = render_fleet(s, FleetFormat::kJson, 0);
   simdjson::dom::parser p;
   simdjson::dom::element doc;
@@ -135,7 +138,11 @@ TEST(Fleet, FilesAreReadAcrossBlockBoundariesAndWithoutAFinalNewline) {
   }
   { std::ofstream(dir / "notes.txt") << "not a row\n"; }  // not *.ndjson: not read
   FleetSummary s;
-  FleetReader(s).read_tree(dir.string());
+  {
+    FleetReader r(s);
+    r.read_tree(dir.string());
+    r.finish();
+  }
   fs::remove_all(dir);
   EXPECT_EQ(s.files, 1u);
   EXPECT_EQ(s.malformed, 0u) << (s.problems.empty() ? "" : s.problems[0].reason);
@@ -151,6 +158,7 @@ TEST(Fleet, HtmlPageIsWellFormedAndEscapesKeys) {
   FleetReader r(s);
   r.add_line(gpu_row("1", "<script>alert(1)</script>", "n&1", 2, 1, 1), "a<b>.ndjson", 1);
   r.add_line("{oops", "a<b>.ndjson", 2);
+  r.finish();
   const std::string html = render_fleet(s, FleetFormat::kHtml, 0);
   const auto x = gpucost::testing::check_xml(html.substr(html.find("<html")));
   EXPECT_EQ(x.error, "") << html;

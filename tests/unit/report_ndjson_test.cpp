@@ -100,6 +100,42 @@ TEST(JobRows, OneRowPerGpuThenTheNodeWithTheJobWindow) {
   EXPECT_FALSE(std::isnan(num(node, "incidents")));
 }
 
+// Issue 38: allocated = busy + idle + unmeasured, each its own column, and effective <= busy. The
+// whole example holds 328 allocated GPU-hours of which samples cover 1.7 h: the rest is
+// unmeasured, neither work nor idleness, and the cost of the same work rented follows the
+// measured effective hours only.
+TEST(JobRows, HonestHoursEffectiveAtMostBusyAtMostAllocatedWithTheUnmeasuredPartStated) {
+  const auto whole = run_gpucost({"analyze", kExample, "--format", "ndjson", "--no-timings"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  auto all = lines_of(whole.out);
+  ASSERT_EQ(all.size(), 2u);
+  for (const auto& l : rows({})) all.push_back(l);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    simdjson::dom::parser p;
+    simdjson::dom::element e;
+    ASSERT_EQ(p.parse(all[i]).get(e), simdjson::SUCCESS) << all[i];
+    const double alloc = num(e, "allocated_gpu_hours"), sampled = num(e, "sampled_gpu_hours"),
+                 busy = num(e, "busy_gpu_hours"), idle = num(e, "idle_gpu_hours"),
+                 unmeasured = num(e, "unmeasured_gpu_hours"), effective = num(e, "effective_gpu_hours");
+    SCOPED_TRACE(all[i].substr(0, 200));
+    ASSERT_FALSE(std::isnan(unmeasured));
+    ASSERT_FALSE(std::isnan(effective));
+    EXPECT_GT(effective, 0);
+    EXPECT_LE(effective, busy + 1e-9);
+    EXPECT_LE(busy, alloc);
+    EXPECT_NEAR(unmeasured, alloc - sampled, 1e-6);
+    EXPECT_NEAR(busy + idle + unmeasured, alloc, 1e-6);
+    EXPECT_NEAR(num(e, "cloud_cost"), effective * num(e, "cloud_cost_per_effective_hour"), 1e-6);
+  }
+  simdjson::dom::parser p;
+  simdjson::dom::element node;
+  ASSERT_EQ(p.parse(all[1]).get(node), simdjson::SUCCESS);
+  EXPECT_GT(num(node, "allocated_gpu_hours"), 300);
+  EXPECT_LT(num(node, "busy_gpu_hours"), 2);
+  EXPECT_GT(num(node, "unmeasured_gpu_hours"), 300);  // stated, not counted as work
+  EXPECT_LT(num(node, "effective_gpu_hours"), 2);
+}
+
 TEST(JobRows, EveryNullHasAReason) {
   for (const auto& line : rows({})) {
     simdjson::dom::parser p;

@@ -16,7 +16,7 @@ namespace gpucost {
 
 /// The version written in every row's `schema_version`. Add fields freely; bump it only when a
 /// field changes meaning or goes away.
-inline constexpr int kJobRowSchemaVersion = 1;
+inline constexpr int kJobRowSchemaVersion = 2;
 
 /// The value of every row's `schema` field.
 inline constexpr std::string_view kJobRowSchemaName = "gpucost.job_row";
