@@ -318,7 +318,21 @@ void pick_cloud_for(const PresetCatalog& catalog, const LocalGpu& m, Picked& p, 
   const AcceleratorSpec* a = catalog.find_accelerator(m.accelerator);
   if (const CloudOffer* same_gpu = a ? cheapest_single_gpu_rental(catalog, *a, m.currency) : nullptr) {
     p.sel.cloud = same_gpu->name;
-    note(fmt::format("cloud offer {} chosen as the cheapest on-demand rental of the same GPU", same_gpu->name));
+    // The next two, so that the reader sees what else was there (`gpucost offers` lists them all).
+    std::vector<const CloudOffer*> others;
+    for (const auto& o : catalog.cloud)
+      if (&o != same_gpu && o.hourly_rate && o.accelerator_count == 1 && catalog.find_accelerator(o.accelerator) == a &&
+          o.currency == same_gpu->currency)
+        others.push_back(&o);
+    std::stable_sort(others.begin(), others.end(),
+                     [](const CloudOffer* x, const CloudOffer* y) { return *x->hourly_rate < *y->hourly_rate; });
+    std::string next;
+    for (std::size_t i = 0; i < others.size() && i < 2; ++i)
+      next += fmt::format("{}{} {} {}/h", i ? ", " : "", others[i]->name, format_number(*others[i]->hourly_rate),
+                          others[i]->currency);
+    note(fmt::format("cloud offer {} chosen as the cheapest on-demand rental of the same GPU ({} {}/h){}",
+                     same_gpu->name, format_number(*same_gpu->hourly_rate), same_gpu->currency,
+                     next.empty() ? std::string() : "; next: " + next));
     return;
   }
   const CloudOffer* generic = catalog.find_cloud(catalog.default_cloud);

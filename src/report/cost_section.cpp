@@ -568,6 +568,9 @@ void write_answer_table(std::string& out, const CostResult& r, std::string_view 
     for (auto& ch : u) ch = ch == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     return u;
   };
+  line("Compared: {} against {}{}.", in.local_label.empty() ? "the local GPU" : in.local_label,
+       in.cloud_label.empty() ? "the cloud GPU" : in.cloud_label,
+       in.selection_note.empty() ? std::string() : " (" + in.selection_note + ")");
   line("Own it?  {}. {}", upper(own_decision_name(r.own.decision)), r.own.summary);
   line("Buy it?  {}. {}", upper(buy_decision_name(r.buy.decision)), r.buy.summary);
   if (in.usage.basis == UsageBasis::kUnknown)
