@@ -112,7 +112,10 @@ enum FormatTrait : std::uint8_t {
     "journalctl short/short-iso/short-precise/-monotonic/-unix")                                   \
   X(ps, "ps", 0, kTraitProcessSnapshots, "",                                                       \
     "`ps aux` / `ps -eo ...` snapshots, with `### gpucost-ps <RFC 3339>` markers")                 \
-  X(dcgmi_dmon, "dmon", 3, 0, "", "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")
+  X(dcgmi_dmon, "dmon", 3, 0, "",                                                                  \
+    "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")                              \
+  X(nvidia_smi_q_xml, "dmon", 0, kTraitDeviceReport, "",                                           \
+    "`nvidia-smi -q -x` XML report: the -q report's device fields")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {

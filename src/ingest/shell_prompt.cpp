@@ -195,6 +195,8 @@ void read_nvidia_smi(const std::vector<std::string_view>& w, std::size_t k, std:
     }
     if (t == "-q" || t == "--query") {
       if (h.format == FormatId::unknown) h.format = FormatId::nvidia_smi_q;
+    } else if (t == "-x" || t == "--xml-format" || t == "-qx" || t == "-xq") {
+      h.format = FormatId::nvidia_smi_q_xml;
     } else if (!(v = option_value(w, k, "--query-gpu", "")).empty()) {
       h.format = FormatId::query_gpu_csv;
       h.query_fields.assign(v);
