@@ -69,6 +69,7 @@ TARGETS = {
     "torch_trace": ["tests/data/structured/torch-trace-*"],
     "manifest": ["tests/data/structured/manifest.json"],
     "nvidia_smi_q_xml": ["tests/data/real/smiq-xml/*"],
+    "acpid": ["tests/data/kernel/acpid-*"],
 }
 
 

@@ -115,7 +115,9 @@ enum FormatTrait : std::uint8_t {
   X(dcgmi_dmon, "dmon", 3, 0, "",                                                                  \
     "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")                              \
   X(nvidia_smi_q_xml, "dmon", 0, kTraitDeviceReport, "",                                           \
-    "`nvidia-smi -q -x` XML report: the -q report's device fields")
+    "`nvidia-smi -q -x` XML report: the -q report's device fields")                                \
+  X(acpid, "acpid", 0, 0, "acpid",                                                                 \
+    "acpid's own log (`/var/log/acpid`): `[ctime] received event ...`")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {
