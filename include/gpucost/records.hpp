@@ -101,7 +101,7 @@ enum FormatTrait : std::uint8_t {
   X(nvidia_smi_q, "dmon", 0, kTraitDeviceReport, "",                                               \
     "`nvidia-smi -q` report (also inside nvidia-bug-report.log)")                                  \
   X(dmon, "dmon", 1, 0, "", "`nvidia-smi dmon` (any -s selection, -o D/T/DT)")                     \
-  X(pmon, "dmon", 0, kTraitGpuProcesses, "", "`nvidia-smi pmon` per-process GPU use")              \
+  X(pmon, "dmon", 4, kTraitGpuProcesses, "", "`nvidia-smi pmon` per-process GPU use")              \
   X(query_gpu_csv, "dmon", 2, 0, "",                                                               \
     "`nvidia-smi --query-gpu=... --format=csv` (also `column -t` aligned)")                        \
   X(dmesg, "dmesg", 0, kTraitKernelLog, "dmesg",                                                   \

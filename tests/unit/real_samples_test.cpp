@@ -18,6 +18,7 @@ namespace {
 
 // The true format of each sample, from tests/data/real/SOURCES.md ("format variant").
 const std::map<std::string, FormatId> kTrueFormat = {
+    {"collect-h200-580/nvidia-smi-pmon.txt", FormatId::pmon},
     {"collect-h200-580/nvidia-smi-q-start.txt", FormatId::nvidia_smi_q},
     {"dmon/3gpu-mixed-rtx30-driver535-trailing-space.txt", FormatId::dmon},
     {"dmon/dcgm-go-sample-dmon-old-temp-col.txt", FormatId::dmon},
