@@ -68,6 +68,8 @@ TARGETS = {
     "ps": ["tests/data/structured/ps-*", "examples/laptop-training/ps.txt"],
     "torch_trace": ["tests/data/structured/torch-trace-*"],
     "manifest": ["tests/data/structured/manifest.json"],
+    "nvidia_smi_q_xml": ["tests/data/real/smiq-xml/*"],
+    "acpid": ["tests/data/kernel/acpid-*"],
 }
 
 

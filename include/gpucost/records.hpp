@@ -101,7 +101,7 @@ enum FormatTrait : std::uint8_t {
   X(nvidia_smi_q, "dmon", 0, kTraitDeviceReport, "",                                               \
     "`nvidia-smi -q` report (also inside nvidia-bug-report.log)")                                  \
   X(dmon, "dmon", 1, 0, "", "`nvidia-smi dmon` (any -s selection, -o D/T/DT)")                     \
-  X(pmon, "dmon", 0, kTraitGpuProcesses, "", "`nvidia-smi pmon` per-process GPU use")              \
+  X(pmon, "dmon", 4, kTraitGpuProcesses, "", "`nvidia-smi pmon` per-process GPU use")              \
   X(query_gpu_csv, "dmon", 2, 0, "",                                                               \
     "`nvidia-smi --query-gpu=... --format=csv` (also `column -t` aligned)")                        \
   X(dmesg, "dmesg", 0, kTraitKernelLog, "dmesg",                                                   \
@@ -112,7 +112,12 @@ enum FormatTrait : std::uint8_t {
     "journalctl short/short-iso/short-precise/-monotonic/-unix")                                   \
   X(ps, "ps", 0, kTraitProcessSnapshots, "",                                                       \
     "`ps aux` / `ps -eo ...` snapshots, with `### gpucost-ps <RFC 3339>` markers")                 \
-  X(dcgmi_dmon, "dmon", 3, 0, "", "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")
+  X(dcgmi_dmon, "dmon", 3, 0, "",                                                                  \
+    "`dcgmi dmon -e <field ids>` (NVIDIA DCGM): GPU rows as samples")                              \
+  X(nvidia_smi_q_xml, "dmon", 0, kTraitDeviceReport, "",                                           \
+    "`nvidia-smi -q -x` XML report: the -q report's device fields")                                \
+  X(acpid, "acpid", 0, 0, "acpid",                                                                 \
+    "acpid's own log (`/var/log/acpid`): `[ctime] received event ...`")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {

@@ -19,7 +19,8 @@ constexpr std::string_view kLogCommands[] = {
     "sudo",    "dmesg", "journalctl", "nvidia-smi", "ps",    "cat",    "zcat",  "zgrep",   "grep",   "egrep",
     "tail",    "head",  "less",       "more",       "uptime", "uname", "lspci", "lsmod",   "modinfo", "systemctl",
     "docker",  "top",   "free",       "watch",      "awk",    "sed",   "date",  "sensors", "nvidia-bug-report.sh",
-    "nvtop",   "cut",   "sort",       "uniq",       "doas",   "su",    "time",  "env",     "xzcat",   "bzcat"};
+    "nvtop",   "cut",   "sort",       "uniq",       "doas",   "su",    "time",  "env",     "xzcat",   "bzcat",
+    "dcgmi"};
 
 std::string_view basename(std::string_view path) noexcept {
   const auto slash = path.rfind('/');
@@ -195,6 +196,8 @@ void read_nvidia_smi(const std::vector<std::string_view>& w, std::size_t k, std:
     }
     if (t == "-q" || t == "--query") {
       if (h.format == FormatId::unknown) h.format = FormatId::nvidia_smi_q;
+    } else if (t == "-x" || t == "--xml-format" || t == "-qx" || t == "-xq") {
+      h.format = FormatId::nvidia_smi_q_xml;
     } else if (!(v = option_value(w, k, "--query-gpu", "")).empty()) {
       h.format = FormatId::query_gpu_csv;
       h.query_fields.assign(v);
@@ -205,6 +208,16 @@ void read_nvidia_smi(const std::vector<std::string_view>& w, std::size_t k, std:
     } else if (!(v = option_value(w, k, "--loop", "-l")).empty()) {
       h.interval_ns = seconds_value(v, kNsPerSec);
     }
+  }
+}
+
+// `dcgmi dmon -e 155,150 -d 500`: DCGM's delay is in milliseconds (default 1000).
+void read_dcgmi(const std::vector<std::string_view>& w, std::size_t k, std::size_t end, ShellHints& h) {
+  if (k >= end || w[k] != "dmon") return;
+  h.format = FormatId::dcgmi_dmon;
+  for (++k; k < end; ++k) {
+    std::string_view v;
+    if (!(v = option_value(w, k, "--delay", "-d")).empty()) h.interval_ns = seconds_value(v, kNsPerSec / 1000);
   }
 }
 
@@ -257,6 +270,7 @@ void read_hints(std::string_view cmd, ShellHints& h) {
       else if (b == "dmesg") read_dmesg(w, c + 1, end, h);
       else if (b == "journalctl") read_journalctl(w, c + 1, end, h);
       else if (b == "ps") h.format = FormatId::ps;
+      else if (b == "dcgmi") read_dcgmi(w, c + 1, end, h);
       if (h.format != FormatId::unknown) return;
     }
     k = end + 1;

@@ -123,5 +123,45 @@ TEST(DcgmiDmonFormat, AnNvidiaSmiQueryReportIsNotTakenForDcgmi) {
   EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
 }
 
+// A real paste of 8 GPUs (listed from GPU 7 down, the last round cut before GPU 0) after its
+// prompt; then the same run pasted again after `^C` and a prompt with `-d 500` (DCGM's delay is
+// in milliseconds): one file, two runs, the second placed after the first at its own interval.
+TEST(DcgmiDmonFormat, RunsPastedOneAfterAnotherWithTheirPrompts) {
+  std::ifstream in(std::string(GPUCOST_TEST_DATA) + "/gpu/dcgmi-dmon-8gpu-shadeform-prompt.txt");
+  ASSERT_TRUE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string run = ss.str();
+  const Parsed one = parse_text(run);
+  EXPECT_EQ(format_name(one.file().format), "dcgmi_dmon");
+  EXPECT_EQ(one.file().prompts, 1u);
+  EXPECT_EQ(one.file().rejected(), 0u);
+  ASSERT_EQ(one.out.samples.rows(), 47u);  // 5 rounds of 8 GPUs and 7 of the sixth
+  EXPECT_EQ(gpu_of(one, 0), 7);
+  EXPECT_EQ(gpu_of(one, 8), 7);  // GPU 7 again: the second round
+  EXPECT_EQ(one.out.samples.column(sample_col::wall_raw_ns).get_int(8), kNsPerSec);
+  EXPECT_EQ(metric(one, 0, GpuMetric::power_w), 57.430);
+  EXPECT_EQ(metric(one, 0, GpuMetric::gpu_temp_c), 45.0);
+  EXPECT_EQ(metric(one, 0, GpuMetric::sm_pct), 0.0);
+
+  std::string second = run;
+  second.replace(0, second.find('\n'), "shadeform@brev-7hpnmoj9o:~$ dcgmi dmon -e 150,155,156,203,252 -d 500");
+  const Parsed two = parse_text(run + "^C\n" + second);
+  EXPECT_EQ(two.file().prompts, 3u);  // two prompts and the `^C`
+  EXPECT_EQ(two.file().rejected(), 0u);
+  ASSERT_EQ(two.out.samples.rows(), 94u);
+  const Column& raw = two.out.samples.column(sample_col::wall_raw_ns);
+  for (std::size_t r = 1; r < two.out.samples.rows(); ++r) EXPECT_GE(raw.get_int(r), raw.get_int(r - 1)) << r;
+  EXPECT_EQ(gpu_of(two, 47), 7);  // the second run's first row starts a round of its own
+  EXPECT_GT(raw.get_int(47), raw.get_int(46));
+  // Each run's rows cover its own interval: 1 s (no -d), then the pasted 500 ms, rounds of the
+  // second run 500 ms apart after the first run's six seconds.
+  const Column& interval = two.out.samples.column(sample_col::interval_ns);
+  EXPECT_EQ(interval.get_int(46), kNsPerSec);
+  EXPECT_EQ(interval.get_int(93), kNsPerSec / 2);
+  EXPECT_EQ(raw.get_int(47), 6 * kNsPerSec);
+  EXPECT_EQ(raw.get_int(55), 6 * kNsPerSec + kNsPerSec / 2);
+}
+
 }  // namespace
 }  // namespace gpucost

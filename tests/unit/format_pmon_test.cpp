@@ -49,9 +49,68 @@ TEST(PmonFormat, FixturesAreDetectedAndFullyAccepted) {
     EXPECT_EQ(p.file().format, FormatId::pmon) << f;
     EXPECT_EQ(p.file().accepted, p.nonblank()) << f;
     EXPECT_EQ(p.file().rejected(), 0u) << f;
-    EXPECT_EQ(p.out.samples.rows(), 0u) << f;
+    EXPECT_GT(p.out.samples.rows(), 0u) << f;  // a GPU sample row per GPU per interval
     EXPECT_TRUE(p.procs().consistent()) << f;
+    EXPECT_TRUE(p.out.samples.consistent()) << f;
   }
+}
+
+std::optional<double> sample(const Parsed& p, std::size_t row, GpuMetric m) {
+  const Column& c = p.out.samples.column(sample_col::first_metric + static_cast<std::size_t>(m));
+  if (!c.is_valid(row)) return std::nullopt;
+  return c.get_float(row);
+}
+
+// Each GPU of each interval is a sample row: the sum of its processes' sm and mem (`-` adds
+// nothing), 0 for a GPU whose row of dashes says no process ran; nothing else is measured.
+TEST(PmonFormat, EachGpuOfEachIntervalIsASampleOfItsProcessesSums) {
+  const Parsed p = parse_data("gpu/pmon-default-idle-2gpu.txt");
+  const Table& s = p.out.samples;
+  ASSERT_EQ(s.rows(), 6u);
+  const std::int64_t gpus[] = {0, 1, 0, 1, 0, 1};
+  const std::int64_t lines[] = {3, 4, 5, 7, 8, 10};
+  const double sm[] = {97, 0, 99, 0, 96, 2};   // 98 + Xorg's 1; 96 + Xorg's `-`
+  const double mem[] = {54, 0, 55, 0, 53, 1};
+  for (std::size_t r = 0; r < 6; ++r) {
+    SCOPED_TRACE(r);
+    EXPECT_EQ(s.column(sample_col::gpu).get_int(r), gpus[r]);
+    EXPECT_EQ(s.column(sample_col::line).get_int(r), lines[r]);
+    EXPECT_EQ(static_cast<WallKind>(s.column(sample_col::wall_kind).get_int(r)), WallKind::kRelative);
+    EXPECT_EQ(s.column(sample_col::wall_raw_ns).get_int(r), static_cast<std::int64_t>(r / 2) * kNsPerSec);
+    EXPECT_EQ(s.column(sample_col::interval_ns).get_int(r), kNsPerSec);
+    EXPECT_EQ(sample(p, r, GpuMetric::sm_pct), sm[r]);
+    EXPECT_EQ(sample(p, r, GpuMetric::mem_pct), mem[r]);
+    EXPECT_EQ(sample(p, r, GpuMetric::power_w), std::nullopt);
+    EXPECT_EQ(sample(p, r, GpuMetric::gpu_temp_c), std::nullopt);
+  }
+  EXPECT_EQ(p.file().records, 12u);  // 6 process rows and 6 sample rows
+}
+
+// The real pmon of an H200 collection (-o DT, every second): one sample a second, the one
+// process's sm as the GPU's, the rows of dashes before it started as 0.
+TEST(PmonFormat, TheRealH200PmonIsOneSampleASecond) {
+  const Parsed p = parse_data("real/collect-h200-580/nvidia-smi-pmon.txt");
+  EXPECT_EQ(p.file().rejected(), 0u);
+  const Table& s = p.out.samples;
+  ASSERT_EQ(s.rows(), 127u);  // 133 lines, the two header lines printed three times
+  double sum = 0;
+  std::size_t busy = 0, zero = 0;
+  for (std::size_t r = 0; r < s.rows(); ++r) {
+    EXPECT_EQ(s.column(sample_col::gpu).get_int(r), 0);
+    EXPECT_EQ(s.column(sample_col::interval_ns).get_int(r), kNsPerSec);
+    const auto v = sample(p, r, GpuMetric::sm_pct);
+    ASSERT_TRUE(v) << r;
+    sum += *v;
+    busy += *v > 0;
+    zero += *v == 0;
+  }
+  EXPECT_EQ(sum, 7477.0);  // the sm column of the 111 process rows, by hand (awk)
+  EXPECT_EQ(busy, 79u);
+  EXPECT_EQ(zero, 48u);  // 16 rows of dashes and 32 seconds of python3 at 0 %
+  EXPECT_EQ(s.column(sample_col::wall_raw_ns).get_int(0), civil_to_ns(CivilTime{2026, 12, 4, 2, 3, 7, 0}));
+  bool noted = false;
+  for (const auto& n : p.file().notes) noted |= n.find("pmon: 127 GPU sample rows") == 0;
+  EXPECT_TRUE(noted);
 }
 
 TEST(PmonFormat, IdleRowsCarryNoProcessAndSnapshotsFollowIntervals) {
@@ -97,8 +156,10 @@ TEST(PmonFormat, FbColumnBeforeSmIsBoundByName) {
   EXPECT_EQ(flt(p, 3, process_col::gpu_sm_pct), 86.0);
   EXPECT_EQ(flt(p, 3, process_col::gpu_mem_pct), 27.0);
   for (std::size_t r = 0; r < 4; ++r) EXPECT_EQ(num(p, r, process_col::snapshot), 0);
-  // fb, ccpm, jpg, ofa are known columns without a place in the process table: no notes.
-  EXPECT_TRUE(p.file().notes.empty());
+  // fb, ccpm, jpg, ofa are known columns without a place in the process table: no notes but
+  // the one that says what the GPU sample rows are.
+  ASSERT_EQ(p.file().notes.size(), 1u);
+  EXPECT_EQ(p.file().notes[0].rfind("pmon: ", 0), 0u) << p.file().notes[0];
 }
 
 TEST(PmonFormat, DateTimeColumns) {

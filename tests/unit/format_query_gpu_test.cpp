@@ -1,4 +1,5 @@
 // nvidia-smi --query-gpu CSV: headers with units, nounits, noheader, `column -t`, [N/A], devices.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -236,6 +237,28 @@ TEST(QueryGpuFormat, NoHeaderWithOtherFieldsIsBoundByTheValuesShapes) {
   EXPECT_EQ(col_int(p, 0, sample_col::gpu), 0);  // by bus id, in order of appearance
   EXPECT_EQ(col_int(p, 1, sample_col::gpu), 1);
   EXPECT_EQ(col_int(p, 2, sample_col::gpu), 1);
+}
+
+// Many GPUs without a header, `timestamp, index, ...` (the order of the collection list and of
+// most scripts; lines written for this test in nvidia-smi's csv,noheader layout): the small
+// number after the timestamp is the GPU index, so eight GPUs are eight GPUs in both rounds.
+TEST(QueryGpuFormat, NoHeaderManyGpusTakeTheIndexAfterTheTimestamp) {
+  std::string text;
+  for (int round = 0; round < 2; ++round)
+    for (int g = 7; g >= 0; --g)
+      text += fmt::format("2024/05/02 03:00:0{}.123, {}, NVIDIA H100 80GB HBM3, 00000000:{:02X}:00.0, {} %, 30 %, 650.50 W\n",
+                          round, g, 0x18 + g, 90 + g);
+  Parsed p;
+  IngestStage(IngestOptions{}).run_buffer(text, "q.csv", FormatId::unknown, p.out, p.diag);
+  EXPECT_EQ(p.file().format, FormatId::query_gpu_csv);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_EQ(p.out.samples.rows(), 16u);
+  EXPECT_TRUE(noted(p, "timestamp,index,name,pci.bus_id,utilization.gpu,utilization.memory,power.draw"))
+      << p.file().notes.at(0);
+  for (std::size_t r = 0; r < 16; ++r) {
+    EXPECT_EQ(col_int(p, r, sample_col::gpu), 7 - static_cast<std::int64_t>(r % 8)) << r;
+    EXPECT_EQ(metric(p, r, GpuMetric::sm_pct), 97.0 - static_cast<double>(r % 8)) << r;
+  }
 }
 
 TEST(QueryGpuFormat, NoHeaderThatNothingNamesIsRejectedWithItsReason) {

@@ -36,7 +36,8 @@ TEST(FormatRegistry, FamiliesAndTraitsAreThoseTheStagesRelyOn) {
   // align (one GPU sample source at a time, dmon first) and the diagnostics (usable files).
   EXPECT_LT(format_info(FormatId::dmon).sample_priority, format_info(FormatId::query_gpu_csv).sample_priority);
   EXPECT_GT(format_info(FormatId::dmon).sample_priority, 0);
-  EXPECT_FALSE(format_samples_gpus(FormatId::pmon));
+  // pmon's GPU samples (its processes' sums) count only where no other source samples the GPU.
+  EXPECT_GT(format_info(FormatId::pmon).sample_priority, format_info(FormatId::dcgmi_dmon).sample_priority);
   for (FormatId f : {FormatId::dmesg, FormatId::syslog, FormatId::journal_short, FormatId::journal_json,
                      FormatId::journal_export})
     EXPECT_TRUE(format_has(f, kTraitKernelLog)) << format_name(f);

@@ -18,6 +18,8 @@ namespace {
 
 // The true format of each sample, from tests/data/real/SOURCES.md ("format variant").
 const std::map<std::string, FormatId> kTrueFormat = {
+    {"collect-h200-580/nvidia-smi-pmon.txt", FormatId::pmon},
+    {"collect-h200-580/nvidia-smi-q-start.txt", FormatId::nvidia_smi_q},
     {"dmon/3gpu-mixed-rtx30-driver535-trailing-space.txt", FormatId::dmon},
     {"dmon/dcgm-go-sample-dmon-old-temp-col.txt", FormatId::dmon},
     {"dmon/default-single-gpu-dcgm-exporter-issue.txt", FormatId::dmon},
@@ -52,6 +54,7 @@ const std::map<std::string, FormatId> kTrueFormat = {
     {"kern/xid79-fallen-off-bus-multiline-dmesg-570.txt", FormatId::dmesg},
     {"querygpu/2gpu-1080ti-1060-no-timestamp.txt", FormatId::query_gpu_csv},
     {"querygpu/rtx2060-busid-driver460.txt", FormatId::query_gpu_csv},
+    {"smiq-xml/h200-580-q-x.xml", FormatId::nvidia_smi_q_xml},
     {"syslog/loghub-linux-2k-head.log", FormatId::syslog},
 };
 

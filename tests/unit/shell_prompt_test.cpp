@@ -85,6 +85,15 @@ TEST(ShellPrompt, ReadsTheCommandsOptions) {
 
   ASSERT_TRUE(parse_shell_prompt("lab@dgx01:~$ ps aux --sort=-%cpu | head -4", &h));
   EXPECT_EQ(h.format, FormatId::ps);
+
+  ASSERT_TRUE(parse_shell_prompt("shadeform@brev-7hpnmoj9o:~$ dcgmi dmon -e 150,155,156,203,252 -d 500", &h));
+  EXPECT_EQ(h.format, FormatId::dcgmi_dmon);
+  EXPECT_EQ(h.interval_ns, kNsPerSec / 2);  // DCGM's -d is in milliseconds
+  ASSERT_TRUE(parse_shell_prompt("$ dcgmi dmon -e 155", &h));
+  EXPECT_EQ(h.format, FormatId::dcgmi_dmon);
+
+  ASSERT_TRUE(parse_shell_prompt("user@h200:~$ nvidia-smi -q -x > q.xml", &h));
+  EXPECT_EQ(h.format, FormatId::nvidia_smi_q_xml);
 }
 
 TEST(ShellPrompt, PromptLinesAreNeitherDataNorRejected) {

@@ -3,7 +3,9 @@
 // GPU rows become GPU samples like nvidia-smi dmon's; the fields whose DCGM short name means
 // what a sample metric means are read (POWER 155, TMPTR 150, MMTMP 140, GPUTL 203, MCUTL 204,
 // SMCLK 100, MMCLK 101), the others are noted once. Rows carry no time: they are placed one
-// interval (--dmon-interval, default 1 s: dcgmi's default -d 1000 ms) after the previous round.
+// interval (`-d N` ms of a pasted `dcgmi dmon` prompt, else --dmon-interval, default 1 s:
+// dcgmi's default -d 1000 ms) after the previous round. Runs pasted one after the other (their
+// prompts, the header again) go on from the rounds before them.
 #include <array>
 #include <limits>
 #include <string>
@@ -63,7 +65,7 @@ GPU 1           N/A               36           0                 0              
 
 class DcgmiParser {
  public:
-  explicit DcgmiParser(FileSink& sink) : sink_(sink), first_row_(sink.samples().rows()) {}
+  explicit DcgmiParser(FileSink& sink) : sink_(sink) {}
 
   void line(const Line& line) {
     const std::string_view t = text::trim(line.text);
@@ -77,14 +79,14 @@ class DcgmiParser {
     sink_.problem(line, Problem::unparsable_line, "no `#Entity` header, `ID` units line or entity row");
   }
 
-  void finish() {
-    const std::size_t end = sink_.samples().rows();
-    if (end == first_row_) return;
-    const TimeNs interval = sink_.options().default_interval_ns;
-    nvsmi::fill_intervals(sink_.samples(), first_row_, interval, interval);
+ private:
+  // `-d N` (ms) of the pasted `dcgmi dmon` command line, else --dmon-interval (dcgmi's own
+  // default is 1000 ms).
+  TimeNs interval() const {
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    return pasted != kNoTime ? pasted : sink_.options().default_interval_ns;
   }
 
- private:
   // `#Entity  POWER  TMPTR ...`: one role per field column; dcgmi repeats it every 20 rounds.
   void header(std::string_view t) {
     nvsmi::split_blanks(t.substr(7), fields_);
@@ -115,11 +117,16 @@ class DcgmiParser {
     }
     const std::int64_t gpu = *text::to_int<int>(fields_[1]);
     sink_.accept();
-    rounds_.next(gpu);
-    WallKind kind;
-    TimeNs raw;
-    nvsmi::place_row(nvsmi::RowStamp{}, rounds_.round(), sink_.options().default_interval_ns, days_, kind, raw);
-    append(line, gpu, kind, raw);
+    if (rounds_.next(gpu)) {
+      // A run pasted with another `-d` goes on from where the rounds before it ended.
+      const std::int64_t round = rounds_.round();
+      if (const TimeNs now = interval(); now != step_) {
+        if (step_ != kNoTime) base_raw_ += (round - base_round_) * step_;
+        base_round_ = round;
+        step_ = now;
+      }
+    }
+    append(line, gpu, WallKind::kRelative, base_raw_ + (rounds_.round() - base_round_) * step_);
   }
 
   void append(const Line& line, std::int64_t gpu, WallKind kind, TimeNs raw) {
@@ -130,19 +137,20 @@ class DcgmiParser {
     s.column(sample_col::file).push_int(sink_.file_index());
     s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
     s.column(sample_col::gpu).push_int(gpu);
-    s.column(sample_col::interval_ns).push_null();  // set in finish()
+    s.column(sample_col::interval_ns).push_int(step_);
     for (std::size_t m = 0; m < kGpuMetricCount; ++m) s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
     sink_.record();
   }
 
   FileSink& sink_;
-  const std::size_t first_row_;
   std::vector<int> roles_;                // per field column: a GpuMetric index or kUnread
   std::vector<std::string> names_;        // DCGM short names, for reasons
   std::vector<std::string_view> fields_;  // the current line's words
   std::array<double, kGpuMetricCount> values_{};
   nvsmi::RoundCounter rounds_;
-  nvsmi::DayCounter days_;
+  TimeNs step_ = kNoTime;      // the interval of the current run's rounds
+  TimeNs base_raw_ = 0;        // where its first round lies (ns from the file's start)
+  std::int64_t base_round_ = 0;
   nvsmi::ColumnNotes notes_;
 };
 

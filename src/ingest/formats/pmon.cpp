@@ -1,7 +1,14 @@
 // nvidia-smi pmon: per-process GPU use, one row per process per GPU per interval, under `#`
 // header lines (`# gpu pid type sm mem enc dec command`; `-s um` adds fb, newer drivers jpg/ofa,
 // `-o DT` Date/Time). Rows go to the process table; idle GPUs print a row of dashes that carries
-// no process and is accepted without a row.
+// no process and is accepted without a process row. Each GPU of each interval is also a GPU
+// sample row: its processes' `sm` and `mem` summed (at most 100 %; 0 for a dash row, no process
+// ran), with no power, temperature or clock. A directory of pmon alone then has GPU samples;
+// where dmon, --query-gpu or dcgmi dmon sample the GPU too, align keeps theirs (the registered
+// sample priority of pmon is the last).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <string>
@@ -74,7 +81,7 @@ constexpr FormatSample kSamples[] = {
     0       2101     G     -     -     -     -   Xorg           
     1       3377     G     2     1     -     -   Web Content    
 )smp",
-     6},
+     12},  // 6 process rows, and 6 GPU sample rows (2 GPUs in each of 3 intervals)
 };
 
 class Format final : public LogFormat {
@@ -97,7 +104,22 @@ class Format final : public LogFormat {
 
 class PmonParser {
  public:
-  explicit PmonParser(FileSink& sink) : sink_(sink) {}
+  explicit PmonParser(FileSink& sink) : sink_(sink), first_sample_(sink.samples().rows()) {}
+
+  // The last interval's GPU samples, and the sampling interval as dmon infers it.
+  void finish() {
+    emit_round();
+    if (sink_.samples().rows() == first_sample_) return;
+    const TimeNs pasted = sink_.shell_hints().interval_ns;
+    const TimeNs fallback = pasted != kNoTime ? pasted : sink_.options().default_interval_ns;
+    nvsmi::fill_intervals(sink_.samples(), first_sample_, pasted != kNoTime ? pasted : clock_.interval(fallback),
+                          fallback);
+    sink_.diagnostics().notes.push_back(fmt::format(
+        "pmon: {} GPU sample rows, one per GPU per interval: the sum of its processes' sm and mem (at most 100 %, 0 "
+        "when no process ran); no power, temperature or clocks. dmon, --query-gpu or dcgmi dmon rows of the same GPU "
+        "and time come first",
+        sink_.samples().rows() - first_sample_));
+  }
 
   void line(const Line& line) {
     const std::string_view t = text::trim(line.text);
@@ -215,16 +237,19 @@ class PmonParser {
     // the printed time changes; an idle GPU's dash row takes part as (gpu, no pid).
     const std::int64_t key = gpu * 4'294'967'296LL + (pid == INT64_MIN ? 0xffffffffLL : pid);
     const TimeNs stamp_key = stamp.has_time ? stamp.tod + (stamp.has_date ? civil_to_ns(stamp.date) : 0) : kNoTime;
-    rounds_.next(key, (last_gpu_ != INT64_MIN && gpu < last_gpu_) || stamp_key != last_stamp_);
+    const bool new_round = rounds_.next(key, (last_gpu_ != INT64_MIN && gpu < last_gpu_) || stamp_key != last_stamp_);
     last_gpu_ = gpu;
     last_stamp_ = stamp_key;
-    if (pid == INT64_MIN) return;  // an idle GPU: no process to record
 
     WallKind kind;
     TimeNs raw;
     const TimeNs pasted = sink_.shell_hints().interval_ns;  // `pmon -d N` on a pasted command line
     nvsmi::place_row(stamp, rounds_.round(), pasted != kNoTime ? pasted : sink_.options().default_interval_ns, days_,
                      kind, raw);
+    if (new_round) emit_round();
+    clock_.observe(new_round, kind, raw);
+    add_to_round(line, gpu, pid == INT64_MIN, sm, mem, kind, raw);
+    if (pid == INT64_MIN) return;  // an idle GPU: no process to record
     Table& p = sink_.processes();
     p.ts().push_null();
     p.column(process_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
@@ -247,9 +272,62 @@ class PmonParser {
     sink_.record();
   }
 
+  // One GPU of the current interval: what its rows said so far.
+  struct GpuRound {
+    std::int64_t gpu = 0;
+    std::uint64_t line = 0;  // its first row
+    WallKind kind = WallKind::kNone;
+    TimeNs raw = kNoTime;
+    double sm = kNaN, mem = kNaN;  // sums; NaN while no row gave a number
+  };
+
+  static void add_share(double& sum, double v) {
+    if (v != v) return;  // `-`: this process was not sampled
+    sum = sum != sum ? v : sum + v;
+  }
+
+  void add_to_round(const Line& line, std::int64_t gpu, bool idle, double sm, double mem, WallKind kind, TimeNs raw) {
+    auto it = std::find_if(round_.begin(), round_.end(), [&](const GpuRound& g) { return g.gpu == gpu; });
+    if (it == round_.end()) {
+      round_.push_back({gpu, line.number, kind, raw});
+      it = round_.end() - 1;
+    }
+    if (idle) {  // a row of dashes: no process ran on the GPU, so none of its SMs did
+      add_share(it->sm, 0);
+      add_share(it->mem, 0);
+      return;
+    }
+    add_share(it->sm, sm);
+    add_share(it->mem, mem);
+  }
+
+  void emit_round() {
+    Table& s = sink_.samples();
+    for (const GpuRound& g : round_) {
+      s.ts().push_null();
+      s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(g.kind));
+      s.column(sample_col::wall_raw_ns).push_int_or_null(g.raw);
+      s.column(sample_col::file).push_int(sink_.file_index());
+      s.column(sample_col::line).push_int(static_cast<std::int64_t>(g.line));
+      s.column(sample_col::gpu).push_int(g.gpu);
+      s.column(sample_col::interval_ns).push_null();  // set in finish()
+      for (std::size_t m = 0; m < kGpuMetricCount; ++m) {
+        const auto metric = static_cast<GpuMetric>(m);
+        // Two processes busy in one interval can add up past the whole GPU.
+        const double v = metric == GpuMetric::sm_pct ? g.sm : metric == GpuMetric::mem_pct ? g.mem : kNaN;
+        s.column(sample_col::first_metric + m).push_float_or_null(v == v ? std::min(v, 100.0) : v);
+      }
+      sink_.record();
+    }
+    round_.clear();
+  }
+
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
   FileSink& sink_;
+  const std::size_t first_sample_;
+  std::vector<GpuRound> round_;
+  nvsmi::SampleClock clock_;
   std::vector<Role> roles_;
   std::vector<std::string> names_;
   std::vector<std::string_view> fields_;

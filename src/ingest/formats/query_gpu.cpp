@@ -286,9 +286,10 @@ class QueryParser {
   }
 
   // Names the fields of the current row by what their values look like: a timestamp, a bus id,
-  // a product name, a UUID, a driver version, a P-state, the index in front, and the units of
-  // nvidia-smi's usual order (the first `%` is utilization.gpu, the second utilization.memory;
-  // the first `W` power.draw, the second power.limit). True when a measurement was named.
+  // a product name, a UUID, a driver version, a P-state, the index in front (or after the
+  // timestamp), and the units of nvidia-smi's usual order (the first `%` is utilization.gpu,
+  // the second utilization.memory; the first `W` power.draw, the second power.limit). True when
+  // a measurement was named.
   bool infer_fields(std::string& out) const {
     int percents = 0, watts = 0;
     bool named = false;
@@ -302,7 +303,9 @@ class QueryParser {
       else if (looks_like_gpu_name(v)) name = "name";
       else if (v.size() == 40 && v.substr(0, 4) == "GPU-") name = "uuid";
       else if (parse_pstate(v, num)) name = "pstate";
-      else if (i == 0 && v.size() <= 2 && text::to_int<int>(v)) name = "index";
+      // The index leads the row, or follows its timestamp (`timestamp,index,...`: the order of
+      // the collection list and of most scripts).
+      else if ((i == 0 || (i == 1 && out == "timestamp")) && v.size() <= 2 && text::to_int<int>(v)) name = "index";
       else if (is_driver_version(v)) name = "driver_version";
       else if (unit_of(v) == "%") name = percents++ == 0 ? "utilization.gpu" : percents == 2 ? "utilization.memory" : "?";
       else if (unit_of(v) == "W") name = watts++ == 0 ? "power.draw" : watts == 2 ? "power.limit" : "?";
