@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: set up (install, build) and run every test through ctest.
 # The tools the tests run (Chromium, promtool, Slurm, ...: scripts/setup.sh's test_packages) are
-# installed here, before ctest: no test installs anything. With CI=true (.ci/run) a skipped test
-# fails the run (scripts/ctest.sh).
+# installed here, before ctest: no test installs anything. With CI=true (.ci/run) the build
+# treats warnings as errors (-DGPUCOST_WERROR=ON) and a skipped test fails the run
+# (scripts/ctest.sh).
 # Then, unless GPUCOST_EXTRA_CHECKS=0 (quick local runs; on by default, as in CI), the same tests
 # once more built with AddressSanitizer + UndefinedBehaviorSanitizer (clang-14, in build-asan),
 # which also replays every fuzz corpus, and a smoke run of every fuzz target: a fixed seed and
@@ -11,7 +12,11 @@
 # docs/robustness.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GPUCOST_SETUP_TEST_TOOLS=1 scripts/setup.sh
+# Set either way, since the build tree's cache would keep an ON of an earlier CI run; an
+# explicit -DGPUCOST_WERROR in GPUCOST_CMAKE_ARGS comes after, and wins.
+werror=OFF
+if [ "${CI:-}" = true ]; then werror=ON; fi
+GPUCOST_CMAKE_ARGS="-DGPUCOST_WERROR=$werror ${GPUCOST_CMAKE_ARGS:-}" GPUCOST_SETUP_TEST_TOOLS=1 scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 scripts/ctest.sh build --output-on-failure -j "$jobs" -LE integration "$@"
 
