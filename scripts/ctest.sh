@@ -32,9 +32,11 @@ import sys
 import xml.etree.ElementTree as ET
 for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
     if case.get("status") == "notrun" and case.find("skipped") is not None:
-        out = case.findtext("system-out") or ""
-        why = [l.strip() for l in out.splitlines() if "SKIP" in l or "Skipped" in l]
-        print(case.get("name") + "\t" + (why[-1] if why else "(no reason printed)"))
+        lines = (case.findtext("system-out") or "").splitlines()
+        # need-command.sh prints "SKIP: ..."; GoogleTest prints "FILE:LINE: Skipped", then the reason.
+        why = [l for l in lines if l.startswith("SKIP")]
+        why += [n for l, n in zip(lines, lines[1:]) if l.endswith(": Skipped")]
+        print(case.get("name") + "\t" + (why[0].strip() if why else "(no reason printed)"))
 PY
 )
 unexpected=$(printf '%s\n' "$skipped" | allowed=$allowed awk -F '\t' 'NF && $1 !~ ENVIRON["allowed"]')
