@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: set up (install, build) and run every test through ctest.
+# The tools the tests run (Chromium, promtool, Slurm, ...: scripts/setup.sh's test_packages) are
+# installed here, before ctest: no test installs anything. With CI=true (.ci/run) the build
+# treats warnings as errors (-DGPUCOST_WERROR=ON) and a skipped test fails the run
+# (scripts/ctest.sh).
 # Then, unless GPUCOST_EXTRA_CHECKS=0 (quick local runs; on by default, as in CI), the same tests
 # once more built with AddressSanitizer + UndefinedBehaviorSanitizer (clang-14, in build-asan),
 # which also replays every fuzz corpus, and a smoke run of every fuzz target: a fixed seed and
@@ -8,9 +12,13 @@
 # docs/robustness.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# Set either way, since the build tree's cache would keep an ON of an earlier CI run; an
+# explicit -DGPUCOST_WERROR in GPUCOST_CMAKE_ARGS comes after, and wins.
+werror=OFF
+if [ "${CI:-}" = true ]; then werror=ON; fi
+GPUCOST_CMAKE_ARGS="-DGPUCOST_WERROR=$werror ${GPUCOST_CMAKE_ARGS:-}" GPUCOST_SETUP_TEST_TOOLS=1 scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-(cd build && ctest --output-on-failure -j "$jobs" -LE integration "$@")
+scripts/ctest.sh build --output-on-failure -j "$jobs" -LE integration "$@"
 
 # The Debian package, installed as an administrator would (apt-get install ./gpucost_*.deb), and
 # the integration tests (a real one-node Slurm cluster, node_exporter and Prometheus; label
@@ -28,7 +36,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && command -v cpack 
     exit 1
   fi
 fi
-(cd build && GPUCOST_IT_BINARY=$it_binary ctest --output-on-failure -L integration "$@")
+GPUCOST_IT_BINARY=$it_binary scripts/ctest.sh build --output-on-failure -L integration "$@"
 
 if [ "${GPUCOST_EXTRA_CHECKS:-1}" = 0 ]; then
   echo "run-tests: sanitizer build and fuzz smoke run skipped (GPUCOST_EXTRA_CHECKS=0)" >&2

@@ -6,7 +6,7 @@
 # Usage: scripts/sanitize-tests.sh [ctest arguments...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GPUCOST_SETUP_BUILD=0 scripts/setup.sh clang-14 libclang-rt-14-dev
+GPUCOST_SETUP_BUILD=0 GPUCOST_SETUP_TEST_TOOLS=1 scripts/setup.sh clang-14 libclang-rt-14-dev
 build="build-asan"
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -26,5 +26,4 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # run once, in the normal build; so do the integration tests (real Slurm and Prometheus, label
 # `integration`), which scripts/run-tests.sh runs against the installed package.
 exclude='^report_browser_screenshot$|^report_promtool$'
-cd "$build"
-ctest --output-on-failure -j "$jobs" -E "$exclude" -LE integration "$@"
+scripts/ctest.sh "$build" --output-on-failure -j "$jobs" -E "$exclude" -LE integration "$@"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Loads the HTML report in headless Chromium (Debian's `chromium`, installed when missing), saves
-# a screenshot, and fails when the page shows a script error, a blocked load or any console
-# message, or when the DOM Chromium builds lacks a section of the file.
+# Loads the HTML report in headless Chromium (Debian's `chromium`; scripts/run-tests.sh installs
+# it), saves a screenshot, and fails when the page shows a script error, a blocked load or any
+# console message, or when the DOM Chromium builds lacks a section of the file.
 #
 # Usage: tests/browser/screenshot.sh [LOG_DIR] [OUT.png]
 #   LOG_DIR  default $GPUCOST_REPORT_EXAMPLE, else tests/data/report/logs
 #   OUT.png  default a temporary file (printed at the end)
 # Environment: GPUCOST_BINARY (default build/gpucost), GPUCOST_SCREENSHOT_SIZE (default 1280,2000),
 #   GPUCOST_REPORT_ARGS (extra `gpucost analyze` options, e.g. "--local rtx-4060-laptop").
-# Exit: 0 ok, 1 failure, 77 skipped (chromium missing and not installable).
+# Exit: 0 ok, 1 failure, 77 skipped (chromium missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,7 +21,7 @@ if [ -n "${2:-}" ]; then out=$2; else out=$(mktemp --suffix=.png); fi
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$here/../tools/ensure-package.sh" chromium chromium || exit $?
+"$here/../tools/need-command.sh" chromium chromium || exit $?
 [ -x "$bin" ] || fail "no gpucost binary at $bin (build first, or set GPUCOST_BINARY)"
 
 html=$work/report.html

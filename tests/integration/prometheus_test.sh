@@ -5,16 +5,16 @@
 # `promtool check metrics` and `promtool check rules deploy/prometheus/rules.yml` accept them;
 # Debian's prometheus loads rules.yml, scrapes that node_exporter and answers queries for the
 # recording rules through its HTTP API with the values the textfile implies.
-# Installs prometheus and prometheus-node-exporter when missing; exit 77 (skipped) where apt cannot
-# reach the archive. Every process it starts is stopped on exit, failure included.
+# Needs prometheus, prometheus-node-exporter and curl (scripts/run-tests.sh installs them); exit 77
+# (skipped) without them. Every process it starts is stopped on exit, failure included.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${GPUCOST_IT_BINARY:-${GPUCOST_BINARY:-$root/build/gpucost}}  # GPUCOST_IT_BINARY: an installed gpucost
-ensure=$root/tests/tools/ensure-package.sh
-"$ensure" prometheus promtool || exit $?
-"$ensure" prometheus prometheus || exit $?
-"$ensure" prometheus-node-exporter prometheus-node-exporter || exit $?
+need=$root/tests/tools/need-command.sh
+"$need" prometheus promtool || exit $?
+"$need" prometheus prometheus || exit $?
+"$need" prometheus-node-exporter prometheus-node-exporter || exit $?
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpucost-prom-it.XXXXXX")
 pids=()
@@ -40,7 +40,7 @@ wait_http() {
   done
   return 1
 }
-command -v curl >/dev/null || "$ensure" curl curl || exit $?
+"$need" curl curl || exit $?
 
 # 1. The timer's script, as systemd runs it, over the bundled example (a window that covers it).
 textfile=$work/textfile

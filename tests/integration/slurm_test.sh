@@ -10,16 +10,16 @@
 #      `gpucost fleet --sacct` reads it back (from sacct-style text: no accounting storage here);
 #   2. broken inputs (logs gpucost cannot read; a gpucost that hangs past the epilog's time
 #      limit): the jobs complete, the node is not drained, the epilog logs why no row was written.
-# Installs slurm-wlm and munge when missing; exit 77 (skipped) where apt cannot reach the archive
+# Needs slurm-wlm and munge (scripts/run-tests.sh installs them); exit 77 (skipped) without them
 # or where this is not root (slurmd must run as root). Every process it starts is stopped on exit.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${GPUCOST_IT_BINARY:-${GPUCOST_BINARY:-$root/build/gpucost}}  # GPUCOST_IT_BINARY: an installed gpucost
-ensure=$root/tests/tools/ensure-package.sh
+need=$root/tests/tools/need-command.sh
 if [ "$(id -u)" != 0 ]; then echo "SKIP: slurmd and the prolog/epilog run as root" >&2; exit 77; fi
-"$ensure" munge munged || exit $?
-"$ensure" slurm-wlm slurmctld || exit $?
+"$need" munge munged || exit $?
+"$need" slurm-wlm slurmctld || exit $?
 command -v python3 >/dev/null || { echo "SKIP: python3 missing" >&2; exit 77; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpucost-slurm-it.XXXXXX")

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Runs `promtool check metrics` (Debian's `prometheus` package, installed when missing) on the
-# textfile that `gpucost analyze --format prom` writes. Where promtool cannot be installed the
-# unit test PromFormatValidator.* and PromReport.* still check the exposition format.
+# Runs `promtool check metrics` (Debian's `prometheus` package; scripts/run-tests.sh installs it) on
+# the textfile that `gpucost analyze --format prom` writes. Without promtool the unit tests
+# PromFormatValidator.* and PromReport.* still check the exposition format.
 #
 # Usage: tests/prom/promtool-check.sh [LOG_DIR]   (default $GPUCOST_REPORT_EXAMPLE, else
 #   tests/data/report/logs); GPUCOST_BINARY defaults to build/gpucost.
-# Exit: 0 ok, 1 failure, 77 skipped (promtool missing and not installable).
+# Exit: 0 ok, 1 failure, 77 skipped (promtool missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 logs=${1:-${GPUCOST_REPORT_EXAMPLE:-$root/tests/data/report/logs}}
 bin=${GPUCOST_BINARY:-$root/build/gpucost}
-"$here/../tools/ensure-package.sh" prometheus promtool || exit $?
+"$here/../tools/need-command.sh" prometheus promtool || exit $?
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$bin" analyze "$logs" --max-error-rate 0.5 --format prom -o "$work/gpucost.prom" 2>"$work/err" ||
