@@ -149,7 +149,9 @@ TEST(PackedInts, BatchesReadBackWhatTheyHeld) {
     }
     ASSERT_EQ(batched.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-      if (matters[i]) ASSERT_EQ(batched.get(i), want[i]) << "round " << round << " at " << i;
+      if (matters[i]) {
+        ASSERT_EQ(batched.get(i), want[i]) << "round " << round << " at " << i;
+      }
     }
     EXPECT_LE(batched.width(), pushed.width()) << "round " << round;
   }
