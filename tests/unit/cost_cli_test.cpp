@@ -255,7 +255,7 @@ TEST(CostCli, TheTornadoShowsWhenUsageFlipsTheBuyVerdict) {
   ASSERT_NE(row, std::string::npos) << r.out;
   const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
   EXPECT_NE(line.find("buying pays: no / yes"), std::string::npos) << line;
-  EXPECT_NE(r.out.find("Buy it? Buying NVIDIA GeForce RTX 4090 instead of renting RunPod RTX 4090 (pod) (1x RTX4090): buy:"),
+  EXPECT_NE(r.out.find("Buy it? Buying NVIDIA GeForce RTX 4090 instead of renting RunPod RTX 4090 (Community Cloud pod) (1x RTX4090): buy:"),
             std::string::npos)
       << r.out;
 }
