@@ -496,7 +496,7 @@ const Entry kCatalog[] = {
       " all events."},
      xid_class_events<XidClass::kDriverFirmware>},
     {{"F082", "xid_memory_ecc_events", "count", Layer::kDriver, FeatureScope::kPerGpu, "dmesg|syslog|journal",
-      "Xid events of the catalog's memory/ECC class (data/xid-catalog.csv: 48, 57, 63, 64, 92, 94, 95, 140)"
+      "Xid events of the catalog's memory/ECC class (data/xid-catalog.csv: 48, 57, 63, 64, 92, 95, 140)"
       ": ECC errors, page retirement, row remapping; a reset, or a returned board when they repeat (reliabi"
       "lity). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu"
       "; with a single GPU, every event naming a GPU), null when an Xid names an address no device record m"

@@ -228,8 +228,10 @@ TEST(Findings, RulesHaveUniqueIdsNamesAndRationales) {
     EXPECT_FALSE(r.fires_when.empty()) << r.id;
     EXPECT_FALSE(r.money.empty()) << r.id;
     EXPECT_FALSE(r.rationale.empty()) << r.id;
+    EXPECT_FALSE(r.normal.empty()) << r.id << ": each rule says what it takes as normal";
+    EXPECT_TRUE(is_rule(r.id) && is_rule(r.name)) << r.id;
   }
-  EXPECT_GE(finding_rules().size(), 12u);
+  EXPECT_GE(finding_rules().size(), 16u);
 }
 
 TEST(Findings, DocsAreGeneratedFromTheRuleTable) {
