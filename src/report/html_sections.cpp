@@ -63,7 +63,9 @@ std::vector<MarkItem> placed_marks(OptElement marks) {
     const auto code = rd::integer(m, "code");
     std::string title = fmt::format("{} {}{}: {}", rd::string(m, "ts"), kind, code ? fmt::format(" {}", *code) : "",
                                     rd::string(m, "text"));
-    placed.push_back({{*ts, mark_label(kind, code), std::move(title), std::string(rd::string(m, "category"))},
+    const auto severity = rd::string(m, "severity");
+    placed.push_back({{*ts, mark_label(kind, code), std::move(title), std::string(rd::string(m, "category")),
+                       severity == "critical" || severity == "warning"},
                       rd::integer(m, "gpu_index")});
   });
   return placed;
@@ -140,8 +142,11 @@ void write_marks_table(Page& p, OptElement marks) {
   if (left_out > 0)
     summary += fmt::format("; {} more left out of this report (errors are kept first): `gpucost timeline` lists all",
                            human(left_out));
-  p.el("p", summary + ".", "note");
-  p.raw("<table>").row({"time (UTC)", "kind", "code", "GPU", "message", "where"}, true);
+  const auto benign = rd::number(*marks, "benign_left_out").value_or(0);
+  if (benign > 0)
+    summary += fmt::format("; {} known-harmless driver lines not marked (finding R11)", human(benign));
+  p.el("p", summary + ". Critical and warning events are labelled first.", "note");
+  p.raw("<table>").row({"time (UTC)", "kind", "severity", "code", "GPU", "message", "where"}, true);
   rd::each(rd::child(*marks, "items"), [&](Element m) {
     const auto ts = rd::string(m, "ts");
     p.raw("<tr>");
@@ -149,6 +154,7 @@ void write_marks_table(Page& p, OptElement marks) {
     p.raw(fmt::format("<td><span class=\"swatch\" style=\"background:{};margin-left:0\"></span>",
                       svg::mark_color(rd::string(m, "category"))));
     p.text(rd::string(m, "kind")).raw("</td>");
+    p.el("td", rd::string(m, "severity"));
     const auto code = rd::integer(m, "code");
     p.el("td", code ? fmt::format("{}", *code) : "");
     p.el("td", rd::string(m, "gpu"));

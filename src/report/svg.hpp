@@ -56,6 +56,7 @@ struct Mark {
   std::string label;     ///< short text above the line (`Xid 31`)
   std::string title;     ///< tooltip (time, kind, message)
   std::string category;  ///< colour: error, thermal, power, system
+  bool important = false;  ///< a critical or warning event: labelled even where labels crowd
 };
 
 /// Stacked panels sharing one time axis; lines break at nulls and where consecutive points are
