@@ -293,14 +293,25 @@ void power_capped(const Context& c, std::vector<Finding>& out) {
                   "POWER` then shows Current Power Limit back at Default Power Limit";
   } else if (default_known) {
     // At the default or above it (a laptop's Dynamic Boost, a raised limit): the board's design.
-    std::string at;
+    // One phrase per GPU; the same for every GPU is said once.
+    std::vector<std::string> each;
+    std::vector<const Context::GpuPower*> of;
     for (const auto& g : gpus) {
       if (!g.limit || !g.default_w) continue;
-      if (!at.empty()) at += ", ";
       const bool at_max = g.max_w && *g.limit >= *g.max_w - 1.0 && *g.max_w > *g.default_w + 1.0;
-      at += at_max ? fmt::format("{} W maximum limit (default {} W)", format_number(*g.limit), format_number(*g.default_w))
-                   : fmt::format("{} W default limit", format_number(*g.limit));
-      if (gpus.size() > 1) at += " on " + g.label();
+      each.push_back(at_max ? fmt::format("{} W maximum limit (default {} W)", format_number(*g.limit),
+                                          format_number(*g.default_w))
+                            : fmt::format("{} W default limit", format_number(*g.limit)));
+      of.push_back(&g);
+    }
+    std::string at = "default power limit";  // a default with no limit beside it: said plainly
+    const bool same = std::all_of(each.begin(), each.end(), [&](const std::string& e) { return e == each.front(); });
+    if (!each.empty() && same) {
+      at = each.front();
+      if (each.size() > 1) at += fmt::format(" (all {} GPUs)", each.size());
+    } else if (!each.empty()) {
+      at.clear();
+      for (std::size_t i = 0; i < each.size(); ++i) at += (i ? ", " : "") + each[i] + " on " + of[i]->label();
     }
     f.title = fmt::format("Power-bound at its {}{}: normal for dense tensor work{}", at, time_note, clock_note);
     f.money = c.no_money("costs nothing: the board runs at the power it was designed for");
