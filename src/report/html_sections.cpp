@@ -82,6 +82,14 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   sm.threshold_label = "idle threshold";
   pw.title = "Power", pw.unit = "W", pw.lo = 0.0, pw.color = svg::color::kGreen;
   pw.empty_text = "no power in the samples";
+  // The GPU's power limit (F068): a board drawing it is power-bound, by design at the default.
+  rd::each(rd::child(root, "gpus"), [&](Element d) {
+    if (rd::integer(d, "index") != gpu) return;
+    rd::each(rd::child(d, "features"), [&](Element f) {
+      if (rd::string(f, "id") == "F068") pw.threshold = rd::number(f, "value");
+    });
+  });
+  pw.threshold_label = "power limit";
   tc.title = "GPU temperature", tc.unit = "°C", tc.color = svg::color::kPurple;
   tc.empty_text = "no temperature in the samples";
   tc.threshold = rd::number(rd::path(root, "thresholds", "temp_threshold_c"));

@@ -533,6 +533,21 @@ TEST(ReportMarks, BenignDriverLinesAreCountedNotMarkedAndSeverityIsStated) {
   EXPECT_EQ(std::string_view(items.at(3)["severity"]), "warning");   // a driver error that is no known-harmless one
 }
 
+// Issue 35: the power panel draws the GPU's power limit (F068), so that a board held at it shows.
+TEST(ReportSeries, ThePowerPanelDrawsTheGpusPowerLimit) {
+  HandReport h;
+  Timeline& t = h.result.timeline;
+  GpuDevice dev;
+  dev.index = 0;
+  dev.power_limit_w = 300;
+  t.devices.push_back(dev);
+  for (int i = 0; i < 30; ++i) add_sample(t, kT0 + i * kNsPerSec, 0, 95, 298, 60);
+  h.finish();
+  const std::string html = render_report(h.report, ReportFormat::kHtml);
+  ASSERT_EQ(check_xml(html).error, "");
+  EXPECT_NE(html.find(">power limit 300 W</text>"), std::string::npos);
+}
+
 TEST(SvgChart, CriticalAndWarningMarksAreLabelledWhereOthersCrowd) {
   const TimeNs ts[] = {0, 100 * kNsPerSec};
   svg::Panel p;
