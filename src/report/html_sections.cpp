@@ -123,8 +123,14 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   for (const auto& m : placed)
     if (!m.gpu || m.gpu == gpu) gm.push_back(m.mark);
   const svg::Panel panels[] = {sm, pw, tc};
+  // The axis in the machine's zone (the one align used), UTC beneath; UTC alone when it is UTC.
+  const std::string_view zone_name = rd::string(rd::path(root, "zone", "name"));
+  Zone zone;
+  std::string error;
+  const bool local = !zone_name.empty() && zone_name != "UTC" && Zone::parse(zone_name, zone, error);
   p.raw(svg::time_chart(ts, panels, gm, gap,
-                        fmt::format("GPU {}: SM utilization, power and temperature over time", gpu.value_or(-1))))
+                        fmt::format("GPU {}: SM utilization, power and temperature over time", gpu.value_or(-1)),
+                        local ? &zone : nullptr, zone_name))
       .raw("\n");
 }
 

@@ -164,7 +164,7 @@ std::string time_label(TimeNs t, TimeNs step_ns, TimeNs span_ns) {
 }
 
 std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels, std::span<const Mark> marks,
-                       TimeNs gap_ns, std::string_view aria_label) {
+                       TimeNs gap_ns, std::string_view aria_label, const Zone* local, std::string_view local_name) {
   constexpr double kLeft = 70, kRight = 20, kTop = 34, kPanel = 130, kGap = 34, kBottom = 46;
   const double height = kTop + panels.size() * (kPanel + kGap) - kGap + kBottom;
   std::string out;
@@ -220,10 +220,24 @@ std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels
   for (TimeNs t : time_ticks(t0, t1, 8, step)) {
     const double px = x(static_cast<double>(t));
     line(out, px, bottom, px, bottom + 5, kAxis);
-    text(out, px, bottom + 17, time_label(t, step, t1 - t0), "text-anchor=\"middle\"");
+    if (local) {  // the machine's clock, and UTC beneath it
+      text(out, px, bottom + 15, time_label(t + local->offset_at(t), step, t1 - t0), "text-anchor=\"middle\"");
+      text(out, px, bottom + 27, time_label(t, step, t1 - t0) + " UTC", "text-anchor=\"middle\"", 9, color::kGrey);
+    } else {
+      text(out, px, bottom + 17, time_label(t, step, t1 - t0), "text-anchor=\"middle\"");
+    }
   }
-  text(out, (kLeft + kWidth - kRight) / 2, bottom + 36,
-       fmt::format("time (UTC), {} to {}", format_rfc3339(t0, 0), format_rfc3339(t1, 0)), "text-anchor=\"middle\"");
+  if (local) {
+    const std::string offset = format_utc_offset(local->offset_at(t0));
+    const std::string zone = local_name.empty() || local_name == offset ? "UTC" + offset
+                                                                         : fmt::format("{}, UTC{}", local_name, offset);
+    text(out, (kLeft + kWidth - kRight) / 2, bottom + 40,
+         fmt::format("time ({}; UTC beneath), {} to {}", zone, format_rfc3339(t0, 0), format_rfc3339(t1, 0)),
+         "text-anchor=\"middle\"");
+  } else {
+    text(out, (kLeft + kWidth - kRight) / 2, bottom + 36,
+         fmt::format("time (UTC), {} to {}", format_rfc3339(t0, 0), format_rfc3339(t1, 0)), "text-anchor=\"middle\"");
+  }
 
   // Marks: a line across every panel. Labels: the important marks (critical and warning events)
   // first, each on the first of two rows free around it (on the upper one when neither is); the

@@ -548,6 +548,27 @@ TEST(ReportSeries, ThePowerPanelDrawsTheGpusPowerLimit) {
   EXPECT_NE(html.find(">power limit 300 W</text>"), std::string::npos);
 }
 
+// Issue 35: the axis in the machine's zone with UTC beneath it.
+TEST(SvgChart, TheAxisIsInTheMachinesZoneWithUtcBeneath) {
+  const TimeNs t0 = 1'795'939'200 * kNsPerSec;  // 2026-11-29T08:00:00Z
+  const TimeNs ts[] = {t0, t0 + 2 * kNsPerHour};
+  svg::Panel p;
+  p.title = "SM";
+  p.unit = "%";
+  p.values = {1, 2};
+  const Zone shanghai = Zone::fixed(8 * kNsPerHour);
+  const std::string chart = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), {}, kNsPerHour, "c", &shanghai,
+                                            "Asia/Shanghai");
+  EXPECT_EQ(testing::check_xml(chart).error, "");
+  EXPECT_NE(chart.find(">16:00</text>"), std::string::npos);      // 08:00 UTC on the machine's clock
+  EXPECT_NE(chart.find(">08:00 UTC</text>"), std::string::npos);  // and UTC beneath
+  EXPECT_NE(chart.find("time (Asia/Shanghai, UTC+08:00; UTC beneath)"), std::string::npos);
+  // Without a zone: UTC alone, as before.
+  const std::string utc = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), {}, kNsPerHour, "c");
+  EXPECT_NE(utc.find(">08:00</text>"), std::string::npos);
+  EXPECT_NE(utc.find("time (UTC)"), std::string::npos);
+}
+
 TEST(SvgChart, CriticalAndWarningMarksAreLabelledWhereOthersCrowd) {
   const TimeNs ts[] = {0, 100 * kNsPerSec};
   svg::Panel p;
