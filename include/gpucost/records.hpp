@@ -363,6 +363,14 @@ struct GpuDevice {
   std::optional<int> pcie_gen_current, pcie_gen_max;
   std::optional<int> pcie_width_current, pcie_width_max;
   std::optional<double> power_limit_w;
+  /// The board's own limits: `Default Power Limit` and `Max Power Limit` of -q,
+  /// `power.default_limit` and `power.max_limit` of --query-gpu. A power_limit_w below the
+  /// default was set by someone (`nvidia-smi -pl`), capping at the default is the design.
+  std::optional<double> power_default_limit_w, power_max_limit_w;
+  /// What the driver asks for to recover the GPU: `GPU Recovery Action` of -q,
+  /// `gpu_recovery_action` of --query-gpu (`None`, `Reset`, `Reboot`, `Drain P2P`, `Drain and
+  /// Reset`), as printed; empty when not reported.
+  std::string recovery_action;
   std::optional<double> memory_total_mib;
   /// VBIOS versions the reports of this file gave the GPU, each once, in order (`96.00.A5.00.1A`).
   std::vector<std::string> vbios_versions;

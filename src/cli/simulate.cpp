@@ -75,8 +75,9 @@ void add_simulate(CLI::App& root, RunState& state) {
   app->add_option("--scenario", o->scenario,
                   "laptop: RTX 4060 Laptop GPU in Asia/Shanghai, 4-6 h job, lid close + suspend, AC switches, Xids;\n"
                   "server: 4x A100 in America/Chicago, 6 h, no suspend/lid/AC, more noise;\n"
-                  "no-dmon: the laptop without dmon and -q files (default laptop)")
-      ->check(CLI::IsMember({"laptop", "server", "no-dmon"}));
+                  "no-dmon: the laptop without dmon and -q files;\n"
+                  "datacenter: the server, healthy: busy at its 400 W default power limit, no fault (default laptop)")
+      ->check(CLI::IsMember({"laptop", "server", "no-dmon", "datacenter"}));
   app->add_option("--seed", o->seed, "Seed of every random choice (default 1). Example: --seed 42");
   app->add_option("--out", o->out,
                   "Directory to write (created when missing; one that holds anything is refused without --force).\n"

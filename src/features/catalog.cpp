@@ -138,9 +138,10 @@ const Entry kCatalog[] = {
      gpu_idle_s},
     {{"F019", "gpu_idle_episodes", "count", Layer::kHardware, FeatureScope::kPerGpu, "dmon|query_gpu_csv",
       "Idle stretches of at least 60 s: runs of consecutive idle rows (sm <= --idle-threshold) of one "
-      "GPU, where a busy row, a row without sm, or a gap (the next row later than ts + 1.5 x interval) "
-      "ends a run; a run lasts the sum of its rows' intervals. Per GPU over its rows; host: the sum "
-      "over GPUs. Informs: cost."},
+      "GPU, where a busy row, a row without sm, or a gap of more than 1.5 intervals without rows (the "
+      "next row later than ts + 2.5 x interval) ends a run; a shorter gap (dmon skips a second now and "
+      "then) is bridged, and a run lasts from its first row's ts to its last row's end. Per GPU over its "
+      "rows; host: the sum over GPUs. Informs: cost."},
      gpu_idle_episodes},
     {{"F020", "gpu_longest_idle_s", "s", Layer::kHardware, FeatureScope::kPerGpu, "dmon|query_gpu_csv",
       "Duration of the longest idle run (runs as in F019, of any length); 0 when no row is idle. Per "
@@ -240,12 +241,13 @@ const Entry kCatalog[] = {
      gsp_firmware_versions},
     {{"F037", "gpu_thermal_episodes", "count", Layer::kHardware, FeatureScope::kPerGpu, "dmon|query_gpu_csv",
       "Thermal episodes: runs of consecutive rows of one GPU with gpu_temp_c > --temp-threshold, of any"
-      " length; a cooler row, a row without temperature, or a gap (the next row later than ts + 1.5 x "
-      "interval) ends a run. Per GPU over its rows; host: the sum over GPUs."
+      " length; a cooler row, a row without temperature, or a gap of more than 1.5 intervals without "
+      "rows (the next row later than ts + 2.5 x interval) ends a run; a shorter gap is bridged. Per GPU "
+      "over its rows; host: the sum over GPUs."
       " Informs: capacity (cooling and clocks)."},
      gpu_thermal_episodes},
     {{"F038", "gpu_thermal_episode_mean_s", "s", Layer::kHardware, FeatureScope::kPerGpu, "dmon|query_gpu_csv",
-      "Mean duration of the thermal episodes of F037 (an episode lasts the sum of its rows' intervals);"
+      "Mean duration of the thermal episodes of F037 (an episode lasts from its first row's ts to its last row's end);"
       " null when there is none. Per GPU; host over all GPUs' episodes."
       " Informs: capacity (cooling and clocks)."},
      gpu_thermal_episode_mean_s},
@@ -480,7 +482,7 @@ const Entry kCatalog[] = {
       " maps; host: all events. Informs: reliability."},
      xid_events},
     {{"F080", "xid_application_events", "count", Layer::kDriver, FeatureScope::kPerGpu, "dmesg|syslog|journal",
-      "Xid events of the catalog's application class (data/xid-catalog.csv: 8, 13, 31, 43, 45, 68, 69, 109)"
+      "Xid events of the catalog's application class (data/xid-catalog.csv: 8, 13, 31, 43, 45, 68, 69, 94, 109)"
       ": the job faulted and is restarted; the GPU needs no maintenance (reliability of the workload). Per "
       "GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu; with a si"
       "ngle GPU, every event naming a GPU), null when an Xid names an address no device record maps; host: "
@@ -494,7 +496,7 @@ const Entry kCatalog[] = {
       " all events."},
      xid_class_events<XidClass::kDriverFirmware>},
     {{"F082", "xid_memory_ecc_events", "count", Layer::kDriver, FeatureScope::kPerGpu, "dmesg|syslog|journal",
-      "Xid events of the catalog's memory/ECC class (data/xid-catalog.csv: 48, 57, 63, 64, 92, 94, 95, 140)"
+      "Xid events of the catalog's memory/ECC class (data/xid-catalog.csv: 48, 57, 63, 64, 92, 95, 140)"
       ": ECC errors, page retirement, row remapping; a reset, or a returned board when they repeat (reliabi"
       "lity). Per GPU: the events whose PCI address is that GPU's (bus id from nvidia-smi -q or --query-gpu"
       "; with a single GPU, every event naming a GPU), null when an Xid names an address no device record m"

@@ -68,8 +68,10 @@ FeatureValue event_count(const FeatureContext& c, int gpu, EventKind k);
 std::vector<std::size_t> scope_slots(const FeatureContext& c, int gpu);
 
 /// Runs of consecutive rows of one GPU slot where `pred(value)` holds. A row without the metric,
-/// a row where pred fails, or a gap (next ts later than ts + 1.5 x interval) ends a run. A run's
-/// duration is the sum of its rows' intervals.
+/// a row where pred fails, or a gap of more than 1.5 intervals without rows (the next row later
+/// than ts + 2.5 x interval) ends a run; a shorter gap (dmon skips a second now and then) is
+/// bridged. A run lasts from its first row's ts to its last row's end: its rows' intervals and
+/// the gaps it bridged.
 struct RunSummary {
   std::size_t runs = 0;        ///< all runs
   std::size_t long_runs = 0;   ///< runs lasting at least the minimum given
@@ -83,7 +85,7 @@ void scan_runs(const FeatureContext& c, std::size_t slot, GpuMetric m, double mi
   const ColumnReader col(c.metric(m));
   bool in_run = false;
   double run_s = 0;
-  TimeNs prev_end = kNoTime;
+  TimeNs prev_end = kNoTime, prev_row_end = kNoTime;
   auto close = [&] {
     if (!in_run) return;
     ++out.runs;
@@ -96,17 +98,20 @@ void scan_runs(const FeatureContext& c, std::size_t slot, GpuMetric m, double mi
   for (auto r : c.gpu_rows[slot]) {
     const TimeNs ts = c.sample_time(r), iv = c.sample_interval(r);
     const bool hit = col.is_valid(r) && pred(col.get_float(r));
-    // prev_end holds ts + 1.5 x interval of the previous row.
+    // prev_end holds the previous row's end + 1.5 x its interval: the latest start that continues
+    // its run.
     if (in_run && prev_end != kNoTime && ts > prev_end) close();
     if (!hit) {
       close();
     } else {
       if (!in_run && out.rows == 0) out.first_row = r;
+      if (in_run && ts > prev_row_end) run_s += seconds(ts - prev_row_end);  // a bridged gap
       in_run = true;
       run_s += seconds(iv);
       ++out.rows;
     }
-    prev_end = ts + iv + iv / 2;
+    prev_row_end = ts + iv;
+    prev_end = prev_row_end + iv + iv / 2;
   }
   close();
 }

@@ -64,6 +64,17 @@ std::string render_finding_rules(std::string_view format) {
       format_number(d.battery_s));
   add("| `--finding-rma-xids` | {} | hardware Xids (memory and bus class) from which a board is an RMA candidate |",
       d.rma_hardware_xids);
+  add("| `--finding-xid-escalation` | {} | resets, driver reloads or reboots after which the same hardware Xid "
+      "escalates from the driver's recovery action to inspect / RMA (R09, R15) |",
+      d.xid_escalation_recoveries);
+  add("| `--ignore-finding RULE` | none | a rule (id or name, repeatable) whose findings are left out; R16 lists "
+      "them |");
+  add("");
+  add("Severity follows the evidence: a warning or a critical finding names a cause the logs show and the");
+  add("remedy for it; where the cause cannot be told from the inputs, the finding is information, gives no");
+  add("remedy, and says what to collect (`to confirm`). Hardware working as designed (a board held at its");
+  add("default power limit by dense work, application Xids, known-harmless driver lines) is information");
+  add("at most; each rule's `Normal` line says what it takes as normal.");
   add("");
   add("## Rules");
   for (const auto& r : rules) {
@@ -73,6 +84,7 @@ std::string render_finding_rules(std::string_view format) {
     add("- Fires when: {}", r.fires_when);
     add("- Money: {}", r.money);
     add("- Rationale: {}", r.rationale);
+    add("- Normal: {}", r.normal);
   }
   return out;
 }

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "gpucost/benign_messages.hpp"
+#include "gpucost/features/xid_catalog.hpp"
 #include "gpucost/text.hpp"
 #include "gpucost/text/json.hpp"
 
@@ -102,6 +104,41 @@ std::string short_text(std::string_view text, std::size_t limit = 160) {
   std::size_t cut = limit;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   return std::string(text.substr(0, cut)) + "...";
+}
+
+// How urgent an event is on the chart: `critical` (the GPU is lost or needs a reboot),
+// `warning` (hardware or driver trouble to act on), `info` (application faults, power and
+// system events).
+std::string_view mark_severity(EventKind k, const Column& code, const Column& text, std::size_t r) {
+  switch (k) {
+    case EventKind::fallen_off_bus:
+    case EventKind::rm_init_failed: return "critical";
+    case EventKind::xid: {
+      if (!code.is_valid(r)) return "warning";
+      const std::int64_t x = code.get_int(r);
+      if (x == 154) {
+        // The recovery action after `to 0x`: none, a reboot, or something to do.
+        const std::string_view t = text.get_string(r);
+        const auto p = t.find("to 0x");
+        const char a = p != std::string_view::npos && p + 5 < t.size() ? t[p + 5] : '?';
+        return a == '0' ? "info" : a == '2' || a == '7' ? "critical" : "warning";
+      }
+      const XidInfo* xi = xid_info(x);
+      if (!xi) return "warning";
+      if (xi->xid_class == "application") return "info";
+      if (xi->xid_class == "bus" || xi->needs == XidNeeds::kReboot || xi->needs == XidNeeds::kRma) return "critical";
+      return "warning";
+    }
+    case EventKind::pcie_aer:
+      return !code.is_valid(r) || code.get_int(r) == 1 ? "warning" : code.get_int(r) >= 2 ? "critical" : "info";
+    case EventKind::gsp_error:
+    case EventKind::nv_assert:
+    case EventKind::gpu_reset:
+    case EventKind::driver_error:
+    case EventKind::pcie_link_degraded:
+    case EventKind::thermal: return "warning";
+    default: return "info";
+  }
 }
 
 int category_rank(std::string_view c) {
@@ -239,11 +276,17 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
   };
   std::vector<Mark> marks;
   std::map<std::string_view, std::uint64_t> by_kind;
-  std::uint64_t unplaced = 0;
+  std::uint64_t unplaced = 0, benign = 0;
+  const Column& text = e.column(event_col::text);
   for (std::size_t r = 0; r < e.rows(); ++r) {
     const auto kind = static_cast<EventKind>(e.column(event_col::kind).get_int(r));
     const auto cat = mark_category(kind);
     if (!cat) continue;
+    // Known-harmless driver lines are no event to look at: R11 counts them (F066).
+    if (kind == EventKind::driver_error && is_benign_driver_message(text.get_string(r))) {
+      benign += event_repeat(e, r);
+      continue;
+    }
     marks.push_back({r, *cat});
     by_kind[event_kind_name(kind)] += event_repeat(e, r);
     if (!e.ts().is_valid(r)) unplaced += event_repeat(e, r);
@@ -271,6 +314,7 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
   w.kv("total", static_cast<std::uint64_t>(total)).kv("unplaced", unplaced);
   w.kv("shown", static_cast<std::uint64_t>(marks.size())).kv("left_out", static_cast<std::uint64_t>(total - marks.size()));
   w.kv("max_marks", static_cast<std::uint64_t>(max_marks));
+  w.kv("benign_left_out", benign);
   w.key("by_kind").begin_object();
   for (const auto& [k, n] : by_kind) w.kv(k, n);
   w.end_object();
@@ -285,6 +329,8 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
     }
     w.kv("kind", event_kind_name(static_cast<EventKind>(e.column(event_col::kind).get_int(r))));
     w.kv("category", m.category);
+    w.kv("severity", mark_severity(static_cast<EventKind>(e.column(event_col::kind).get_int(r)),
+                                   e.column(event_col::code), text, r));
     w.key("code");
     if (e.column(event_col::code).is_valid(r)) w.value(static_cast<std::int64_t>(e.column(event_col::code).get_int(r)));
     else w.null();

@@ -63,7 +63,9 @@ std::vector<MarkItem> placed_marks(OptElement marks) {
     const auto code = rd::integer(m, "code");
     std::string title = fmt::format("{} {}{}: {}", rd::string(m, "ts"), kind, code ? fmt::format(" {}", *code) : "",
                                     rd::string(m, "text"));
-    placed.push_back({{*ts, mark_label(kind, code), std::move(title), std::string(rd::string(m, "category"))},
+    const auto severity = rd::string(m, "severity");
+    placed.push_back({{*ts, mark_label(kind, code), std::move(title), std::string(rd::string(m, "category")),
+                       severity == "critical" || severity == "warning"},
                       rd::integer(m, "gpu_index")});
   });
   return placed;
@@ -80,6 +82,14 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   sm.threshold_label = "idle threshold";
   pw.title = "Power", pw.unit = "W", pw.lo = 0.0, pw.color = svg::color::kGreen;
   pw.empty_text = "no power in the samples";
+  // The GPU's power limit (F068): a board drawing it is power-bound, by design at the default.
+  rd::each(rd::child(root, "gpus"), [&](Element d) {
+    if (rd::integer(d, "index") != gpu) return;
+    rd::each(rd::child(d, "features"), [&](Element f) {
+      if (rd::string(f, "id") == "F068") pw.threshold = rd::number(f, "value");
+    });
+  });
+  pw.threshold_label = "power limit";
   tc.title = "GPU temperature", tc.unit = "°C", tc.color = svg::color::kPurple;
   tc.empty_text = "no temperature in the samples";
   tc.threshold = rd::number(rd::path(root, "thresholds", "temp_threshold_c"));
@@ -113,8 +123,14 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   for (const auto& m : placed)
     if (!m.gpu || m.gpu == gpu) gm.push_back(m.mark);
   const svg::Panel panels[] = {sm, pw, tc};
+  // The axis in the machine's zone (the one align used), UTC beneath; UTC alone when it is UTC.
+  const std::string_view zone_name = rd::string(rd::path(root, "zone", "name"));
+  Zone zone;
+  std::string error;
+  const bool local = !zone_name.empty() && zone_name != "UTC" && Zone::parse(zone_name, zone, error);
   p.raw(svg::time_chart(ts, panels, gm, gap,
-                        fmt::format("GPU {}: SM utilization, power and temperature over time", gpu.value_or(-1))))
+                        fmt::format("GPU {}: SM utilization, power and temperature over time", gpu.value_or(-1)),
+                        local ? &zone : nullptr, zone_name))
       .raw("\n");
 }
 
@@ -140,8 +156,11 @@ void write_marks_table(Page& p, OptElement marks) {
   if (left_out > 0)
     summary += fmt::format("; {} more left out of this report (errors are kept first): `gpucost timeline` lists all",
                            human(left_out));
-  p.el("p", summary + ".", "note");
-  p.raw("<table>").row({"time (UTC)", "kind", "code", "GPU", "message", "where"}, true);
+  const auto benign = rd::number(*marks, "benign_left_out").value_or(0);
+  if (benign > 0)
+    summary += fmt::format("; {} known-harmless driver lines not marked (finding R11)", human(benign));
+  p.el("p", summary + ". Critical and warning events are labelled first.", "note");
+  p.raw("<table>").row({"time (UTC)", "kind", "severity", "code", "GPU", "message", "where"}, true);
   rd::each(rd::child(*marks, "items"), [&](Element m) {
     const auto ts = rd::string(m, "ts");
     p.raw("<tr>");
@@ -149,6 +168,7 @@ void write_marks_table(Page& p, OptElement marks) {
     p.raw(fmt::format("<td><span class=\"swatch\" style=\"background:{};margin-left:0\"></span>",
                       svg::mark_color(rd::string(m, "category"))));
     p.text(rd::string(m, "kind")).raw("</td>");
+    p.el("td", rd::string(m, "severity"));
     const auto code = rd::integer(m, "code");
     p.el("td", code ? fmt::format("{}", *code) : "");
     p.el("td", rd::string(m, "gpu"));

@@ -164,7 +164,7 @@ std::string time_label(TimeNs t, TimeNs step_ns, TimeNs span_ns) {
 }
 
 std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels, std::span<const Mark> marks,
-                       TimeNs gap_ns, std::string_view aria_label) {
+                       TimeNs gap_ns, std::string_view aria_label, const Zone* local, std::string_view local_name) {
   constexpr double kLeft = 70, kRight = 20, kTop = 34, kPanel = 130, kGap = 34, kBottom = 46;
   const double height = kTop + panels.size() * (kPanel + kGap) - kGap + kBottom;
   std::string out;
@@ -220,15 +220,48 @@ std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels
   for (TimeNs t : time_ticks(t0, t1, 8, step)) {
     const double px = x(static_cast<double>(t));
     line(out, px, bottom, px, bottom + 5, kAxis);
-    text(out, px, bottom + 17, time_label(t, step, t1 - t0), "text-anchor=\"middle\"");
+    if (local) {  // the machine's clock, and UTC beneath it
+      text(out, px, bottom + 15, time_label(t + local->offset_at(t), step, t1 - t0), "text-anchor=\"middle\"");
+      text(out, px, bottom + 27, time_label(t, step, t1 - t0) + " UTC", "text-anchor=\"middle\"", 9, color::kGrey);
+    } else {
+      text(out, px, bottom + 17, time_label(t, step, t1 - t0), "text-anchor=\"middle\"");
+    }
   }
-  text(out, (kLeft + kWidth - kRight) / 2, bottom + 36,
-       fmt::format("time (UTC), {} to {}", format_rfc3339(t0, 0), format_rfc3339(t1, 0)), "text-anchor=\"middle\"");
+  if (local) {
+    const std::string offset = format_utc_offset(local->offset_at(t0));
+    const std::string zone = local_name.empty() || local_name == offset ? "UTC" + offset
+                                                                         : fmt::format("{}, UTC{}", local_name, offset);
+    text(out, (kLeft + kWidth - kRight) / 2, bottom + 40,
+         fmt::format("time ({}; UTC beneath), {} to {}", zone, format_rfc3339(t0, 0), format_rfc3339(t1, 0)),
+         "text-anchor=\"middle\"");
+  } else {
+    text(out, (kLeft + kWidth - kRight) / 2, bottom + 36,
+         fmt::format("time (UTC), {} to {}", format_rfc3339(t0, 0), format_rfc3339(t1, 0)), "text-anchor=\"middle\"");
+  }
 
-  // Marks: a line across every panel, a label when there is room for it.
-  double last_label = -1e9;
-  for (const auto& m : marks) {
-    if (m.ts == kNoTime || m.ts < t0 || m.ts > t1) continue;
+  // Marks: a line across every panel. Labels: the important marks (critical and warning events)
+  // first, each on the first of two rows free around it (on the upper one when neither is); the
+  // others only where the upper row has room.
+  auto visible = [&](const Mark& m) { return m.ts != kNoTime && m.ts >= t0 && m.ts <= t1; };
+  std::vector<int> label_row(marks.size(), -1);
+  std::vector<std::pair<double, int>> placed;  // x and row of the labels placed
+  auto free_at = [&](double px, int row) {
+    return std::none_of(placed.begin(), placed.end(),
+                        [&](const auto& l) { return l.second == row && std::abs(l.first - px) <= 56; });
+  };
+  for (const bool important : {true, false})
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+      const Mark& m = marks[i];
+      if (m.important != important || !visible(m) || m.label.empty()) continue;
+      const double px = x(static_cast<double>(m.ts));
+      int row = free_at(px, 0) ? 0 : important && free_at(px, 1) ? 1 : important ? 0 : -1;
+      if (row < 0) continue;
+      label_row[i] = row;
+      placed.emplace_back(px, row);
+    }
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    const Mark& m = marks[i];
+    if (!visible(m)) continue;
     const double px = x(static_cast<double>(m.ts));
     const char* c = mark_color(m.category);
     out += "<g>";
@@ -238,10 +271,8 @@ std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels
       out += "</title>";
     }
     line(out, px, kTop - 4, px, bottom, c, "stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
-    if (px - last_label > 56 && !m.label.empty()) {
-      text(out, px, kTop - 22, m.label, "text-anchor=\"middle\"", 10, c);
-      last_label = px;
-    }
+    if (label_row[i] >= 0)
+      text(out, px, kTop - 22 + 12 * label_row[i], m.label, "text-anchor=\"middle\"", 10, c);
     out += "</g>";
   }
   out += "</svg>";

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucost/align/zone.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost::svg {
@@ -56,12 +57,15 @@ struct Mark {
   std::string label;     ///< short text above the line (`Xid 31`)
   std::string title;     ///< tooltip (time, kind, message)
   std::string category;  ///< colour: error, thermal, power, system
+  bool important = false;  ///< a critical or warning event: labelled even where labels crowd
 };
 
 /// Stacked panels sharing one time axis; lines break at nulls and where consecutive points are
-/// more than gap_ns apart; marks are vertical lines across every panel.
+/// more than gap_ns apart; marks are vertical lines across every panel. With `local` (the
+/// machine's zone, `local_name` its name) the axis is labelled in local time with UTC beneath.
 std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels, std::span<const Mark> marks,
-                       TimeNs gap_ns, std::string_view aria_label);
+                       TimeNs gap_ns, std::string_view aria_label, const Zone* local = nullptr,
+                       std::string_view local_name = {});
 
 /// A straight cost line: cost(h) = fixed + per_hour * h.
 struct CostLine {

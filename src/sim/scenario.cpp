@@ -194,7 +194,7 @@ GpuSpec server_gpu(int i, Rng& rng) {
 }
 
 void setup_machine(World& w, Rng& rng) {
-  w.laptop = w.kind != ScenarioKind::kServer;
+  w.laptop = w.kind != ScenarioKind::kServer && w.kind != ScenarioKind::kDatacenter;
   w.has_dmon = w.kind != ScenarioKind::kNoDmon;
   w.has_syslog = w.kind != ScenarioKind::kNoDmon;
   w.machine_id = random_hex(rng, 32);
@@ -298,7 +298,7 @@ TimeNs login_time(const World& w) {
 std::int32_t session_pid(const World& w, int k) { return pid_at(w, login_time(w) + 2 * kNsPerSec * k, 0); }
 
 double default_hours(ScenarioKind kind, std::uint64_t seed) {
-  if (kind == ScenarioKind::kServer) return 6.0;
+  if (kind == ScenarioKind::kServer || kind == ScenarioKind::kDatacenter) return 6.0;
   Rng rng(seed, 99);
   return 4.0 + static_cast<double>(rng.range(0, 20)) / 10.0;  // 4.0 .. 6.0 h
 }
@@ -337,6 +337,9 @@ World build_world(const SimOptions& options) {
     const TimeNs be = boot.wall + (w.span_end - boot.wall) * (bi + 1) / nblocks;
     const double lh = static_cast<double>(be - bs) / static_cast<double>(kNsPerHour);
     const bool last = bi == nblocks - 1;
+    // The healthy data-centre machine: the job runs from start to end with a short pause now and
+    // then, and nothing goes wrong (no heat, no Xid, no lost GPU, no AER).
+    const bool healthy = w.kind == ScenarioKind::kDatacenter;
     const TimeNs lo = std::max(bs, job_create + minutes(6));
     TimeNs hi = be - minutes(3);
 
@@ -355,7 +358,7 @@ World build_world(const SimOptions& options) {
       ac_plan.reserve(s.lid_close - minutes(3), s.thaw + minutes(3));
       w.suspends.push_back(s);
     }
-    if (last && lh >= 0.75) {  // the GPU falls off the bus near the end
+    if (last && lh >= 0.75 && !healthy) {  // the GPU falls off the bus near the end
       XidPlan x;
       x.t = whole_us(be - minutes(rng.uniform(6, 10)));
       x.code = 79;
@@ -366,7 +369,7 @@ World build_world(const SimOptions& options) {
       // On the server the job restarts on the remaining GPUs.
       xids.push_back({x, w.laptop ? kNoTime : x.t + minutes(rng.uniform(4, 6))});
     }
-    const int nhot = w.laptop ? std::max(1, static_cast<int>(std::lround(lh * 0.4))) : 1;
+    const int nhot = healthy ? 0 : w.laptop ? std::max(1, static_cast<int>(std::lround(lh * 0.4))) : 1;
     for (int i = 0; i < nhot; ++i) {
       const TimeNs dur = minutes(w.laptop ? rng.uniform(8, 15) : rng.uniform(8, 12));
       const int g = w.laptop ? 0 : static_cast<int>(rng.range(0, ngpu - 1));
@@ -382,7 +385,7 @@ World build_world(const SimOptions& options) {
     if (w.laptop) {
       codes = laptop_xid_order(rng);
       codes.resize(static_cast<std::size_t>(std::clamp<long>(std::lround(lh * 1.5), 1, 7)));
-    } else {
+    } else if (!healthy) {
       codes = {13, 48, 109, 38};  // 109 and 38: a sample of NVIDIA's catalog beyond the classic codes
     }
     for (int code : codes) {
@@ -407,7 +410,7 @@ World build_world(const SimOptions& options) {
           w.battery.push_back({*s, *s + dur});
         }
       }
-    } else {
+    } else if (!healthy) {
       const int naer = std::max(1, static_cast<int>(std::lround(lh * 0.5)));
       for (int i = 0; i < naer; ++i)
         plan.aer.push_back({whole_us(bs + static_cast<TimeNs>(rng.uniform() * static_cast<double>(be - bs))),

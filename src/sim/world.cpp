@@ -9,6 +9,7 @@ std::string_view scenario_name(ScenarioKind k) noexcept {
     case ScenarioKind::kLaptop: return "laptop";
     case ScenarioKind::kServer: return "server";
     case ScenarioKind::kNoDmon: return "no-dmon";
+    case ScenarioKind::kDatacenter: return "datacenter";
   }
   return "?";
 }
@@ -17,6 +18,7 @@ std::optional<ScenarioKind> scenario_from_name(std::string_view name) noexcept {
   if (name == "laptop") return ScenarioKind::kLaptop;
   if (name == "server") return ScenarioKind::kServer;
   if (name == "no-dmon" || name == "no_dmon") return ScenarioKind::kNoDmon;
+  if (name == "datacenter") return ScenarioKind::kDatacenter;
   return std::nullopt;
 }
 

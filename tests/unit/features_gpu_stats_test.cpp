@@ -154,6 +154,37 @@ TEST(FeaturesGpuStats, IdleEpisodesNeedSixtySecondsAndBreakAtGaps) {
   EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_sample_gap_s"), 0));
 }
 
+// Issue 35: dmon skips a second now and then (three times in 130 s on a real H200). A gap of up
+// to 1.5 intervals without rows is bridged and counted in the run; a longer one ends it.
+TEST(FeaturesGpuStats, RunsBridgeASkippedSecondButNotALongerGap) {
+  TimelineBuilder b;
+  const auto f = b.file("dmon.txt", FormatId::dmon);
+  auto row = [&](int gpu, int s, Metrics m) { b.sample(f, at(s), gpu, m); };
+  // GPU 0: idle 0..29 without the rows at 10 and 20 (one skipped second each): one 30 s run; busy
+  // 30..39; idle 40..69 without 50 and 51 (two seconds in a row): runs of 10 s and 18 s.
+  for (int s = 0; s < 70; ++s) {
+    if (s == 10 || s == 20 || s == 50 || s == 51) continue;
+    row(0, s, {{M::sm_pct, s >= 30 && s < 40 ? 90.0 : 0.0}, {M::gpu_temp_c, 50}});
+  }
+  // GPU 1: idle 0..64 without 30: one idle episode of 65 s.
+  for (int s = 0; s < 65; ++s)
+    if (s != 30) row(1, s, {{M::sm_pct, 0}, {M::gpu_temp_c, 50}});
+  // GPU 2: hot 0..9 without 5 (one episode of 10 s), cool at 10, hot 11..14 and 17..19 (two
+  // missing rows end a run: episodes of 4 s and 3 s), cool to 24.
+  for (int s = 0; s < 25; ++s)
+    if (s != 5 && s != 15 && s != 16) row(2, s, {{M::sm_pct, 90}, {M::gpu_temp_c, s < 20 && s != 10 ? 85.0 : 60.0}});
+  const FeatureSet fs = run_features(b.build());
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_longest_idle_s"), 30));
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_idle_episodes"), 0));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_idle_episodes"), 1));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_longest_idle_s"), 65));
+  EXPECT_TRUE(has_value(of_gpu(fs, 1, "gpu_thermal_episodes"), 0));
+  EXPECT_TRUE(has_value(of_gpu(fs, 2, "gpu_thermal_episodes"), 3));
+  EXPECT_TRUE(has_value(of_gpu(fs, 2, "gpu_thermal_episode_mean_s"), (10.0 + 4 + 3) / 3));
+  // The skipped seconds stay what they are: time no row covers.
+  EXPECT_TRUE(has_value(of_gpu(fs, 0, "gpu_sample_gap_s"), 4));
+}
+
 TEST(FeaturesGpuStats, MeansMaximaAndMinimaOfTheOtherColumns) {
   TimelineBuilder b;
   const auto f = b.file("dmon.txt", FormatId::dmon);

@@ -29,7 +29,7 @@ struct Scenario {
 // The ground-truth suite's runs (shared: each directory is generated and analyzed once).
 const Scenario kScenarios[] = {
     {ScenarioKind::kLaptop, 8, 2}, {ScenarioKind::kLaptop, 15, 2}, {ScenarioKind::kServer, 1, 1.5},
-    {ScenarioKind::kNoDmon, 8, 2},
+    {ScenarioKind::kNoDmon, 8, 2}, {ScenarioKind::kDatacenter, 3, 1.5},
 };
 
 std::shared_ptr<const cost::CostResult> cost_of(const PipelineResult& r) {
@@ -149,6 +149,28 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, FindingsOnScenario, ::testing::ValuesIn(kSce
                            return name + "_seed" + std::to_string(info.param.seed);
                          });
 
+// Issue 35: a healthy data-centre machine busy at its default power limit (the simulator's
+// datacenter scenario: the server without any injected fault, its job drawing more than the
+// 400 W limit) raises no warning; being power-bound is information. The troubled laptop keeps
+// its warnings.
+TEST(Findings, AHealthyDataCentreMachineAtItsPowerLimitRaisesNoWarning) {
+  const Case& k = ground_truth::scenario(ScenarioKind::kDatacenter, 3, 1.5);
+  EXPECT_TRUE(k.truth.xid_by_class.empty());
+  const auto fs = run(*k.result);
+  for (const auto& f : fs) EXPECT_EQ(f.severity, Severity::kInfo) << f.id << " " << f.title;
+  const Finding* p = by_rule(fs, "power_capped");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(p->title.find("Power-bound at its 400 W default limit"), std::string::npos) << p->title;
+  EXPECT_EQ(by_rule(fs, "thermal_or_power_throttling"), nullptr);
+
+  const auto laptop = run(*ground_truth::scenario(ScenarioKind::kLaptop, 8, 2).result);
+  for (const char* rule : {"thermal_or_power_throttling", "laptop_power_interruptions", "gpu_fell_off_bus"}) {
+    const Finding* f = by_rule(laptop, rule);
+    ASSERT_NE(f, nullptr) << rule;
+    EXPECT_GE(f->severity, Severity::kWarning) << rule;
+  }
+}
+
 TEST(Findings, ThresholdsAreOptions) {
   const Case& k = ground_truth::scenario(ScenarioKind::kLaptop, 8, 2);
   FindingOptions strict;
@@ -226,8 +248,10 @@ TEST(Findings, RulesHaveUniqueIdsNamesAndRationales) {
     EXPECT_FALSE(r.fires_when.empty()) << r.id;
     EXPECT_FALSE(r.money.empty()) << r.id;
     EXPECT_FALSE(r.rationale.empty()) << r.id;
+    EXPECT_FALSE(r.normal.empty()) << r.id << ": each rule says what it takes as normal";
+    EXPECT_TRUE(is_rule(r.id) && is_rule(r.name)) << r.id;
   }
-  EXPECT_GE(finding_rules().size(), 12u);
+  EXPECT_GE(finding_rules().size(), 16u);
 }
 
 TEST(Findings, DocsAreGeneratedFromTheRuleTable) {

@@ -1,9 +1,11 @@
 // The HTML report: escaping, well-formedness, every section, no external reference, nulls
 // explained; and the `series` and `marks` sections of the JSON report that its charts draw.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -503,6 +505,90 @@ TEST(ReportMarks, BeyondTheLimitErrorsAreKeptFirst) {
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(std::string_view(items.at(0)["kind"]), "xid");      // time order kept
   EXPECT_EQ(std::string_view(items.at(1)["kind"]), "thermal");
+}
+
+// Issue 35: the known-harmless nvidia-modeset lines (R11) are no marks, only a count; each mark
+// says how urgent it is, and the chart labels the critical and warning ones even where the
+// harmless ones would have crowded them out.
+TEST(ReportMarks, BenignDriverLinesAreCountedNotMarkedAndSeverityIsStated) {
+  HandReport h;
+  Timeline& t = h.result.timeline;
+  add_event(t, kT0 + 1, EventKind::driver_error, std::nullopt, "",
+            "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67d:0:0:0x0000000f", 1);
+  add_event(t, kT0 + 2, EventKind::xid, 79, "0000:01:00", "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.", 2);
+  add_event(t, kT0 + 3, EventKind::xid, 31, "0000:01:00", "NVRM: Xid (PCI:0000:01:00): 31, MMU Fault", 3);
+  add_event(t, kT0 + 4, EventKind::xid, 154, "0000:01:00",
+            "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", 4);
+  add_event(t, kT0 + 5, EventKind::driver_error, std::nullopt, "", "nvidia-drm: ERROR: probe of 0000:01:00.0 failed", 5);
+  h.finish();
+  const std::string json = render_report(h.report, ReportFormat::kJson);
+  simdjson::dom::parser p;
+  simdjson::dom::element marks = p.parse(json)["marks"];
+  EXPECT_EQ(int64_t(marks["total"]), 4);
+  EXPECT_EQ(int64_t(marks["benign_left_out"]), 1);
+  simdjson::dom::array items = marks["items"];
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(std::string_view(items.at(0)["severity"]), "critical");  // Xid 79
+  EXPECT_EQ(std::string_view(items.at(1)["severity"]), "info");      // Xid 31: the application's
+  EXPECT_EQ(std::string_view(items.at(2)["severity"]), "warning");   // Xid 154: reset required
+  EXPECT_EQ(std::string_view(items.at(3)["severity"]), "warning");   // a driver error that is no known-harmless one
+}
+
+// Issue 35: the power panel draws the GPU's power limit (F068), so that a board held at it shows.
+TEST(ReportSeries, ThePowerPanelDrawsTheGpusPowerLimit) {
+  HandReport h;
+  Timeline& t = h.result.timeline;
+  GpuDevice dev;
+  dev.index = 0;
+  dev.power_limit_w = 300;
+  t.devices.push_back(dev);
+  for (int i = 0; i < 30; ++i) add_sample(t, kT0 + i * kNsPerSec, 0, 95, 298, 60);
+  h.finish();
+  const std::string html = render_report(h.report, ReportFormat::kHtml);
+  ASSERT_EQ(check_xml(html).error, "");
+  EXPECT_NE(html.find(">power limit 300 W</text>"), std::string::npos);
+}
+
+// Issue 35: the axis in the machine's zone with UTC beneath it.
+TEST(SvgChart, TheAxisIsInTheMachinesZoneWithUtcBeneath) {
+  const TimeNs t0 = 1'795'939'200 * kNsPerSec;  // 2026-11-29T08:00:00Z
+  const TimeNs ts[] = {t0, t0 + 2 * kNsPerHour};
+  svg::Panel p;
+  p.title = "SM";
+  p.unit = "%";
+  p.values = {1, 2};
+  const Zone shanghai = Zone::fixed(8 * kNsPerHour);
+  const std::string chart = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), {}, kNsPerHour, "c", &shanghai,
+                                            "Asia/Shanghai");
+  EXPECT_EQ(testing::check_xml(chart).error, "");
+  EXPECT_NE(chart.find(">16:00</text>"), std::string::npos);      // 08:00 UTC on the machine's clock
+  EXPECT_NE(chart.find(">08:00 UTC</text>"), std::string::npos);  // and UTC beneath
+  EXPECT_NE(chart.find("time (Asia/Shanghai, UTC+08:00; UTC beneath)"), std::string::npos);
+  // Without a zone: UTC alone, as before.
+  const std::string utc = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), {}, kNsPerHour, "c");
+  EXPECT_NE(utc.find(">08:00</text>"), std::string::npos);
+  EXPECT_NE(utc.find("time (UTC)"), std::string::npos);
+}
+
+TEST(SvgChart, CriticalAndWarningMarksAreLabelledWhereOthersCrowd) {
+  const TimeNs ts[] = {0, 100 * kNsPerSec};
+  svg::Panel p;
+  p.title = "SM";
+  p.unit = "%";
+  p.values = {1, 2};
+  // Forty info marks a second apart fill the label row; two important ones among them, close
+  // together, still get labels (the second on the lower row).
+  std::vector<svg::Mark> marks;
+  for (int i = 0; i < 40; ++i) marks.push_back({(10 + i) * kNsPerSec, fmt::format("ev{}", i), "", "power"});
+  marks.push_back({30 * kNsPerSec, "Xid 79", "", "error", true});
+  marks.push_back({31 * kNsPerSec, "Xid 154", "", "error", true});
+  std::sort(marks.begin(), marks.end(), [](const svg::Mark& a, const svg::Mark& b) { return a.ts < b.ts; });
+  const std::string chart = svg::time_chart(ts, std::span<const svg::Panel>(&p, 1), marks, 3 * kNsPerSec, "c");
+  EXPECT_EQ(testing::check_xml(chart).error, "");
+  EXPECT_NE(chart.find(">Xid 79</text>"), std::string::npos);
+  EXPECT_NE(chart.find(">Xid 154</text>"), std::string::npos);
+  EXPECT_NE(chart.find(">ev0</text>"), std::string::npos);     // the first info mark has room
+  EXPECT_EQ(chart.find(">ev20</text>"), std::string::npos);    // next to Xid 79: no room left
 }
 
 }  // namespace

@@ -37,6 +37,12 @@ struct FindingOptions {
   double battery_s = 60.0;
   /// --finding-rma-xids: hardware Xids (memory, bus) from which a board is an RMA candidate.
   int rma_hardware_xids = 3;
+  /// --finding-xid-escalation: the same hardware Xid seen again after this many resets or
+  /// reboots of its GPU escalates from the driver's recovery action to inspect / RMA.
+  int xid_escalation_recoveries = 1;
+  /// --ignore-finding RULE (repeatable): rules, by id (`R02`) or name, whose findings are left
+  /// out; the report lists them in an `ignored_findings` finding, never drops them silently.
+  std::vector<std::string> ignore;
 };
 
 /// One feature value that supports a finding.
@@ -85,10 +91,15 @@ struct RuleDef {
   std::string_view fires_when;  ///< the condition, with the options it uses
   std::string_view money;       ///< how its cost is computed
   std::string_view rationale;   ///< why an operator cares
+  std::string_view normal;      ///< what the rule considers normal: no finding, or info only
 };
 
 /// The rule table, in id order.
 std::span<const RuleDef> finding_rules();
+
+/// Whether `id_or_name` names a rule (`R02` or `thermal_or_power_throttling`), for
+/// --ignore-finding's validation.
+bool is_rule(std::string_view id_or_name) noexcept;
 
 /// Runs every rule. `cost` may be null (no cost section: money is null with that reason).
 /// Findings come sorted by severity (critical first), then money per month (largest first),

@@ -23,6 +23,7 @@ enum class ScenarioKind : std::uint8_t {
   kLaptop,   ///< RTX 4060 Laptop GPU, Asia/Shanghai, lid/suspend/AC, 4-6 h training job
   kServer,   ///< 4x A100-SXM4-80GB, America/Chicago, no suspend/lid/AC, more noise
   kNoDmon,  ///< the laptop without dmon and -q files (kernel, journal and ps only)
+  kDatacenter,  ///< the server, healthy: busy at its power limit by design, no fault of any kind
 };
 std::string_view scenario_name(ScenarioKind k) noexcept;
 std::optional<ScenarioKind> scenario_from_name(std::string_view name) noexcept;

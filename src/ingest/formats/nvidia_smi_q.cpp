@@ -462,6 +462,11 @@ class ReportParser {
         return;
       }
       case Section::kPowerReadings: {
+        if (key == "Default Power Limit" || key == "Max Power Limit") {
+          if (!null && nvsmi::parse_number_with_unit(value, v) && v > 0)
+            (key[0] == 'D' ? d.power_default_limit_w : d.power_max_limit_w) = v;
+          return;
+        }
         const int rank = key == "Enforced Power Limit" ? 3 : key == "Current Power Limit" ? 2 : key == "Power Limit" ? 1 : 0;
         if (rank == 0 || rank < st.power_limit_rank || null || !nvsmi::parse_number_with_unit(value, v)) return;
         d.power_limit_w = v;
@@ -548,6 +553,7 @@ class ReportParser {
             d.gsp_firmware_versions.emplace_back(value);
         }
         else if (key == "GPU UUID" && !null) d.uuid.assign(value);
+        else if (key == "GPU Recovery Action" && !null) d.recovery_action.assign(value);
         else if (key == "Minor Number" && !null) {
           if (const auto n = text::to_int<int>(value)) d.index = *n;
         }

@@ -21,7 +21,7 @@ constexpr std::size_t kMaxFields = 128;
 
 enum class Role : std::uint8_t {
   kUnread, kTimestamp, kIndex, kName, kBusId, kDriver, kUuid, kGenCurrent, kGenMax, kWidthCurrent, kWidthMax,
-  kMetric, kPstate, kSmClock
+  kMetric, kPstate, kSmClock, kDefaultLimit, kMaxLimit, kRecoveryAction
 };
 
 struct Field {
@@ -48,6 +48,8 @@ Field classify(std::string_view name) {
       {"gpu_uuid", Role::kUuid},         {"pcie.link.gen.current", Role::kGenCurrent},
       {"pcie.link.gen.max", Role::kGenMax}, {"pcie.link.width.current", Role::kWidthCurrent},
       {"pcie.link.width.max", Role::kWidthMax},
+      {"power.default_limit", Role::kDefaultLimit}, {"power.max_limit", Role::kMaxLimit},
+      {"gpu_recovery_action", Role::kRecoveryAction},
   };
   for (const auto& n : kNamed)
     if (n.name == name) return {n.role, -1};
@@ -389,8 +391,9 @@ class QueryParser {
     values_.fill(std::numeric_limits<double>::quiet_NaN());
     TimeNs stamp = kNoTime;
     std::int64_t index = INT64_MIN;
-    std::string_view name, bus, driver, uuid;
+    std::string_view name, bus, driver, uuid, recovery;
     int gen_cur = -1, gen_max = -1, width_cur = -1, width_max = -1;
+    double default_limit = 0, max_limit = 0;
     for (std::size_t i = 0; i < n_; ++i) {
       const std::string_view v = f_[i];
       const Field& fd = fields_[i];
@@ -414,6 +417,13 @@ class QueryParser {
         case Role::kBusId: bus = v; break;
         case Role::kDriver: driver = v; break;
         case Role::kUuid: uuid = v; break;
+        case Role::kRecoveryAction: recovery = v; break;
+        case Role::kDefaultLimit:
+        case Role::kMaxLimit:
+          if (!nvsmi::parse_number_with_unit(v, num) || !(num > 0))
+            return nvsmi::report(sink_, line, Problem::bad_number, "column `{}` holds `{}`, not a number", names_[i], v);
+          (fd.role == Role::kDefaultLimit ? default_limit : max_limit) = num;
+          break;
         case Role::kGenCurrent:
         case Role::kGenMax:
         case Role::kWidthCurrent:
@@ -509,6 +519,9 @@ class QueryParser {
     const double limit = values_[static_cast<std::size_t>(GpuMetric::power_limit_w)];
     if (!std::isnan(mem)) d.memory_total_mib = mem;
     if (!std::isnan(limit)) d.power_limit_w = limit;
+    if (default_limit > 0) d.power_default_limit_w = default_limit;
+    if (max_limit > 0) d.power_max_limit_w = max_limit;
+    if (!recovery.empty() && d.recovery_action != recovery) d.recovery_action.assign(recovery);
   }
 
   std::int64_t stable_id(std::string_view key) {
