@@ -649,5 +649,44 @@ TEST(RobustHostile, SimulateRefusesANonEmptyDirectoryWithoutForce) {
   EXPECT_NE(read_bytes(o / "syslog"), "my own syslog\n");
 }
 
+// ---- round three (issue 39) ---------------------------------------------------------------
+
+// `-o FILE` beside files that another user can create: a link planted under the name of the
+// temporary file (FILE.tmp.<pid>, the pid being the child's own) must not be opened, so its
+// target keeps its bytes and FILE becomes the report, a file of its own.
+TEST(RobustHostile, OutputTemporaryFileNeverFollowsAPlantedLink) {
+  Scratch d("tmp_link");
+  put_good_data(d.path());
+  Scratch o("tmp_link_out");
+  write_bytes(o / "victim", "precious\n");
+  const std::string stem = (o / "report.json").string() + ".tmp.";
+  const std::string victim = (o / "victim").string();
+  RunOptions opts;
+  opts.in_child = [&stem, &victim] {
+    // After fork, before exec: the pid is the run's; only async-signal-safe calls.
+    char name[4200];
+    std::size_t n = stem.copy(name, sizeof name - 24);
+    char digits[24];
+    std::size_t k = 0;
+    for (auto pid = static_cast<unsigned long>(::getpid()); pid != 0 || k == 0; pid /= 10)
+      digits[k++] = static_cast<char>('0' + pid % 10);
+    while (k > 0) name[n++] = digits[--k];
+    name[n] = '\0';
+    (void)::symlink(victim.c_str(), name);
+  };
+  auto a = run({"analyze", d.path().string(), "-f", "json", "-o", (o / "report.json").string()}, opts);
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(read_bytes(o / "victim"), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(o / "report.json")));
+  EXPECT_NE(read_bytes(o / "report.json").find("\"gpucost\""), std::string::npos);
+  // Nothing of the run is left beside it but the planted link.
+  for (const auto& e : fs::directory_iterator(o.path())) {
+    const std::string f = e.path().filename().string();
+    if (f.find(".tmp.") != std::string::npos) {
+      EXPECT_TRUE(fs::is_symlink(fs::symlink_status(e.path()))) << f;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpucost::robust
