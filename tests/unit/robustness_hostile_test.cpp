@@ -688,5 +688,43 @@ TEST(RobustHostile, OutputTemporaryFileNeverFollowsAPlantedLink) {
   }
 }
 
+// Control bytes from the logs reach no reader raw: ESC/BEL in an `nvidia-smi -q` "Product Name"
+// in the Prometheus labels, a lone 0x9B (CSI on an 8-bit terminal, invalid UTF-8) in the table
+// and the timeline CSV, a file name with a newline in the table and on stderr.
+TEST(RobustHostile, EveryWriterEscapesControlAndRawC1Bytes) {
+  Scratch d("control_bytes");
+  put_good_data(d.path());
+  std::string q = test_data("gpu/q-1gpu-driver410-enforced-limit.txt");
+  const std::string product = "Tesla V100-PCIE-32GB";
+  ASSERT_NE(q.find(product), std::string::npos);
+  q.replace(q.find(product), product.size(), "Tesla\x1b]52;c;b3duZWQ=\x07V100\x1b[2J");
+  write_bytes(d / "nvidia-smi-q.txt", q);
+  write_bytes(d / "kern.log",
+              "Nov 29 11:28:12 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=4243, \x9b" "2J\x9b" "H MMU Fault\n");
+  // (its first line is no log line: the table report and stderr name the file)
+  write_bytes(d / "evil\nInput: 0 files\x9b" "2J.log",
+              "not a log line\nNov 29 11:28:13 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 43, pid=1, Ch 1\n");
+  const auto raw = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
+
+  auto prom = run({"analyze", d.path().string(), "--format", "prom"});
+  EXPECT_EQ(prom.exit_code, 0) << prom.err;
+  EXPECT_FALSE(raw(prom.out, '\x1b'));
+  EXPECT_FALSE(raw(prom.out, '\x07'));
+  EXPECT_NE(prom.out.find(R"(model="Tesla\\x1b]52;c;b3duZWQ=\\x07V100\\x1b[2J")"), std::string::npos) << prom.out;
+
+  auto csv = run({"timeline", d.path().string(), "--format", "csv"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_FALSE(raw(csv.out, '\x9b'));
+  EXPECT_NE(csv.out.find("\\x9b2J\\x9bH MMU Fault"), std::string::npos) << csv.out;
+
+  auto table = run({"analyze", d.path().string(), "--no-timings", "-v"});
+  EXPECT_FALSE(raw(table.out, '\x9b'));
+  EXPECT_FALSE(raw(table.err, '\x9b'));
+  EXPECT_NE(table.out.find("evil\\x0aInput: 0 files\\x9b2J.log"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("evil\\x0aInput: 0 files\\x9b2J.log"), std::string::npos) << table.err;
+  // The forged line is not a line of its own.
+  for (const auto& l : lines_of(table.out)) EXPECT_NE(l.rfind("Input: 0 files", 0), 0u) << l;
+}
+
 }  // namespace
 }  // namespace gpucost::robust
