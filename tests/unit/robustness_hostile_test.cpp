@@ -726,5 +726,34 @@ TEST(RobustHostile, EveryWriterEscapesControlAndRawC1Bytes) {
   for (const auto& l : lines_of(table.out)) EXPECT_NE(l.rfind("Input: 0 files", 0), 0u) << l;
 }
 
+// The simulator's truth file is a whole file of its own shape: a syslog line that quotes its
+// signature (`logger '"generator": "gpucost simulate'`), or a journal's continuation line that
+// does, no longer makes a log "nothing read from it".
+TEST(RobustHostile, AQuotedSimulatorSignatureDoesNotHideALog) {
+  Scratch d("sim_signature");
+  put_good_data(d.path());
+  const std::string kern = kKernLogLines;
+  const auto second = kern.find('\n') + 1;
+  write_bytes(d / "syslog",
+              kern.substr(0, second) + "Nov 29 11:28:11 zeus logger: \"generator\": \"gpucost simulate 0.1.0\",\n" +
+                  kern.substr(second));
+  write_bytes(d / "journal.txt",
+              "Nov 29 11:28:10 zeus logger[4242]: a message of two lines\n"
+              "                                   \"generator\": \"gpucost simulate 0.1.0\",\n" +
+                  kern);
+  write_bytes(d / "truth.json", read_bytes(fs::path(GPUCOST_TEST_DATA) / ".." / ".." / "examples" /
+                                           "laptop-training" / "truth.json"));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  for (const char* f : {"syslog", "journal.txt"}) {
+    EXPECT_NE(a->format(f), "sim_truth") << f;
+    EXPECT_EQ(a->count(f, "records"), 2u) << f << ": its two Xid 31";
+  }
+  EXPECT_EQ(a->format("truth.json"), "sim_truth");
+  EXPECT_GE(a->events("xid"), 2u);
+}
+
 }  // namespace
 }  // namespace gpucost::robust
