@@ -755,5 +755,45 @@ TEST(RobustHostile, AQuotedSimulatorSignatureDoesNotHideALog) {
   EXPECT_GE(a->events("xid"), 2u);
 }
 
+// One journal entry stamped a year ahead (a clock set wrong once, or a forged entry) is more
+// than a day after the file's modification time: `implausible_time`, placed by its boot's
+// monotonic time, and it no longer moves the year-less kern.log and syslog files into the next
+// year (which broke dedup: every Xid and the suspend counted twice).
+TEST(RobustHostile, AStampAYearAheadDoesNotMoveTheYearlessFiles) {
+  const std::string journal = laptop_file("journal.json");
+  const auto lines = lines_of(journal);
+  ASSERT_GT(lines.size(), 100u);
+  const std::size_t forged = lines.size() / 2;
+  const std::string real = json_field(lines[forged], "__REALTIME_TIMESTAMP");
+  ASSERT_FALSE(real.empty());
+  const std::string ahead = std::to_string(std::stoll(real) + 365LL * 86400 * 1000000);
+  std::string future;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    future += (i == forged ? with_field(lines[i], "__REALTIME_TIMESTAMP", ahead) : lines[i]) + "\n";
+  Scratch base("future_base"), f("future_entry");
+  put_laptop_logs(base.path(), journal);
+  put_laptop_logs(f.path(), future);
+  auto a = analyze(base.path()), b = analyze(f.path());
+  ASSERT_TRUE(a->parsed && b->parsed) << b->child.err;
+  EXPECT_EQ(b->child.exit_code, 0) << b->child.err;
+  EXPECT_EQ(a->events("xid"), 5u) << "truth.json: 5 Xid events";
+  EXPECT_EQ(b->events("xid"), 5u);
+  EXPECT_EQ(b->events("suspend"), a->events("suspend"));
+  EXPECT_EQ(epochs(*b), epochs(*a));
+  EXPECT_EQ(boots(*b), boots(*a));
+  // The year-less files keep the year the directory's other stamps give them (kern.log.1 and
+  // kern.log.2.gz moved to 2027 before).
+  std::string_view year_reason;
+  ASSERT_EQ(b->doc["year_reason"].get(year_reason), simdjson::SUCCESS);
+  EXPECT_EQ(year_reason.find("2027"), std::string_view::npos) << year_reason;
+  EXPECT_EQ(b->problems("journal.json", "implausible_time"), 1u);
+  const auto s = b->samples("journal.json", "implausible_time");
+  EXPECT_EQ(s.size(), 1u);
+  if (!s.empty()) {
+    EXPECT_NE(s[0].find("2027-"), std::string::npos) << s[0];
+  }
+  EXPECT_EQ(b->count("journal.json", "rejected"), 0u);
+}
+
 }  // namespace
 }  // namespace gpucost::robust
