@@ -795,5 +795,38 @@ TEST(RobustHostile, AStampAYearAheadDoesNotMoveTheYearlessFiles) {
   EXPECT_EQ(b->count("journal.json", "rejected"), 0u);
 }
 
+// A profiler trace is held whole: a small .gz that inflates a thousandfold (0.4 MB into 400 MB)
+// is read only up to 100 times its size, at least 64 MiB, and says so (`decompression_limit`).
+TEST(RobustHostile, AProfilerTraceInflatesOnlyUpToItsCap) {
+  Scratch d("trace_bomb");
+  put_good_data(d.path());
+  std::string trace = test_data("structured/torch-trace-hta-backward-thread.json");
+  const auto cut = trace.rfind("},");
+  ASSERT_NE(cut, std::string::npos);
+  trace.insert(cut + 2, std::size_t{72} << 20, ' ');  // one line of blanks between two events
+  std::string gz(compressBound(static_cast<uLong>(trace.size())) + 64, '\0');
+  z_stream z{};
+  ASSERT_EQ(deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(trace.data());
+  z.avail_in = static_cast<uInt>(trace.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  ASSERT_LT(gz.size(), std::size_t{1} << 20) << "a thousandfold inflation";
+  write_bytes(d / "rank0.pt.trace.json.gz", gz);
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_NE(a->child.exit_code, 1) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->format("rank0.pt.trace.json.gz"), "torch_trace");
+  EXPECT_EQ(a->problems("rank0.pt.trace.json.gz", "decompression_limit"), 1u);
+  const auto s = a->samples("rank0.pt.trace.json.gz", "decompression_limit");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].find("64 MiB"), std::string::npos) << s[0];
+  EXPECT_LE(a->count("rank0.pt.trace.json.gz", "bytes"), (std::uint64_t{64} << 20) + (4u << 20));
+}
+
 }  // namespace
 }  // namespace gpucost::robust
