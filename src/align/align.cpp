@@ -171,6 +171,7 @@ void write_file_notes(const IngestResult& in, const Timeline& out, const std::ve
     part(t.mtime, "at the file's modification time (approximate)");
     part(t.unplaced, "not placed (time unknown)");
     part(t.dropped, "sample rows dropped (time unknown)");
+    part(t.repeated, "process rows left out (a snapshot with the same stamp and rows was read before)");
     if (!placed.empty()) d.notes.push_back("rows placed: " + placed);
     for (const auto& s : t.first_steps)
       Diagnostics::record(d, Problem::time_backwards, s.line, 0, {},

@@ -277,6 +277,7 @@ void finish_epochs(const IngestResult& in, BootTable& out);
 /// What happened to the rows of one file (for its notes).
 struct FileTally {
   std::uint64_t mono = 0, mono_guess = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
+  std::uint64_t repeated = 0;  ///< process rows of a snapshot read before (placement.cpp)
   TimeNs first = kNoTime, last = kNoTime;
   void saw(TimeNs t) {
     if (t == kNoTime) return;
@@ -310,6 +311,7 @@ struct FileTally {
     mtime += o.mtime;
     unplaced += o.unplaced;
     dropped += o.dropped;
+    repeated += o.repeated;
     saw(o.first);
     saw(o.last);
     for (std::uint64_t k = 0; k < o.backwards; ++k)

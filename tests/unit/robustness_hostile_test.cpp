@@ -828,5 +828,38 @@ TEST(RobustHostile, AProfilerTraceInflatesOnlyUpToItsCap) {
   EXPECT_LE(a->count("rank0.pt.trace.json.gz", "bytes"), (std::uint64_t{64} << 20) + (4u << 20));
 }
 
+// The same ps snapshots in `ps.txt` and `ps.txt.gz` (a copy left beside the original) are one
+// set of snapshots: their process rows count once (they counted twice, 89 -> 178).
+TEST(RobustHostile, TheSamePsSnapshotsInTwoFilesCountOnce) {
+  const std::string ps = test_data("structured/ps-snapshots-marked.txt");
+  Scratch one("ps_once"), two("ps_twice");
+  put_good_data(one.path());
+  put_good_data(two.path());
+  write_bytes(one / "ps.txt", ps);
+  write_bytes(two / "ps.txt", ps);
+  std::string gz(compressBound(static_cast<uLong>(ps.size())) + 64, '\0');
+  z_stream z{};
+  ASSERT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(ps.data()));
+  z.avail_in = static_cast<uInt>(ps.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  write_bytes(two / "ps.txt.gz", gz);
+  auto a = analyze(one.path()), b = analyze(two.path());
+  ASSERT_TRUE(a->parsed && b->parsed) << b->child.err;
+  EXPECT_EQ(b->child.exit_code, 0) << b->child.err;
+  std::uint64_t rows_once = 0, rows_twice = 0;
+  ASSERT_EQ(a->doc["timeline"]["processes"].get(rows_once), simdjson::SUCCESS);
+  ASSERT_EQ(b->doc["timeline"]["processes"].get(rows_twice), simdjson::SUCCESS);
+  EXPECT_GT(rows_once, 0u);
+  EXPECT_EQ(rows_twice, rows_once);
+  EXPECT_EQ(b->count("ps.txt.gz", "records"), a->count("ps.txt", "records")) << "both files are read";
+  // Two snapshots of one file that differ are both kept (the copy is told by stamp and rows).
+  EXPECT_GE(rows_once, 2u);
+}
+
 }  // namespace
 }  // namespace gpucost::robust
