@@ -148,15 +148,20 @@ class WallClock {
  public:
   WallClock(const Zone& zone, const std::vector<FileDating>& dating, const std::vector<InputFile>& files,
             std::span<const TimeNs> ceilings = {})
-      : local_(zone), dating_(&dating), files_(&files), ceilings_(ceilings) {}
+      : zone_(&zone), local_(zone), dating_(&dating), files_(&files), ceilings_(ceilings) {}
   /// UTC of a stamp; kNoTime when the stamp or the file's dating is missing, or the stamp is
   /// beyond its file's ceiling (wall_ceilings).
   TimeNs to_utc(WallKind kind, TimeNs raw, std::uint32_t file);
   /// The Placement a stamp of this kind earns.
   static Placement placement_of(WallKind kind, bool unreliable) noexcept;
   LocalToUtc& local() noexcept { return local_; }
+  /// A local time (kLocal raw) that a fall-back repeats has one UTC reading per offset; to_utc
+  /// gives the earlier. The earliest later reading not before `not_before` (the row before it in
+  /// its file), or `earlier` when there is none: samples keep their order across the repeated hour.
+  TimeNs later_reading(TimeNs local, TimeNs earlier, TimeNs not_before) const;
 
  private:
+  const Zone* zone_;
   LocalToUtc local_;
   const std::vector<FileDating>* dating_;
   const std::vector<InputFile>* files_;

@@ -343,10 +343,17 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   Column placed(ts.name(), ts.type(), ts.unit());
   KeptRows keep;
   WallRowPlacer placer(in, clock, tally, sa, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file);
-  const ColumnReader line_of(lines);
+  const ColumnReader line_of(lines), kind_of(sa.column(sample_col::wall_kind)), raw_of(sa.column(sample_col::wall_raw_ns));
   for (std::size_t r = 0; r < sa.rows(); ++r) {
     FileTally* t = nullptr;
-    const TimeNs w = placer.place(r, t);
+    TimeNs w = placer.place(r, t);
+    // The hour that a fall-back repeats (dmon -o DT prints local time): its second pass reads, by
+    // the earlier instant, as an hour back; the sample order says it is the later one.
+    if (t && w != kNoTime && t->series_prev != kNoTime && w < t->series_prev &&
+        kind_of.get_int(r) == static_cast<std::int64_t>(WallKind::kLocal)) {
+      w = clock.later_reading(raw_of.get_int(r), w, t->series_prev);
+      t->saw(w);
+    }
     if (t) t->series(w, static_cast<std::uint64_t>(line_of.get_int(r)));
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted

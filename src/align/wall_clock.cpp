@@ -44,6 +44,15 @@ TimeNs WallClock::to_utc(WallKind kind, TimeNs raw, std::uint32_t file) {
   return kNoTime;
 }
 
+TimeNs WallClock::later_reading(TimeNs local, TimeNs earlier, TimeNs not_before) const {
+  TimeNs best = earlier;
+  for (const TimeNs o : zone_->offsets_between(earlier, earlier + kNsPerDay)) {
+    const TimeNs u = local - o;
+    if (u > earlier && u >= not_before && zone_->offset_at(u) == o && (best == earlier || u < best)) best = u;
+  }
+  return best;
+}
+
 Placement WallClock::placement_of(WallKind kind, bool unreliable) noexcept {
   if (unreliable) return Placement::kApproximate;
   switch (kind) {

@@ -861,5 +861,35 @@ TEST(RobustHostile, TheSamePsSnapshotsInTwoFilesCountOnce) {
   EXPECT_GE(rows_once, 2u);
 }
 
+// `nvidia-smi dmon -o DT` prints local time: over the US fall-back night (2026-11-01, New York)
+// 01:00..01:59 comes twice. Read by the earlier instant, the second pass went an hour back (4 h
+// of samples read as 3 h, a phantom gap); the sample order now picks its later reading.
+TEST(RobustHostile, LocalTimeSamplesKeepTheirOrderAcrossAFallBackHour) {
+  Scratch d("fall_back");
+  std::string dmon =
+      "#Date       Time        gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+      "#YYYYMMDD   HH:MM:SS    Idx     W     C     C     %     %     %     %   MHz   MHz\n";
+  // Every minute from 00:00 EDT (04:00Z) to 02:59 EST (07:59Z): 240 rows, 01:xx twice.
+  for (int m = 0; m < 240; ++m) {
+    const int local_min = m < 120 ? m : m - 60;  // after 01:59 EDT the clock reads 01:00 EST
+    dmon += fmt::format(" 20261101   {:02}:{:02}:00      1   250    70     -    95    40     0     0  9501  1980\n",
+                        local_min / 60, local_min % 60);
+  }
+  write_bytes(d / "gpu1-dmon.txt", dmon);
+  auto a = analyze(d.path(), {"--tz", "America/New_York"});
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_EQ(a->count("gpu1-dmon.txt", "records"), 240u);
+  EXPECT_EQ(a->problems("gpu1-dmon.txt", "time_backwards"), 0u) << joined(a->samples("gpu1-dmon.txt", "time_backwards"));
+  std::string_view first, last;
+  ASSERT_EQ(a->doc["window"]["first"].get(first), simdjson::SUCCESS);
+  ASSERT_EQ(a->doc["window"]["last"].get(last), simdjson::SUCCESS);
+  EXPECT_EQ(first.substr(0, 19), "2026-11-01T04:00:00");
+  EXPECT_EQ(last.substr(0, 19), "2026-11-01T07:59:00");
+  // 4 h sampled (240 rows of 60 s), not 3 h.
+  auto csv = run({"analyze", d.path().string(), "--tz", "America/New_York", "--format", "csv"});
+  EXPECT_NE(csv.out.find("\nF010,gpu_sampled_s,14400,s,hardware,,host\n"), std::string::npos) << csv.out.substr(0, 600);
+}
+
 }  // namespace
 }  // namespace gpucost::robust
