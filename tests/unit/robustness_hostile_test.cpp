@@ -891,5 +891,29 @@ TEST(RobustHostile, LocalTimeSamplesKeepTheirOrderAcrossAFallBackHour) {
   EXPECT_NE(csv.out.find("\nF010,gpu_sampled_s,14400,s,hardware,,host\n"), std::string::npos) << csv.out.substr(0, 600);
 }
 
+// `--query-gpu` CSV had no device cap: 65 536 GPU indices (15 MB) made a 22 GiB run. As in
+// `nvidia-smi -q`, 256 GPUs per file are read; the rows of further ones are counted
+// `too_many_devices`. Bounded by the work done: the samples kept, and a generous time guard.
+TEST(RobustHostile, QueryGpuListingSixtyFiveThousandGpusKeepsWhatAMachineHas) {
+  Scratch d("query_gpus");
+  put_good_data(d.path());
+  std::string csv = "timestamp, index, name, utilization.gpu [%], power.draw [W]\n";
+  for (int round = 0; round < 2; ++round)
+    for (int g = 0; g < 65536; ++g)
+      csv += fmt::format("2026/11/29 08:00:{:02}.000, {}, NVIDIA H200, 50 %, 300.00 W\n", round, g);
+  write_bytes(d / "nvidia-smi-query-gpu.csv", csv);
+  RunOptions o;
+  o.timeout_s = 300;
+  auto a = analyze(d.path(), {}, o);
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err.substr(0, 2000);
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->count("nvidia-smi-query-gpu.csv", "records"), 2u * 256u);
+  EXPECT_EQ(a->problems("nvidia-smi-query-gpu.csv", "too_many_devices"), 2u * (65536u - 256u));
+  const auto s = a->samples("nvidia-smi-query-gpu.csv", "too_many_devices");
+  ASSERT_FALSE(s.empty());
+  EXPECT_NE(s[0].find("256 GPUs"), std::string::npos) << s[0];
+}
+
 }  // namespace
 }  // namespace gpucost::robust
