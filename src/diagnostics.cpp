@@ -36,11 +36,19 @@ bool problem_is_error(Problem p) noexcept {
   }
 }
 
+namespace {
+// Problems of the file as a whole (line 0), not of lines: they count no rejected line.
+bool is_whole_file_problem(Problem p) noexcept {
+  return p == Problem::unreadable_file || p == Problem::truncated_gzip || p == Problem::truncated_zstd ||
+         p == Problem::truncated_xz || p == Problem::decompression_limit;
+}
+}  // namespace
+
 std::uint64_t FileDiagnostics::rejected() const noexcept {
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < kProblemCount; ++i) {
     const auto p = static_cast<Problem>(i);
-    if (problem_is_error(p) && p != Problem::unreadable_file && p != Problem::truncated_gzip)
+    if (problem_is_error(p) && !is_whole_file_problem(p))
       n += problems[i];
   }
   return n;

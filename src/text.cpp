@@ -1,6 +1,9 @@
 #include "gpucost/text.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+
+#include "gpucost/text/escape.hpp"
 
 namespace gpucost::text {
 
@@ -42,50 +45,14 @@ bool looks_binary(std::string_view s) noexcept {
   return control * 16 > s.size();
 }
 
-namespace {
-// Appends line to out as printable() writes it, stopping with "..." once out holds max bytes.
-void append_printable(std::string& out, std::string_view line, std::size_t max) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const unsigned char c = static_cast<unsigned char>(line[i]);
-    if (is_control(c)) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else if (c == 0xc2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(line[i + 1]) <= 0x9f) {
-      out += "\\u00";
-      out += kHex[static_cast<unsigned char>(line[i + 1]) >> 4];
-      out += kHex[static_cast<unsigned char>(line[i + 1]) & 15];
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-}
-}  // namespace
-
 std::string excerpt(std::string_view line, std::size_t max) {
   std::string out;
   out.reserve(std::min(line.size(), max) + 8);
-  append_printable(out, line, max);
+  append_escape_control(out, line, max);
   return out;
 }
 
-bool needs_printable(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (is_control(c)) return true;
-    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-        static_cast<unsigned char>(s[i + 1]) <= 0x9f)
-      return true;
-  }
-  return false;
-}
+bool needs_printable(std::string_view s) noexcept { return needs_escape_control(s); }
 
 bool needs_printable_lines(std::string_view s) noexcept {
   for (std::size_t at = 0;;) {
@@ -108,13 +75,7 @@ std::string printable_lines(std::string_view s) {
   }
 }
 
-std::string printable(std::string_view s) {
-  std::string out;
-  if (!needs_printable(s)) return out.assign(s);
-  out.reserve(s.size() + 16);
-  append_printable(out, s, std::string::npos);
-  return out;
-}
+std::string printable(std::string_view s) { return escape_control(s); }
 
 std::string to_lower(std::string_view s) {
   std::string r(s);

@@ -33,8 +33,11 @@ namespace gpucost {
   X(unknown_format, "no known format matched the file's first lines; skipped")                    \
   X(untimed_line, "line has no time; placed at the file's mtime (approximate) or kept with ts null") \
   X(spoofed_kernel_ident, "journal entry that calls itself kernel but did not come from the kernel (_TRANSPORT is not kernel): kept out of kernel events") \
-  X(implausible_time, "wall-clock stamp before 2000 (a clock never set: zero, or 1970 + uptime): not used for time or boot anchors") \
-  X(too_many_devices, "more GPUs in one nvidia-smi -q file than a machine has (256): the rest are counted, not kept")
+  X(implausible_time, "wall-clock stamp before 2000 (a clock never set: zero, or 1970 + uptime), or more than a day after the file's modification time and the collection's end (a clock set ahead, a forged entry): not used for time or boot anchors") \
+  X(too_many_devices, "more GPUs in one nvidia-smi -q file than a machine has (256): the rest are counted, not kept") \
+  X(truncated_zstd, "the .zst stream ends early or is corrupt; lines before the damage are kept")   \
+  X(truncated_xz, "the .xz stream ends early or is corrupt; lines before the damage are kept")     \
+  X(decompression_limit, "the archive needs more memory to decompress than gpucost allows (xz dictionary, zstd window) or inflates past its cap: read up to the limit")
 
 /// The kind of a problem.
 enum class Problem : std::uint8_t {

@@ -175,10 +175,10 @@ std::string excerpt(std::string_view line, std::size_t max = 120);
 /// True for bytes that a terminal acts on instead of showing: C0 controls but tab, and DEL.
 constexpr bool is_control(unsigned char c) noexcept { return (c < 0x20 && c != '\t') || c == 0x7f; }
 
-/// s as text that cannot drive a terminal: each C0 control byte but tab, and DEL, written `\xNN`
-/// (ESC, BEL, CR, backspace ...), each C1 control (U+0080..U+009F, UTF-8 `C2 80`..`C2 9F`: 8-bit
-/// CSI and OSC) written `\u00NN`; every other byte unchanged. For text from logs and file names
-/// in the table report, the timeline CSV and stderr.
+/// s as text that cannot drive a terminal: text::escape_control() (text/escape.hpp: C0 controls
+/// but tab, and DEL, as `\xNN`; C1 controls as `\u00NN`, or `\xNN` for a raw C1 byte outside
+/// UTF-8, a lone 0x9B); every other byte unchanged. For text from logs and file names in the
+/// table report, the timeline CSV and stderr.
 std::string printable(std::string_view s);
 /// True when printable(s) differs from s (the common case, false, allocates nothing).
 bool needs_printable(std::string_view s) noexcept;

@@ -49,6 +49,24 @@ std::vector<FileDiagnostics*> file_diagnostics(const IngestResult& in, Diagnosti
   return out;
 }
 
+// Problem::implausible_time in each file with dated stamps beyond its ceiling (wall_ceilings).
+void note_future_stamps(const IngestResult& in, const std::vector<TimeNs>& ceilings, Diagnostics& diag) {
+  const std::vector<FutureStamps> future = find_future_stamps(in, ceilings);
+  if (std::none_of(future.begin(), future.end(), [](const FutureStamps& f) { return f.lines > 0; })) return;
+  const auto fdiag = file_diagnostics(in, diag);
+  for (std::size_t f = 0; f < future.size(); ++f) {
+    const FutureStamps& s = future[f];
+    if (s.lines == 0 || !fdiag[f]) continue;
+    Diagnostics::record(*fdiag[f], Problem::implausible_time, s.first_line, 0, {},
+                        fmt::format("wall stamp {}{} is more than a day after the file's modification time or the "
+                                    "collection's end ({}): a clock set ahead or a forged entry; not used for time "
+                                    "or boot anchors",
+                                    format_rfc3339(s.first_raw, 6), s.first_kind == WallKind::kLocal ? " (local)" : "",
+                                    format_rfc3339(ceilings[f] - kFutureSlackNs, 0)));
+    fdiag[f]->problems[static_cast<std::size_t>(Problem::implausible_time)] += s.lines - 1;
+  }
+}
+
 // Timeline::boots in boot-time order (unnamed boots are `boot-N` by that order), with a run note each.
 void describe_boots(const BootTable& boots, Timeline& out, Diagnostics& diag) {
   std::vector<std::size_t> order(boots.boots.size());
@@ -153,6 +171,7 @@ void write_file_notes(const IngestResult& in, const Timeline& out, const std::ve
     part(t.mtime, "at the file's modification time (approximate)");
     part(t.unplaced, "not placed (time unknown)");
     part(t.dropped, "sample rows dropped (time unknown)");
+    part(t.repeated, "process rows left out (a snapshot with the same stamp and rows was read before)");
     if (!placed.empty()) d.notes.push_back("rows placed: " + placed);
     for (const auto& s : t.first_steps)
       Diagnostics::record(d, Problem::time_backwards, s.line, 0, {},
@@ -186,13 +205,16 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   const Window window{options_.since, options_.until};
 
   // The zone, then what each file's stamps lack, then the boots.
-  const std::vector<FileStamps> stamps = collect_file_stamps(in, options_.threads);
+  // Dated stamps beyond what the files' mtimes and the collection allow are left out first.
+  const std::vector<TimeNs> ceilings = wall_ceilings(in);
+  note_future_stamps(in, ceilings, diag);
+  const std::vector<FileStamps> stamps = collect_file_stamps(in, ceilings, options_.threads);
   const ZoneChoice zone = choose_zone(in, options_, stamps);
   out.zone_name = zone.zone.name();
   out.zone_reason = zone.reason;
   std::vector<FileDating> dating;
   out.year_reason = infer_dating(in, options_, zone.zone, stamps, dating);
-  WallClock clock(zone.zone, dating, in.files);
+  WallClock clock(zone.zone, dating, in.files, ceilings);
 
   // Process rows need the clock only (no boots, no events): they are placed on a thread of their
   // own from here on, beside the boots, the events and the samples (millions of ps rows take as

@@ -75,6 +75,34 @@ struct RawRange {
   }
 };
 
+/// A dated stamp (kUtc, kLocal) more than this after the later of its file's modification time
+/// and the collection's end is a clock set wrong or an entry forged ahead, not a date.
+inline constexpr TimeNs kFutureSlackNs = kNsPerDay;
+
+/// Per file, the latest dated stamp that can be true: kFutureSlackNs after the later of the
+/// file's modification time and the manifest's collection end (each when known and not before
+/// 2000); kNoTime, no ceiling, when neither is. A stamp beyond it places nothing, anchors no
+/// boot and dates no other file (Problem::implausible_time): one journal entry a year ahead must
+/// not move the files without a year into the next year.
+std::vector<TimeNs> wall_ceilings(const IngestResult& in);
+/// True when a stamp of this kind is dated and beyond its file's ceiling.
+inline bool beyond_ceiling(std::span<const TimeNs> ceilings, std::int64_t kind, TimeNs raw, std::int64_t file) noexcept {
+  if (kind != static_cast<std::int64_t>(WallKind::kUtc) && kind != static_cast<std::int64_t>(WallKind::kLocal)) return false;
+  if (file < 0 || static_cast<std::size_t>(file) >= ceilings.size()) return false;
+  const TimeNs c = ceilings[static_cast<std::size_t>(file)];
+  return c != kNoTime && raw > c;
+}
+/// The stamps of one file beyond its ceiling: how many lines had one, and the first of them.
+struct FutureStamps {
+  std::uint64_t lines = 0;
+  std::uint64_t first_line = 0;
+  TimeNs first_raw = kNoTime;
+  WallKind first_kind = WallKind::kNone;
+};
+/// Per file, the lines whose stamps are beyond its ceiling (rows of the three tables and anchors;
+/// a line counted once however many rows it gave).
+std::vector<FutureStamps> find_future_stamps(const IngestResult& in, std::span<const TimeNs> ceilings);
+
 /// Per file, per WallKind (indexed by the enum value).
 struct FileStamps {
   RawRange kinds[6];
@@ -104,7 +132,9 @@ void finish_beside(std::jthread& thread, Work& work) {
 RawRange* range_of(std::vector<FileStamps>& stamps, std::int64_t file, std::int64_t kind) noexcept;
 /// The stamps of every table's rows and of the anchors, per file and kind; with threads != 1,
 /// millions of process rows are read on a thread of their own (the same ranges).
-std::vector<FileStamps> collect_file_stamps(const IngestResult& in, unsigned threads = 1);
+/// Stamps beyond their file's ceiling (wall_ceilings) are left out.
+std::vector<FileStamps> collect_file_stamps(const IngestResult& in, std::span<const TimeNs> ceilings,
+                                            unsigned threads = 1);
 
 /// `raw` (a kLocalNoYear stamp of provisional year k, no_year_raw()) placed in `year` + k.
 TimeNs with_year(TimeNs raw, std::int64_t year) noexcept;
@@ -116,18 +146,26 @@ TimeNs local_midnight(TimeNs local) noexcept;
 /// Raw wall stamps to UTC, using the zone and each file's dating.
 class WallClock {
  public:
-  WallClock(const Zone& zone, const std::vector<FileDating>& dating, const std::vector<InputFile>& files)
-      : local_(zone), dating_(&dating), files_(&files) {}
-  /// UTC of a stamp; kNoTime when the stamp or the file's dating is missing.
+  WallClock(const Zone& zone, const std::vector<FileDating>& dating, const std::vector<InputFile>& files,
+            std::span<const TimeNs> ceilings = {})
+      : zone_(&zone), local_(zone), dating_(&dating), files_(&files), ceilings_(ceilings) {}
+  /// UTC of a stamp; kNoTime when the stamp or the file's dating is missing, or the stamp is
+  /// beyond its file's ceiling (wall_ceilings).
   TimeNs to_utc(WallKind kind, TimeNs raw, std::uint32_t file);
   /// The Placement a stamp of this kind earns.
   static Placement placement_of(WallKind kind, bool unreliable) noexcept;
   LocalToUtc& local() noexcept { return local_; }
+  /// A local time (kLocal raw) that a fall-back repeats has one UTC reading per offset; to_utc
+  /// gives the earlier. The earliest later reading not before `not_before` (the row before it in
+  /// its file), or `earlier` when there is none: samples keep their order across the repeated hour.
+  TimeNs later_reading(TimeNs local, TimeNs earlier, TimeNs not_before) const;
 
  private:
+  const Zone* zone_;
   LocalToUtc local_;
   const std::vector<FileDating>* dating_;
   const std::vector<InputFile>* files_;
+  std::span<const TimeNs> ceilings_;
 };
 
 /// Kind + first line of the text: what identifies copies of one message across sources (the
@@ -244,6 +282,7 @@ void finish_epochs(const IngestResult& in, BootTable& out);
 /// What happened to the rows of one file (for its notes).
 struct FileTally {
   std::uint64_t mono = 0, mono_guess = 0, wall = 0, mtime = 0, unplaced = 0, dropped = 0;
+  std::uint64_t repeated = 0;  ///< process rows of a snapshot read before (placement.cpp)
   TimeNs first = kNoTime, last = kNoTime;
   void saw(TimeNs t) {
     if (t == kNoTime) return;
@@ -277,6 +316,7 @@ struct FileTally {
     mtime += o.mtime;
     unplaced += o.unplaced;
     dropped += o.dropped;
+    repeated += o.repeated;
     saw(o.first);
     saw(o.last);
     for (std::uint64_t k = 0; k < o.backwards; ++k)

@@ -2,8 +2,11 @@
 // else from their wall stamp, else (no stamp at all) the file's modification time; samples and
 // process rows from their wall stamp. Then --since/--until, and the tables' order.
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <numeric>
 #include <tuple>
+#include <unordered_set>
 
 #include "align/internal.hpp"
 
@@ -70,6 +73,84 @@ class WallRowPlacer {
   FileTally* tally_of_file_ = nullptr;
   From from_ = From::kNone;
 };
+
+// A process snapshot as a whole: its raw stamp, its rows and an order-free hash of them.
+struct SnapshotKey {
+  std::int64_t kind = 0;
+  TimeNs raw = 0;
+  std::uint64_t rows = 0, hash = 0;
+  bool operator==(const SnapshotKey&) const = default;
+};
+struct SnapshotKeyHash {
+  std::size_t operator()(const SnapshotKey& k) const noexcept {
+    return static_cast<std::size_t>(k.hash ^ (static_cast<std::uint64_t>(k.raw) * 0x9E3779B97F4A7C15ULL) ^ k.rows);
+  }
+};
+
+std::uint64_t mix(std::uint64_t x) noexcept {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// Rows of process snapshots that repeat an earlier snapshot: the same raw stamp and the same
+// rows (pid, user, %CPU, %MEM, VSZ, RSS, state, command, GPU), read from another file (`ps.txt`
+// and `ps.txt.gz`, a copy beside the original) or earlier in the same one (a file appended to
+// itself). Such a copy is one snapshot: its rows count once, in the first file that had it.
+// Snapshots without a stamp are never merged (two machines' untimed `ps` may match). A
+// snapshot is the rows of one (file, snapshot ordinal) that follow each other in the table.
+std::vector<bool> repeated_snapshot_rows(const Table& pr) {
+  std::vector<bool> repeated;
+  const std::size_t n = pr.rows();
+  if (n == 0) return repeated;
+  const ColumnReader kinds(pr.column(process_col::wall_kind)), raws(pr.column(process_col::wall_raw_ns)),
+      files(pr.column(process_col::file)), snaps(pr.column(process_col::snapshot)), pids(pr.column(process_col::pid)),
+      cpu(pr.column(process_col::cpu_pct)), mem(pr.column(process_col::mem_pct)), vsz(pr.column(process_col::vsz_kib)),
+      rss(pr.column(process_col::rss_kib)), gpu(pr.column(process_col::gpu));
+  const Column& user = pr.column(process_col::user);
+  const Column& stat = pr.column(process_col::stat);
+  const Column& command = pr.column(process_col::command);
+  const auto bits = [](double v) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  const auto text = [](const Column& c, std::size_t r) {
+    return c.is_valid(r) ? std::hash<std::string_view>{}(c.get_string(r)) : 0x5bd1e995u;
+  };
+  const auto row_hash = [&](std::size_t r) {
+    std::uint64_t h = mix(static_cast<std::uint64_t>(pids.get_int(r)) + (pids.is_valid(r) ? 1 : 0));
+    for (const std::uint64_t v : {bits(cpu.get_float(r)), bits(mem.get_float(r)), static_cast<std::uint64_t>(vsz.get_int(r)),
+                                  static_cast<std::uint64_t>(rss.get_int(r)), static_cast<std::uint64_t>(gpu.get_int(r)),
+                                  static_cast<std::uint64_t>(text(user, r)), static_cast<std::uint64_t>(text(stat, r)),
+                                  static_cast<std::uint64_t>(text(command, r))})
+      h = mix(h ^ v);
+    return h;
+  };
+  std::unordered_set<SnapshotKey, SnapshotKeyHash> seen;
+  for (std::size_t begin = 0; begin < n;) {
+    std::size_t end = begin + 1;
+    const auto same_snapshot = [&](std::size_t r) {
+      return files.get_int(r) == files.get_int(begin) && snaps.get_int(r) == snaps.get_int(begin) &&
+             kinds.get_int(r) == kinds.get_int(begin) && raws.is_valid(r) == raws.is_valid(begin) &&
+             raws.get_int(r) == raws.get_int(begin);
+    };
+    while (end < n && same_snapshot(end)) ++end;
+    if (raws.is_valid(begin) && kinds.get_int(begin) != static_cast<std::int64_t>(WallKind::kNone)) {
+      SnapshotKey key{kinds.get_int(begin), raws.get_int(begin), end - begin, 0};
+      for (std::size_t r = begin; r < end; ++r) key.hash += row_hash(r);  // the order of rows does not matter
+      if (!seen.insert(key).second) {
+        if (repeated.empty()) repeated.assign(n, false);
+        std::fill(repeated.begin() + static_cast<std::ptrdiff_t>(begin), repeated.begin() + static_cast<std::ptrdiff_t>(end),
+                  true);
+      }
+    }
+    begin = end;
+  }
+  return repeated;
+}
 
 // The rows a placement keeps (inside --since/--until), in table order. While every row so far
 // is kept they are only counted: no index list for millions of rows in the common case.
@@ -262,10 +343,17 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
   Column placed(ts.name(), ts.type(), ts.unit());
   KeptRows keep;
   WallRowPlacer placer(in, clock, tally, sa, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file);
-  const ColumnReader line_of(lines);
+  const ColumnReader line_of(lines), kind_of(sa.column(sample_col::wall_kind)), raw_of(sa.column(sample_col::wall_raw_ns));
   for (std::size_t r = 0; r < sa.rows(); ++r) {
     FileTally* t = nullptr;
-    const TimeNs w = placer.place(r, t);
+    TimeNs w = placer.place(r, t);
+    // The hour that a fall-back repeats (dmon -o DT prints local time): its second pass reads, by
+    // the earlier instant, as an hour back; the sample order says it is the later one.
+    if (t && w != kNoTime && t->series_prev != kNoTime && w < t->series_prev &&
+        kind_of.get_int(r) == static_cast<std::int64_t>(WallKind::kLocal)) {
+      w = clock.later_reading(raw_of.get_int(r), w, t->series_prev);
+      t->saw(w);
+    }
     if (t) t->series(w, static_cast<std::uint64_t>(line_of.get_int(r)));
     if (!interval.is_valid(r)) interval.set_int(r, kDefaultInterval);
     if (w == kNoTime) {  // features sum over samples: a row with no time is dropped, and counted
@@ -305,8 +393,15 @@ std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window w
   Column placed(ts.name(), ts.type(), ts.unit());  // as in place_samples
   KeptRows keep;
   WallRowPlacer placer(in, clock, tally, pr, process_col::wall_kind, process_col::wall_raw_ns, process_col::file);
-  const ColumnReader line_of(lines);
+  const ColumnReader line_of(lines), file_of(pr.column(process_col::file));
+  const std::vector<bool> repeated = repeated_snapshot_rows(pr);
   for (std::size_t r = 0; r < pr.rows(); ++r) {
+    if (!repeated.empty() && repeated[r]) {
+      placed.push_null();
+      keep.skip();
+      if (FileTally* t = tally_of(tally, file_of.get_int(r))) ++t->repeated;
+      continue;
+    }
     FileTally* t = nullptr;
     const TimeNs w = placer.place(r, t);
     if (t) t->series(w, static_cast<std::uint64_t>(line_of.get_int(r)));

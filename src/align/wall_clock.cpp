@@ -25,6 +25,7 @@ TimeNs with_year(TimeNs raw, std::int64_t year) noexcept {
 
 TimeNs WallClock::to_utc(WallKind kind, TimeNs raw, std::uint32_t file) {
   if (raw == kNoTime) return kNoTime;
+  if (beyond_ceiling(ceilings_, static_cast<std::int64_t>(kind), raw, file)) return kNoTime;
   const FileDating* fd = file < dating_->size() ? &(*dating_)[file] : nullptr;
   switch (kind) {
     case WallKind::kNone: return kNoTime;
@@ -41,6 +42,15 @@ TimeNs WallClock::to_utc(WallKind kind, TimeNs raw, std::uint32_t file) {
       return fd->relative_start + raw;
   }
   return kNoTime;
+}
+
+TimeNs WallClock::later_reading(TimeNs local, TimeNs earlier, TimeNs not_before) const {
+  TimeNs best = earlier;
+  for (const TimeNs o : zone_->offsets_between(earlier, earlier + kNsPerDay)) {
+    const TimeNs u = local - o;
+    if (u > earlier && u >= not_before && zone_->offset_at(u) == o && (best == earlier || u < best)) best = u;
+  }
+  return best;
 }
 
 Placement WallClock::placement_of(WallKind kind, bool unreliable) noexcept {
@@ -65,8 +75,8 @@ MessageKey message_key(const Table& events, std::size_t row) {
 namespace {
 
 // The stamps of one table's rows, added to `out` (per file, per kind).
-void add_table_stamps(std::vector<FileStamps>& out, const Table& t, std::size_t c_kind, std::size_t c_raw,
-                      std::size_t c_file, std::size_t c_interval) {
+void add_table_stamps(std::vector<FileStamps>& out, std::span<const TimeNs> ceilings, const Table& t,
+                      std::size_t c_kind, std::size_t c_raw, std::size_t c_file, std::size_t c_interval) {
   const ColumnReader kinds(t.column(c_kind)), raws(t.column(c_raw)), files(t.column(c_file));
   const bool has_interval = c_interval != Table::npos;
   const ColumnReader intervals(t.column(has_interval ? c_interval : c_kind));
@@ -84,6 +94,7 @@ void add_table_stamps(std::vector<FileStamps>& out, const Table& t, std::size_t 
       ++last->rows;
       continue;
     }
+    if (beyond_ceiling(ceilings, kind, raw, file)) continue;
     last = range_of(out, file, kind);
     if (!last) continue;
     last->add(raw, interval);
@@ -101,23 +112,24 @@ RawRange* range_of(std::vector<FileStamps>& stamps, std::int64_t file, std::int6
   return &stamps[static_cast<std::size_t>(file)].kinds[kind];
 }
 
-std::vector<FileStamps> collect_file_stamps(const IngestResult& in, unsigned threads) {
+std::vector<FileStamps> collect_file_stamps(const IngestResult& in, std::span<const TimeNs> ceilings,
+                                            unsigned threads) {
   std::vector<FileStamps> out(in.files.size()), of_processes(in.files.size());
   // Millions of process rows are read on a thread of their own beside the samples and events;
   // their ranges are added after those, as one pass over the tables in turn would add them.
   auto processes = [&] {
-    add_table_stamps(of_processes, in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file,
+    add_table_stamps(of_processes, ceilings, in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file,
                      Table::npos);
   };
   std::jthread thread = start_beside(threads, in.processes.rows() >= 100'000, processes);
-  add_table_stamps(out, in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file,
+  add_table_stamps(out, ceilings, in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file,
                    sample_col::interval_ns);
-  add_table_stamps(out, in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
+  add_table_stamps(out, ceilings, in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
   finish_beside(thread, processes);
   for (std::size_t f = 0; f < out.size(); ++f)
     for (std::size_t k = 0; k < 6; ++k) out[f].kinds[k].add(of_processes[f].kinds[k]);
   for (const auto& a : in.anchors)
-    if (a.wall_raw_ns != kNoTime)
+    if (a.wall_raw_ns != kNoTime && !beyond_ceiling(ceilings, static_cast<std::int64_t>(a.wall_kind), a.wall_raw_ns, a.file))
       if (RawRange* range = range_of(out, a.file, static_cast<std::int64_t>(a.wall_kind))) range->add(a.wall_raw_ns, kNoTime);
   return out;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -23,9 +24,6 @@ namespace gpucost {
 namespace {
 
 constexpr std::size_t kInputBlock = 1 << 20;
-// xz's decoder may need this much for its dictionary (xz -9 needs 65 MiB); a header asking for
-// more is reported, not obeyed.
-constexpr std::uint64_t kXzMemoryLimit = 512ull << 20;
 
 /// The compressed bytes: read from the file in blocks, up to its size at open.
 class CompressedInput {
@@ -90,7 +88,10 @@ class StreamDecompressor : public Decompressor {
     if (done_ || cap == 0) return 0;
     for (;;) {
       if (in_.avail() == 0 && !in_.eof()) in_.refill(error_);
-      if (!error_.empty()) return finish(0);
+      if (!error_.empty()) {
+        failure_ = DecompressFailure::kNone;  // the file could not be read, the data is not at fault
+        return finish(0);
+      }
       const std::size_t before_in = in_.avail();
       std::size_t out = 0;
       switch (step(reinterpret_cast<unsigned char*>(dst), cap, out)) {
@@ -112,10 +113,14 @@ class StreamDecompressor : public Decompressor {
   }
   bool rewind() override {
     error_.clear();
+    failure_ = DecompressFailure::kDamaged;
     done_ = false;
     return in_.rewind() && restart();
   }
   const std::string& error() const noexcept override { return error_; }
+  DecompressFailure failure() const noexcept override {
+    return error_.empty() ? DecompressFailure::kNone : failure_;
+  }
 
  protected:
   enum class Step { kMore, kEnd, kFailed };
@@ -129,6 +134,7 @@ class StreamDecompressor : public Decompressor {
 
   CompressedInput in_;
   std::string error_;
+  DecompressFailure failure_ = DecompressFailure::kDamaged;  // what error_ is, once set
 
  private:
   std::size_t finish(std::size_t out) {
@@ -140,6 +146,11 @@ class StreamDecompressor : public Decompressor {
 
 // Bytes that may follow a complete gzip member: another member, or anything else, which ends
 // the data quietly (zero padding, trailing garbage), as gzip -d does with a warning.
+// "WHAT 128 MiB to decompress: not read past this point".
+std::string fmt_limit(std::string_view what, std::uint64_t bytes) {
+  return std::string(what) + " " + std::to_string(bytes >> 20) + " MiB to decompress: not read past this point";
+}
+
 bool starts_gzip_member(const CompressedInput& in) { return in.avail() == 0 || *in.data() == 0x1f; }
 
 class ZlibGunzip final : public StreamDecompressor {
@@ -239,6 +250,8 @@ class IsalGunzip final : public StreamDecompressor {
 class ZstdDecompressor final : public StreamDecompressor {
  public:
   ZstdDecompressor(int fd, std::uint64_t size) : StreamDecompressor(fd, size), ds_(ZSTD_createDStream()) {
+    // Kept across resets of the session: a frame asking for a larger window is refused.
+    if (ds_) ZSTD_DCtx_setParameter(ds_, ZSTD_d_windowLogMax, kZstdWindowLogMax);
     restart();
   }
   ~ZstdDecompressor() override { ZSTD_freeDStream(ds_); }
@@ -252,7 +265,12 @@ class ZstdDecompressor final : public StreamDecompressor {
     in_.consume(input.pos);
     out = output.pos;
     if (ZSTD_isError(rc)) {
-      error_ = std::string("corrupt zstd data: ") + ZSTD_getErrorName(rc);
+      if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) {
+        error_ = fmt_limit("zstd frame needs a window larger than", std::uint64_t{1} << kZstdWindowLogMax);
+        failure_ = DecompressFailure::kLimit;
+      } else {
+        error_ = std::string("corrupt zstd data: ") + ZSTD_getErrorName(rc);
+      }
       return Step::kFailed;
     }
     // 0: a frame is complete and flushed; the data may end here or hold another frame.
@@ -298,7 +316,8 @@ class XzDecompressor final : public StreamDecompressor {
         error_ = truncated_message();
         return Step::kFailed;
       case LZMA_MEMLIMIT_ERROR:
-        error_ = "xz data needs more than 512 MiB to decompress: not read";
+        error_ = fmt_limit("xz data needs more memory (its dictionary) than", kXzMemoryLimit);
+        failure_ = DecompressFailure::kLimit;
         return Step::kFailed;
       default:
         error_ = std::string("corrupt xz data: ") + reason(rc);

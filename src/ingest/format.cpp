@@ -283,7 +283,9 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     ++d.lines_scored;
     for (std::size_t i = 0; i < formats.size(); ++i) {
       const int s = formats[i]->score(line.text);
-      if (s == kSignatureScore) {
+      // A signature opens a file (truth.json: `{`, then its first key); further down it is one
+      // more line, which a log may have quoted from anywhere.
+      if (s == kSignatureScore && d.lines_scored <= 2) {
         d.format = formats[i]->id();
         d.score = kSignatureScore;
         return d;

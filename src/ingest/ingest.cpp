@@ -80,6 +80,24 @@ struct Chunking {
   ChunkPlanOptions options;
 };
 
+// The problem that a source's error() is: its archive's damage, named by its format; a limit the
+// archive asked to exceed (xz dictionary, zstd window); else a file that could not be read.
+Problem read_problem(const LineSource& src) {
+  switch (src.failure()) {
+    case DecompressFailure::kLimit: return Problem::decompression_limit;
+    case DecompressFailure::kDamaged:
+      switch (src.compression()) {
+        case Compression::kGzip: return Problem::truncated_gzip;
+        case Compression::kZstd: return Problem::truncated_zstd;
+        case Compression::kXz: return Problem::truncated_xz;
+        case Compression::kNone: break;
+      }
+      break;
+    case DecompressFailure::kNone: break;
+  }
+  return Problem::unreadable_file;
+}
+
 void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunking* chunking = nullptr) {
   FileDiagnostics& d = sink.diagnostics();
   FormatId fmt = forced;
@@ -113,7 +131,7 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
                                     std::string(format_name(det.runner_up)) + ")");
       }
       d.bytes = src.bytes_read();
-      if (!src.error().empty()) sink.file_problem(Problem::truncated_gzip, src.error());
+      if (!src.error().empty()) sink.file_problem(read_problem(src), src.error());
       return;
     }
     if (!src.rewind()) {
@@ -142,10 +160,7 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
   if (const auto nul = chunked.nul_bytes_skipped)
     d.notes.push_back(std::to_string(nul) +
                       " NUL bytes skipped at line starts (zero padding that a crash or power loss left in the file)");
-  if (!src.error().empty()) {
-    const bool gz = d.gzip;
-    sink.file_problem(gz ? Problem::truncated_gzip : Problem::unreadable_file, src.error());
-  }
+  if (!src.error().empty()) sink.file_problem(read_problem(src), src.error());
 }
 
 void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink) {

@@ -296,6 +296,13 @@ class DecompressedLineSource final : public ChunkedLineSource {
     return dec_->rewind();
   }
 
+ public:
+  Compression compression() const noexcept override { return file_->compression(); }
+  DecompressFailure failure() const noexcept override {
+    return error_.empty() ? DecompressFailure::kNone : dec_->failure();
+  }
+  std::uint64_t compressed_size() const noexcept override { return file_->size(); }
+
  private:
   std::shared_ptr<const OpenFile> file_;  // outlives dec_, which reads its descriptor
   std::unique_ptr<Decompressor> dec_;

@@ -27,6 +27,9 @@ class PromptFilter final : public LineSource {
   std::size_t read_raw(std::size_t n, std::string& out) override { return inner_.read_raw(n, out); }
   bool rewind() override { return inner_.rewind(); }
   const std::string& error() const noexcept override { return inner_.error(); }
+  Compression compression() const noexcept override { return inner_.compression(); }
+  DecompressFailure failure() const noexcept override { return inner_.failure(); }
+  std::uint64_t compressed_size() const noexcept override { return inner_.compressed_size(); }
   std::uint64_t bytes_read() const noexcept override { return inner_.bytes_read(); }
   std::uint64_t nul_bytes_skipped() const noexcept override { return inner_.nul_bytes_skipped(); }
 

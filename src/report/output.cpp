@@ -1,11 +1,14 @@
 #include "gpucost/report/output.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -16,7 +19,7 @@ constexpr std::size_t kFlushAt = 1 << 20;
 constexpr std::size_t kWriteThroughAt = 64 << 10;
 
 // The temporary file being written, removed if SIGINT or SIGTERM ends the run before it is
-// renamed into place (a 100 MB FILE.tmp.PID must not be left behind). One at a time: a command
+// renamed into place (a 100 MB FILE.tmp.PID.XXXXXX must not be left behind). One at a time: a command
 // writes one output. The handler uses only unlink() and raise(), which are async-signal-safe.
 char g_tmp_path[4096];
 volatile std::sig_atomic_t g_tmp_armed = 0;
@@ -87,6 +90,30 @@ std::string link_target(const std::string& path, bool& through_fd) {
     target = std::move(next);
   }
 }
+// Creates the temporary file beside target as mkstemp does: a new name (`TARGET.tmp.PID.XXXXXX`,
+// the suffix random) opened with O_CREAT|O_EXCL|O_NOFOLLOW, so that whatever is already there
+// under that name (a link planted by another user of the directory) is never opened, followed
+// or truncated; another name is tried instead. The mode is 0644 less the umask, as before
+// (mkstemp's 0600 would change who may read the report). -1 with errno set when none can be made.
+int create_tmp_beside(const std::string& target, std::string& tmp) {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const std::string stem = target + ".tmp." + std::to_string(::getpid()) + ".";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    unsigned char bytes[6];
+    if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
+      // No entropy yet (early boot): the clock and the attempt still give a new name each time.
+      const auto seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) +
+                        static_cast<std::uint64_t>(attempt) * 0x9E3779B97F4A7C15ULL;
+      for (std::size_t k = 0; k < sizeof bytes; ++k) bytes[k] = static_cast<unsigned char>(seed >> (8 * k));
+    }
+    tmp = stem;
+    for (unsigned char b : bytes) tmp += kChars[b % (sizeof kChars - 1)];
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
 }  // namespace
 
 Output::Output(std::string path) : path_(std::move(path)) {
@@ -118,13 +145,15 @@ Output::Output(std::string path) : path_(std::move(path)) {
   // A regular file (or none yet), perhaps behind symbolic links: the temporary file goes beside
   // the link's target and is renamed onto it, so the links stay links.
   target_ = target;
-  tmp_path_ = target + ".tmp." + std::to_string(::getpid());
-  arm_tmp_cleanup(tmp_path_);
-  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string tmp;
+  fd_ = create_tmp_beside(target, tmp);
   if (fd_ < 0) {
     error_ = "cannot write " + path_ + ": " + std::strerror(errno);
     failed_ = true;
+    return;
   }
+  tmp_path_ = std::move(tmp);
+  arm_tmp_cleanup(tmp_path_);
 }
 
 Output::~Output() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpucost/text.hpp"
+#include "gpucost/text/escape.hpp"
 #include "gpucost/text/number.hpp"
 #include "gpucost/time.hpp"
 
@@ -56,9 +57,13 @@ void append_help_text(std::string& out, std::string_view s) {
   }
 }
 
-// Comment lines carry free text: one line, no control characters.
+// Comment lines carry free text: one line, no control characters (an LF or CR reads as a
+// space, every other control as text::escape_control writes it).
 void append_comment_text(std::string& out, std::string_view s) {
-  for (char c : s) out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
+  std::string line(s);
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  text::append_escape_control(out, line);
 }
 
 using Labels = std::vector<std::pair<std::string_view, std::string>>;
@@ -310,11 +315,20 @@ void write_findings(Exposition& x, rd::Element root) {
 std::span<const PromFeatureMetric> prom_feature_metrics() { return kFeatureMetrics; }
 
 void append_prom_label_value(std::string& out, std::string_view v) {
-  for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+  // LF has the format's own escape; every other control is written as text::escape_control
+  // writes it, whose backslash is then escaped like any other: the value reads `\x1b`, and a
+  // scraper's parser, which knows no `\x` escape, still reads the line.
+  for (std::size_t at = 0;;) {
+    const auto nl = v.find('\n', at);
+    const std::string piece = text::escape_control(v.substr(at, nl == std::string_view::npos ? nl : nl - at));
+    for (char c : piece) {
+      if (c == '\\') out += "\\\\";
+      else if (c == '"') out += "\\\"";
+      else out += c;
+    }
+    if (nl == std::string_view::npos) return;
+    out += "\\n";
+    at = nl + 1;
   }
 }
 

@@ -311,7 +311,7 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
     for (const auto& e : f.features)
       if (e.value) ev += fmt::format("{}{} {}={}", ev.empty() ? "" : ", ", e.id, e.name, format_number(*e.value));
     if (!ev.empty()) line("      evidence: {}", ev);
-    for (const auto& e : f.events) line("      at {}:{} ({}): {}", e.file, e.line, e.kind, e.text);
+    for (const auto& e : f.events) line("      at {}:{} ({}): {}", text::printable(e.file), e.line, e.kind, e.text);
     if (f.events_total > f.events.size()) line("      ... {} events in all", f.events_total);
     if (!f.to_confirm.empty()) line("      to confirm: {}", f.to_confirm);
   }
@@ -326,7 +326,9 @@ std::string render_table(const Report& rep) {
     fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
   };
-  line("gpucost {} - {}", GPUCOST_VERSION, rep.input);
+  // A path with a newline in it must not forge a line of the table: each such text is escaped
+  // on its own (text::printable), before the table is escaped line by line.
+  line("gpucost {} - {}", GPUCOST_VERSION, text::printable(rep.input));
   line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", dg.files.size(), dg.usable_files(),
        dg.total_lines(), dg.total_rejected(), 100.0 * dg.error_rate());
   if (tl.first_ns != kNoTime)
@@ -358,7 +360,8 @@ std::string render_table(const Report& rep) {
     for (const auto& s : f.samples) {
       if (shown == 0) line("\nInput problems (first samples; all counts are in the JSON report):");
       if (shown++ >= 10) break;
-      line("  {}:{}: {}: {} [{}]", f.path, s.line, problem_name(s.problem), s.reason, s.excerpt);
+      line("  {}:{}: {}: {} [{}]", text::printable(f.path), s.line, problem_name(s.problem), text::printable(s.reason),
+           s.excerpt);
     }
   return out;
 }

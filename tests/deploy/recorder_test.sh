@@ -44,5 +44,61 @@ check "with GPU samples from the .gz files" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 sys.exit(0 if r["timeline"]["samples"] > 0 and any(f["gzip"] for f in r["files"]) else 1)' "$work/report.json"
-if ((failures)); then cat "$work/recorder.err" >&2; echo "$failures check(s) failed" >&2; exit 1; fi
+# Issue 39: a usage error (a typo in /etc/default/gpucost) ends the recorder with status 2 after
+# one attempt, instead of restarting collect-logs.sh 50-110 times a second forever.
+env PATH="$root/tests/collect/fake-bin:$PATH" GPUCOST_CONFIG=/dev/null GPUCOST_LOG_DIR="$work/usage" \
+  GPUCOST_COLLECT="$root/scripts/collect-logs.sh" GPUCOST_SEGMENT=90min COLLECT_LOGS_VARLOG="$work/no-varlog" \
+  timeout 60 "$root/deploy/systemd/gpucost-recorder.sh" 2>"$work/usage.err"
+rc=$?
+check "a usage error ends the recorder with status 2 (status $rc)" [ "$rc" = 2 ]
+check "after one attempt" [ "$(grep -c "Try 'collect-logs.sh --help'" "$work/usage.err")" = 1 ]
+check "and says so" grep -q '^gpucost-recorder: usage error' "$work/usage.err"
+env GPUCOST_CONFIG=/dev/null GPUCOST_LOG_DIR="$work/usage" GPUCOST_MAX_MB=1G \
+  timeout 60 "$root/deploy/systemd/gpucost-recorder.sh" 2>"$work/usage2.err"
+rc=$?
+check "a GPUCOST_MAX_MB that is no number is a usage error too (status $rc)" [ "$rc" = 2 ]
+
+# Any other failure waits before the next attempt (10 s, doubling), and SIGTERM still ends the
+# wait at once.
+# shellcheck disable=SC2016  # the fake's own variables
+printf '%s\n' '#!/usr/bin/env bash' 'echo run >>"$RUNS"' 'exit 3' >"$work/failing-collect.sh"
+chmod +x "$work/failing-collect.sh"
+env GPUCOST_CONFIG=/dev/null GPUCOST_LOG_DIR="$work/failing" GPUCOST_COLLECT="$work/failing-collect.sh" \
+  RUNS="$work/runs" "$root/deploy/systemd/gpucost-recorder.sh" 2>"$work/failing.err" &
+rec=$!
+sleep 3
+kill -TERM "$rec"
+SECONDS=0
+wait "$rec"
+rc=$?
+waited=$SECONDS
+rec=""
+runs=$(wc -l <"$work/runs")
+check "a failing collect-logs.sh is not restarted at once ($runs runs in 3 s)" [ "$runs" -le 2 ]
+check "the recorder says it waits" grep -q '^gpucost-recorder: retrying in 10 s' "$work/failing.err"
+check "SIGTERM ends the wait (status $rc after $waited s)" [ "$rc" = 0 ] && [ "$waited" -le 5 ]
+
+# A full disk is said in the log (here: GPUCOST_MIN_FREE_MB above what any disk has free), with
+# the segments that recorded nothing; the oldest are removed, the newest kept.
+# shellcheck disable=SC2016
+printf '%s\n' '#!/usr/bin/env bash' 'while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done' \
+  'mkdir -p "$out" && : >"$out/nvidia-smi-dmon.txt"' 'sleep 0.3' >"$work/empty-collect.sh"
+chmod +x "$work/empty-collect.sh"
+env GPUCOST_CONFIG=/dev/null GPUCOST_LOG_DIR="$work/full" GPUCOST_COLLECT="$work/empty-collect.sh" \
+  GPUCOST_MIN_FREE_MB=999999999 "$root/deploy/systemd/gpucost-recorder.sh" 2>"$work/full.err" &
+rec=$!
+sleep 3
+kill -TERM "$rec"
+wait "$rec"
+rec=""
+check "a full disk is said in the log" grep -q '^gpucost-recorder: disk full: ' "$work/full.err"
+check "so is a segment that recorded nothing" grep -q 'recorded nothing' "$work/full.err"
+check "old segments are removed to make room" grep -q '^gpucost-recorder: removing .* to make room' "$work/full.err"
+check "the newest segment is kept" [ "$(find "$work/full" -mindepth 1 -maxdepth 1 -type d | wc -l)" = 1 ]
+
+if ((failures)); then
+  for f in recorder usage usage2 failing full; do echo "--- $f.err" >&2; cat "$work/$f.err" >&2; done
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
 echo "all checks passed"

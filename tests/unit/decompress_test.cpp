@@ -181,6 +181,94 @@ std::string error_after_all(Compression c, const std::string& path, GzipEngine e
   return error;
 }
 
+// A zstd frame written by hand: no content size, so its window descriptor stands (2^window_log
+// bytes), and one raw block of `data` (at most 128 KiB).
+std::string zstd_frame_with_window(std::string_view data, int window_log) {
+  std::string f("\x28\xb5\x2f\xfd", 4);
+  f += '\0';                                                 // descriptor: no size, no checksum
+  f += static_cast<char>((window_log - 10) << 3);             // window: 2^(10 + exponent)
+  const std::uint32_t block = static_cast<std::uint32_t>(data.size()) << 3 | 1;  // raw, last
+  for (int k = 0; k < 3; ++k) f += static_cast<char>(block >> (8 * k) & 0xff);
+  return f + std::string(data);
+}
+
+// An xz stream whose block header says the LZMA2 dictionary is `dict_code` (dictionary
+// 2^(code/2 + 12) or 3 * 2^(code/2 + 11) bytes), its CRC32 made right: the data, written with a
+// small dictionary, decodes the same with a larger one, so only the header asks for memory.
+std::string xz_stream_with_dictionary(std::string_view data, std::uint8_t dict_code) {
+  std::string x = xz_stream(data);
+  const std::size_t at = 12, size = (static_cast<unsigned char>(x[at]) + 1u) * 4u;
+  std::size_t p = at + 2;
+  const auto skip_varint = [&] {
+    while (static_cast<unsigned char>(x[p++]) & 0x80) {
+    }
+  };
+  const auto flags = static_cast<unsigned char>(x[at + 1]);
+  if (flags & 0x40) skip_varint();  // compressed size
+  if (flags & 0x80) skip_varint();  // uncompressed size
+  EXPECT_EQ(static_cast<unsigned char>(x[p]), 0x21u) << "LZMA2";
+  EXPECT_EQ(static_cast<unsigned char>(x[p + 1]), 1u) << "one byte of properties";
+  x[p + 2] = static_cast<char>(dict_code);
+  const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(x.data() + at), static_cast<uInt>(size - 4));
+  for (int k = 0; k < 4; ++k) x[at + size - 4 + static_cast<std::size_t>(k)] = static_cast<char>(crc >> (8 * k) & 0xff);
+  return x;
+}
+
+// Memory is bounded by what real rotations use (issue 39: an xz header asking for a 384 MiB
+// dictionary was obeyed): the limit is a named failure, DecompressFailure::kLimit, not damage;
+// what is within it decodes.
+TEST(Decompress, WindowAndDictionaryBeyondTheLimitsAreRefusedByName) {
+  const std::string text = log_text(20'000);
+  {
+    const TempFile ok("zst_window_ok", zstd_frame_with_window(text, kZstdWindowLogMax));
+    EXPECT_EQ(decompress_all(Compression::kZstd, ok.path(), GzipEngine::kFastest), text);
+    const TempFile big("zst_window_big", zstd_frame_with_window(text, kZstdWindowLogMax + 1));
+    std::string err;
+    auto src = open_line_source(big.path(), err);
+    ASSERT_NE(src, nullptr) << err;
+    Line l;
+    while (src->next(l)) {
+    }
+    EXPECT_EQ(src->failure(), DecompressFailure::kLimit) << src->error();
+    EXPECT_NE(src->error().find("128 MiB"), std::string::npos) << src->error();
+  }
+  {
+    // Code 33: 384 MiB, refused; code 22: 8 MiB (xz -6), and code 37 (1.5 GiB) refused as before.
+    const TempFile ok("xz_dict_ok", xz_stream_with_dictionary(text, 22));
+    EXPECT_EQ(decompress_all(Compression::kXz, ok.path(), GzipEngine::kFastest), text);
+    for (const std::uint8_t code : {std::uint8_t{33}, std::uint8_t{37}}) {
+      const TempFile big("xz_dict_big", xz_stream_with_dictionary(text, code));
+      std::string err;
+      auto src = open_line_source(big.path(), err);
+      ASSERT_NE(src, nullptr) << err;
+      Line l;
+      std::size_t lines = 0;
+      while (src->next(l)) ++lines;
+      EXPECT_EQ(lines, 0u) << int{code};
+      EXPECT_EQ(src->failure(), DecompressFailure::kLimit) << int{code} << ": " << src->error();
+      EXPECT_NE(src->error().find("80 MiB"), std::string::npos) << src->error();
+    }
+  }
+  // Damage is kDamaged; a source that ended well has no failure.
+  const std::string whole = zstd_frame(text);
+  const TempFile cut("zst_cut", std::string_view(whole).substr(0, whole.size() / 2));
+  std::string err;
+  auto src = open_line_source(cut.path(), err);
+  ASSERT_NE(src, nullptr) << err;
+  Line l;
+  while (src->next(l)) {
+  }
+  EXPECT_EQ(src->failure(), DecompressFailure::kDamaged) << src->error();
+  EXPECT_EQ(src->compression(), Compression::kZstd);
+  const TempFile good("zst_good", whole);
+  auto fine = open_line_source(good.path(), err);
+  ASSERT_NE(fine, nullptr) << err;
+  while (fine->next(l)) {
+  }
+  EXPECT_EQ(fine->failure(), DecompressFailure::kNone);
+  EXPECT_EQ(fine->compressed_size(), whole.size());
+}
+
 TEST(Decompress, TellsTheFormatByItsMagicBytes) {
   EXPECT_EQ(detect_compression("\x1f\x8b\x08"), Compression::kGzip);
   EXPECT_EQ(detect_compression("\x28\xb5\x2f\xfd\x24"), Compression::kZstd);
@@ -375,13 +463,33 @@ TEST(Decompress, RotatedArchivesGiveTheEventsOfThePlainText) {
     write_bytes(d / name, std::string_view(whole).substr(0, whole.size() / 2));
     auto cut = analyze(d.path());
     ASSERT_TRUE(cut->parsed) << cut->child.err;
-    const char* problem = c.compression == Compression::kGzip ? "truncated_gzip" : "unreadable_file";
+    // Each named for what it is (issue 39: a truncated .zst or .xz read as truncated_gzip).
+    const std::string problem = std::string("truncated_") + c.name;
     EXPECT_EQ(cut->problems(name, problem), 1u) << c.name;
     const auto s = cut->samples(name, problem);
     ASSERT_EQ(s.size(), 1u) << c.name;
     EXPECT_NE(s[0].find(std::string("truncated ") + c.name), std::string::npos) << s[0];
     EXPECT_GT(cut->count(name, "records"), 100u) << c.name;
     EXPECT_LT(cut->count(name, "records"), 3000u) << c.name;
+  }
+}
+
+// End to end: each limit is `decompression_limit` in the report, the file named, beside the
+// good data.
+TEST(Decompress, ALimitIsNamedInTheReport) {
+  using namespace robust;
+  Scratch d("dc_limits");
+  put_good_data(d.path());
+  std::string log;
+  for (int i = 0; i < 100; ++i) log += xid_line(i, 10000 + i);
+  write_bytes(d / "kern.log.3.xz", xz_stream_with_dictionary(log, 33));
+  write_bytes(d / "kern.log.4.zst", zstd_frame_with_window(log, 31));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  for (const char* f : {"kern.log.3.xz", "kern.log.4.zst"}) {
+    EXPECT_EQ(a->problems(f, "decompression_limit"), 1u) << f << "\n" << a->child.out.substr(0, 3000);
+    EXPECT_EQ(a->problems(f, "truncated_gzip"), 0u) << f;
   }
 }
 

@@ -649,5 +649,271 @@ TEST(RobustHostile, SimulateRefusesANonEmptyDirectoryWithoutForce) {
   EXPECT_NE(read_bytes(o / "syslog"), "my own syslog\n");
 }
 
+// ---- round three (issue 39) ---------------------------------------------------------------
+
+// `-o FILE` beside files that another user can create: a link planted under the name of the
+// temporary file (FILE.tmp.<pid>, the pid being the child's own) must not be opened, so its
+// target keeps its bytes and FILE becomes the report, a file of its own.
+TEST(RobustHostile, OutputTemporaryFileNeverFollowsAPlantedLink) {
+  Scratch d("tmp_link");
+  put_good_data(d.path());
+  Scratch o("tmp_link_out");
+  write_bytes(o / "victim", "precious\n");
+  const std::string stem = (o / "report.json").string() + ".tmp.";
+  const std::string victim = (o / "victim").string();
+  RunOptions opts;
+  opts.in_child = [&stem, &victim] {
+    // After fork, before exec: the pid is the run's; only async-signal-safe calls.
+    char name[4200];
+    std::size_t n = stem.copy(name, sizeof name - 24);
+    char digits[24];
+    std::size_t k = 0;
+    for (auto pid = static_cast<unsigned long>(::getpid()); pid != 0 || k == 0; pid /= 10)
+      digits[k++] = static_cast<char>('0' + pid % 10);
+    while (k > 0) name[n++] = digits[--k];
+    name[n] = '\0';
+    (void)::symlink(victim.c_str(), name);
+  };
+  auto a = run({"analyze", d.path().string(), "-f", "json", "-o", (o / "report.json").string()}, opts);
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(read_bytes(o / "victim"), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(o / "report.json")));
+  EXPECT_NE(read_bytes(o / "report.json").find("\"gpucost\""), std::string::npos);
+  // Nothing of the run is left beside it but the planted link.
+  for (const auto& e : fs::directory_iterator(o.path())) {
+    const std::string f = e.path().filename().string();
+    if (f.find(".tmp.") != std::string::npos) {
+      EXPECT_TRUE(fs::is_symlink(fs::symlink_status(e.path()))) << f;
+    }
+  }
+}
+
+// Control bytes from the logs reach no reader raw: ESC/BEL in an `nvidia-smi -q` "Product Name"
+// in the Prometheus labels, a lone 0x9B (CSI on an 8-bit terminal, invalid UTF-8) in the table
+// and the timeline CSV, a file name with a newline in the table and on stderr.
+TEST(RobustHostile, EveryWriterEscapesControlAndRawC1Bytes) {
+  Scratch d("control_bytes");
+  put_good_data(d.path());
+  std::string q = test_data("gpu/q-1gpu-driver410-enforced-limit.txt");
+  const std::string product = "Tesla V100-PCIE-32GB";
+  ASSERT_NE(q.find(product), std::string::npos);
+  q.replace(q.find(product), product.size(), "Tesla\x1b]52;c;b3duZWQ=\x07V100\x1b[2J");
+  write_bytes(d / "nvidia-smi-q.txt", q);
+  write_bytes(d / "kern.log",
+              "Nov 29 11:28:12 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 31, pid=4243, \x9b" "2J\x9b" "H MMU Fault\n");
+  // (its first line is no log line: the table report and stderr name the file)
+  write_bytes(d / "evil\nInput: 0 files\x9b" "2J.log",
+              "not a log line\nNov 29 11:28:13 zeus kernel: NVRM: Xid (PCI:0000:c1:00): 43, pid=1, Ch 1\n");
+  const auto raw = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
+
+  auto prom = run({"analyze", d.path().string(), "--format", "prom"});
+  EXPECT_EQ(prom.exit_code, 0) << prom.err;
+  EXPECT_FALSE(raw(prom.out, '\x1b'));
+  EXPECT_FALSE(raw(prom.out, '\x07'));
+  EXPECT_NE(prom.out.find(R"(model="Tesla\\x1b]52;c;b3duZWQ=\\x07V100\\x1b[2J")"), std::string::npos) << prom.out;
+
+  auto csv = run({"timeline", d.path().string(), "--format", "csv"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_FALSE(raw(csv.out, '\x9b'));
+  EXPECT_NE(csv.out.find("\\x9b2J\\x9bH MMU Fault"), std::string::npos) << csv.out;
+
+  auto table = run({"analyze", d.path().string(), "--no-timings", "-v"});
+  EXPECT_FALSE(raw(table.out, '\x9b'));
+  EXPECT_FALSE(raw(table.err, '\x9b'));
+  EXPECT_NE(table.out.find("evil\\x0aInput: 0 files\\x9b2J.log"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("evil\\x0aInput: 0 files\\x9b2J.log"), std::string::npos) << table.err;
+  // The forged line is not a line of its own.
+  for (const auto& l : lines_of(table.out)) EXPECT_NE(l.rfind("Input: 0 files", 0), 0u) << l;
+}
+
+// The simulator's truth file is a whole file of its own shape: a syslog line that quotes its
+// signature (`logger '"generator": "gpucost simulate'`), or a journal's continuation line that
+// does, no longer makes a log "nothing read from it".
+TEST(RobustHostile, AQuotedSimulatorSignatureDoesNotHideALog) {
+  Scratch d("sim_signature");
+  put_good_data(d.path());
+  const std::string kern = kKernLogLines;
+  const auto second = kern.find('\n') + 1;
+  write_bytes(d / "syslog",
+              kern.substr(0, second) + "Nov 29 11:28:11 zeus logger: \"generator\": \"gpucost simulate 0.1.0\",\n" +
+                  kern.substr(second));
+  write_bytes(d / "journal.txt",
+              "Nov 29 11:28:10 zeus logger[4242]: a message of two lines\n"
+              "                                   \"generator\": \"gpucost simulate 0.1.0\",\n" +
+                  kern);
+  write_bytes(d / "truth.json", read_bytes(fs::path(GPUCOST_TEST_DATA) / ".." / ".." / "examples" /
+                                           "laptop-training" / "truth.json"));
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  for (const char* f : {"syslog", "journal.txt"}) {
+    EXPECT_NE(a->format(f), "sim_truth") << f;
+    EXPECT_EQ(a->count(f, "records"), 2u) << f << ": its two Xid 31";
+  }
+  EXPECT_EQ(a->format("truth.json"), "sim_truth");
+  EXPECT_GE(a->events("xid"), 2u);
+}
+
+// One journal entry stamped a year ahead (a clock set wrong once, or a forged entry) is more
+// than a day after the file's modification time: `implausible_time`, placed by its boot's
+// monotonic time, and it no longer moves the year-less kern.log and syslog files into the next
+// year (which broke dedup: every Xid and the suspend counted twice).
+TEST(RobustHostile, AStampAYearAheadDoesNotMoveTheYearlessFiles) {
+  const std::string journal = laptop_file("journal.json");
+  const auto lines = lines_of(journal);
+  ASSERT_GT(lines.size(), 100u);
+  const std::size_t forged = lines.size() / 2;
+  const std::string real = json_field(lines[forged], "__REALTIME_TIMESTAMP");
+  ASSERT_FALSE(real.empty());
+  const std::string ahead = std::to_string(std::stoll(real) + 365LL * 86400 * 1000000);
+  std::string future;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    future += (i == forged ? with_field(lines[i], "__REALTIME_TIMESTAMP", ahead) : lines[i]) + "\n";
+  Scratch base("future_base"), f("future_entry");
+  put_laptop_logs(base.path(), journal);
+  put_laptop_logs(f.path(), future);
+  auto a = analyze(base.path()), b = analyze(f.path());
+  ASSERT_TRUE(a->parsed && b->parsed) << b->child.err;
+  EXPECT_EQ(b->child.exit_code, 0) << b->child.err;
+  EXPECT_EQ(a->events("xid"), 5u) << "truth.json: 5 Xid events";
+  EXPECT_EQ(b->events("xid"), 5u);
+  EXPECT_EQ(b->events("suspend"), a->events("suspend"));
+  EXPECT_EQ(epochs(*b), epochs(*a));
+  EXPECT_EQ(boots(*b), boots(*a));
+  // The year-less files keep the year the directory's other stamps give them (kern.log.1 and
+  // kern.log.2.gz moved to 2027 before).
+  std::string_view year_reason;
+  ASSERT_EQ(b->doc["year_reason"].get(year_reason), simdjson::SUCCESS);
+  EXPECT_EQ(year_reason.find("2027"), std::string_view::npos) << year_reason;
+  EXPECT_EQ(b->problems("journal.json", "implausible_time"), 1u);
+  const auto s = b->samples("journal.json", "implausible_time");
+  EXPECT_EQ(s.size(), 1u);
+  if (!s.empty()) {
+    EXPECT_NE(s[0].find("2027-"), std::string::npos) << s[0];
+  }
+  EXPECT_EQ(b->count("journal.json", "rejected"), 0u);
+}
+
+// A profiler trace is held whole: a small .gz that inflates a thousandfold (0.4 MB into 400 MB)
+// is read only up to 100 times its size, at least 64 MiB, and says so (`decompression_limit`).
+TEST(RobustHostile, AProfilerTraceInflatesOnlyUpToItsCap) {
+  Scratch d("trace_bomb");
+  put_good_data(d.path());
+  std::string trace = test_data("structured/torch-trace-hta-backward-thread.json");
+  const auto cut = trace.rfind("},");
+  ASSERT_NE(cut, std::string::npos);
+  trace.insert(cut + 2, std::size_t{72} << 20, ' ');  // one line of blanks between two events
+  std::string gz(compressBound(static_cast<uLong>(trace.size())) + 64, '\0');
+  z_stream z{};
+  ASSERT_EQ(deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(trace.data());
+  z.avail_in = static_cast<uInt>(trace.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  ASSERT_LT(gz.size(), std::size_t{1} << 20) << "a thousandfold inflation";
+  write_bytes(d / "rank0.pt.trace.json.gz", gz);
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_NE(a->child.exit_code, 1) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->format("rank0.pt.trace.json.gz"), "torch_trace");
+  EXPECT_EQ(a->problems("rank0.pt.trace.json.gz", "decompression_limit"), 1u);
+  const auto s = a->samples("rank0.pt.trace.json.gz", "decompression_limit");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].find("64 MiB"), std::string::npos) << s[0];
+  EXPECT_LE(a->count("rank0.pt.trace.json.gz", "bytes"), (std::uint64_t{64} << 20) + (4u << 20));
+}
+
+// The same ps snapshots in `ps.txt` and `ps.txt.gz` (a copy left beside the original) are one
+// set of snapshots: their process rows count once (they counted twice, 89 -> 178).
+TEST(RobustHostile, TheSamePsSnapshotsInTwoFilesCountOnce) {
+  const std::string ps = test_data("structured/ps-snapshots-marked.txt");
+  Scratch one("ps_once"), two("ps_twice");
+  put_good_data(one.path());
+  put_good_data(two.path());
+  write_bytes(one / "ps.txt", ps);
+  write_bytes(two / "ps.txt", ps);
+  std::string gz(compressBound(static_cast<uLong>(ps.size())) + 64, '\0');
+  z_stream z{};
+  ASSERT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(ps.data()));
+  z.avail_in = static_cast<uInt>(ps.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  write_bytes(two / "ps.txt.gz", gz);
+  auto a = analyze(one.path()), b = analyze(two.path());
+  ASSERT_TRUE(a->parsed && b->parsed) << b->child.err;
+  EXPECT_EQ(b->child.exit_code, 0) << b->child.err;
+  std::uint64_t rows_once = 0, rows_twice = 0;
+  ASSERT_EQ(a->doc["timeline"]["processes"].get(rows_once), simdjson::SUCCESS);
+  ASSERT_EQ(b->doc["timeline"]["processes"].get(rows_twice), simdjson::SUCCESS);
+  EXPECT_GT(rows_once, 0u);
+  EXPECT_EQ(rows_twice, rows_once);
+  EXPECT_EQ(b->count("ps.txt.gz", "records"), a->count("ps.txt", "records")) << "both files are read";
+  // Two snapshots of one file that differ are both kept (the copy is told by stamp and rows).
+  EXPECT_GE(rows_once, 2u);
+}
+
+// `nvidia-smi dmon -o DT` prints local time: over the US fall-back night (2026-11-01, New York)
+// 01:00..01:59 comes twice. Read by the earlier instant, the second pass went an hour back (4 h
+// of samples read as 3 h, a phantom gap); the sample order now picks its later reading.
+TEST(RobustHostile, LocalTimeSamplesKeepTheirOrderAcrossAFallBackHour) {
+  Scratch d("fall_back");
+  std::string dmon =
+      "#Date       Time        gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+      "#YYYYMMDD   HH:MM:SS    Idx     W     C     C     %     %     %     %   MHz   MHz\n";
+  // Every minute from 00:00 EDT (04:00Z) to 02:59 EST (07:59Z): 240 rows, 01:xx twice.
+  for (int m = 0; m < 240; ++m) {
+    const int local_min = m < 120 ? m : m - 60;  // after 01:59 EDT the clock reads 01:00 EST
+    dmon += fmt::format(" 20261101   {:02}:{:02}:00      1   250    70     -    95    40     0     0  9501  1980\n",
+                        local_min / 60, local_min % 60);
+  }
+  write_bytes(d / "gpu1-dmon.txt", dmon);
+  auto a = analyze(d.path(), {"--tz", "America/New_York"});
+  ASSERT_TRUE(a->parsed) << a->child.err;
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_EQ(a->count("gpu1-dmon.txt", "records"), 240u);
+  EXPECT_EQ(a->problems("gpu1-dmon.txt", "time_backwards"), 0u) << joined(a->samples("gpu1-dmon.txt", "time_backwards"));
+  std::string_view first, last;
+  ASSERT_EQ(a->doc["window"]["first"].get(first), simdjson::SUCCESS);
+  ASSERT_EQ(a->doc["window"]["last"].get(last), simdjson::SUCCESS);
+  EXPECT_EQ(first.substr(0, 19), "2026-11-01T04:00:00");
+  EXPECT_EQ(last.substr(0, 19), "2026-11-01T07:59:00");
+  // 4 h sampled (240 rows of 60 s), not 3 h.
+  auto csv = run({"analyze", d.path().string(), "--tz", "America/New_York", "--format", "csv"});
+  EXPECT_NE(csv.out.find("\nF010,gpu_sampled_s,14400,s,hardware,,host\n"), std::string::npos) << csv.out.substr(0, 600);
+}
+
+// `--query-gpu` CSV had no device cap: 65 536 GPU indices (15 MB) made a 22 GiB run. As in
+// `nvidia-smi -q`, 256 GPUs per file are read; the rows of further ones are counted
+// `too_many_devices`. Bounded by the work done: the samples kept, and a generous time guard.
+TEST(RobustHostile, QueryGpuListingSixtyFiveThousandGpusKeepsWhatAMachineHas) {
+  Scratch d("query_gpus");
+  put_good_data(d.path());
+  std::string csv = "timestamp, index, name, utilization.gpu [%], power.draw [W]\n";
+  for (int round = 0; round < 2; ++round)
+    for (int g = 0; g < 65536; ++g)
+      csv += fmt::format("2026/11/29 08:00:{:02}.000, {}, NVIDIA H200, 50 %, 300.00 W\n", round, g);
+  write_bytes(d / "nvidia-smi-query-gpu.csv", csv);
+  RunOptions o;
+  o.timeout_s = 300;
+  auto a = analyze(d.path(), {}, o);
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err.substr(0, 2000);
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
+  EXPECT_TRUE(a->good_data_present());
+  EXPECT_EQ(a->count("nvidia-smi-query-gpu.csv", "records"), 2u * 256u);
+  EXPECT_EQ(a->problems("nvidia-smi-query-gpu.csv", "too_many_devices"), 2u * (65536u - 256u));
+  const auto s = a->samples("nvidia-smi-query-gpu.csv", "too_many_devices");
+  ASSERT_FALSE(s.empty());
+  EXPECT_NE(s[0].find("256 GPUs"), std::string::npos) << s[0];
+}
+
 }  // namespace
 }  // namespace gpucost::robust

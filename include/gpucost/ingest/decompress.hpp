@@ -34,6 +34,20 @@ enum class GzipEngine : std::uint8_t { kFastest, kZlib };
 /// True when this build inflates gzip with ISA-L (GzipEngine::kFastest is not zlib).
 bool gzip_uses_isal() noexcept;
 
+/// Why a decompressor's data ended early.
+enum class DecompressFailure : std::uint8_t {
+  kNone,       ///< it did not (or the file could not be read: error() says so)
+  kDamaged,    ///< the stream stops short or is corrupt
+  kLimit,      ///< the stream needs more memory than allowed (kXzMemoryLimit, kZstdWindowLogMax)
+};
+
+/// xz's decoder may use this much (its dictionary and state): `xz -9`, the largest preset, needs
+/// 65 MiB; a header that asks for more is refused (DecompressFailure::kLimit), not obeyed.
+inline constexpr std::uint64_t kXzMemoryLimit = 80ull << 20;
+/// zstd's window may be at most 2^27 bytes (128 MiB, libzstd's own default: `zstd --ultra -22`
+/// and `--long` use it); a frame that asks for a larger one (`--long=31`) is refused.
+inline constexpr int kZstdWindowLogMax = 27;
+
 /// A pull stream of decompressed bytes read from a file descriptor.
 class Decompressor {
  public:
@@ -45,6 +59,8 @@ class Decompressor {
   virtual bool rewind() = 0;
   /// Empty while all is well; else why the data ended early (truncated, corrupt, unreadable).
   virtual const std::string& error() const noexcept = 0;
+  /// What kind of error error() is.
+  virtual DecompressFailure failure() const noexcept = 0;
 };
 
 /// A decompressor for `c` (not none) over the first `size` bytes of `fd` (the size of the file

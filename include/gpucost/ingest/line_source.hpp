@@ -57,6 +57,12 @@ class LineSource {
   /// Empty while all is well; else what went wrong (a truncated .gz, a read error). Lines read
   /// before the error stay valid results.
   virtual const std::string& error() const noexcept = 0;
+  /// What the source's bytes are compressed with (kNone: plain text, a buffer).
+  virtual Compression compression() const noexcept { return Compression::kNone; }
+  /// For a compressed source, what kind of error error() is (kNone: none, or a read error).
+  virtual DecompressFailure failure() const noexcept { return DecompressFailure::kNone; }
+  /// For a compressed source, the size of the compressed file (0 for plain text).
+  virtual std::uint64_t compressed_size() const noexcept { return 0; }
   /// Bytes consumed so far (decompressed).
   virtual std::uint64_t bytes_read() const noexcept = 0;
   /// NUL bytes dropped from the start of lines so far: the zero padding that a crash or a power

@@ -27,7 +27,8 @@ std::span<const PromFeatureMetric> prom_feature_metrics();
 /// Renders the exposition text from the report document (report_document()).
 std::string render_prom(const reportdoc::Document& report);
 
-/// Appends a label value escaped as the exposition format wants (`\\`, `\"`, `\n`).
+/// Appends a label value escaped as the exposition format wants (`\\`, `\"`, `\n`), every other
+/// control first written as text::escape_control() writes it (ESC reads `\\x1b`, a lone 0x9B `\\x9b`).
 void append_prom_label_value(std::string& out, std::string_view v);
 
 }  // namespace gpucost

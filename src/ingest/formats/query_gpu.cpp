@@ -3,6 +3,7 @@
 // value. Also read when piped through `column -t` (fields aligned by runs of blanks, no commas),
 // and without a header (`noheader`): bound to the pasted command line's --query-gpu list, else to
 // the collection script's field list when the count matches, else by the values' shapes.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -18,6 +19,9 @@ namespace gpucost::formats {
 namespace {
 
 constexpr std::size_t kMaxFields = 128;
+// GPUs kept per file: the cap of the nvidia-smi -q reader (nvidia_smi_q.cpp); the largest
+// machines have 8 to 16, an NVL72 rack 72.
+constexpr std::size_t kMaxGpus = 256;
 
 enum class Role : std::uint8_t {
   kUnread, kTimestamp, kIndex, kName, kBusId, kDriver, kUuid, kGenCurrent, kGenMax, kWidthCurrent, kWidthMax,
@@ -476,6 +480,23 @@ class QueryParser {
     } else {
       new_round = rounds_.next(0);
     }
+    // As many GPUs as a machine can have (the -q reader's cap): features grow faster than the GPU
+    // count, and 65 536 GPU indices in 15 MB made a run of 22 GiB. The rows of further GPUs are
+    // counted, not kept.
+    const auto known = std::lower_bound(gpus_.begin(), gpus_.end(), gpu);
+    if (known == gpus_.end() || *known != gpu) {
+      if (gpus_.size() >= kMaxGpus) {
+        if (Diagnostics::wants_sample(sink_.diagnostics(), Problem::too_many_devices))
+          Diagnostics::record(sink_.diagnostics(), Problem::too_many_devices, line.number, line.offset, line.text,
+                              fmt::format("GPU {} is one more than the {} GPUs a machine can have; its rows are "
+                                          "counted, not read",
+                                          gpu, kMaxGpus));
+        else
+          ++sink_.diagnostics().problems[static_cast<std::size_t>(Problem::too_many_devices)];
+        return;
+      }
+      gpus_.insert(known, gpu);
+    }
     const WallKind kind = stamp != kNoTime ? WallKind::kLocal : WallKind::kRelative;
     const TimeNs pasted = sink_.shell_hints().interval_ns;
     const TimeNs raw =
@@ -544,6 +565,7 @@ class QueryParser {
   std::array<double, kGpuMetricCount> values_{};
   std::vector<std::string> order_;  // bus ids (or uuids) in order of first appearance
   std::vector<DeviceSlot> slots_;   // by GPU number
+  std::vector<std::int64_t> gpus_;  // the GPUs kept, sorted (at most kMaxGpus)
   nvsmi::RoundCounter rounds_;
   nvsmi::SampleClock clock_;
   nvsmi::ColumnNotes notes_;

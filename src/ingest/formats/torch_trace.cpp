@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "gpucost/text.hpp"
@@ -25,6 +26,11 @@ namespace {
 namespace od = simdjson::ondemand;
 
 constexpr std::size_t kReadBlock = 4 << 20;
+// The trace is held whole, so a compressed one is inflated to at most this many times its size
+// (and at least kMinInflatedTraceBytes): Kineto's JSON compresses 10-30:1 with gzip, a crafted
+// stream about 1000:1 (0.4 MB would become 400 MB). The events before the cap still count.
+constexpr std::uint64_t kMaxTraceInflation = 100;
+constexpr std::uint64_t kMinInflatedTraceBytes = 64ull << 20;
 
 // Keys that only a Chrome/Kineto trace writes; and keys that traces share with other JSON.
 constexpr std::string_view kTraceKeys[] = {
@@ -330,7 +336,16 @@ class Format final : public LogFormat {
 
   void parse(LineSource& src, FileSink& sink) const override {
     std::string doc;
-    while (src.read_raw(kReadBlock, doc) > 0) {
+    const std::uint64_t packed = src.compressed_size();
+    const std::uint64_t cap = packed == 0 ? UINT64_MAX : std::max(kMinInflatedTraceBytes, packed * kMaxTraceInflation);
+    while (doc.size() <= cap && src.read_raw(kReadBlock, doc) > 0) {
+    }
+    if (doc.size() > cap) {
+      doc.resize(static_cast<std::size_t>(cap));
+      sink.file_problem(Problem::decompression_limit,
+                        fmt::format("the trace inflates to more than {} MiB ({} times its compressed size, at least "
+                                    "{} MiB): read up to there",
+                                    cap >> 20, kMaxTraceInflation, kMinInflatedTraceBytes >> 20));
     }
     const std::size_t len = doc.size();
     doc.append(simdjson::SIMDJSON_PADDING, ' ');
