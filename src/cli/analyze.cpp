@@ -127,6 +127,16 @@ void add_analyze(CLI::App& root, RunState& state) {
   app->add_option("--finding-rma-xids", opts->findings.rma_hardware_xids,
                   "Hardware Xids (memory and bus) from which a board is an RMA candidate (default 3)")
       ->check(CLI::Range(1, 1000000));
+  app->add_option("--finding-xid-escalation", opts->findings.xid_escalation_recoveries,
+                  "Resets or reboots after which the same hardware Xid escalates to inspect / RMA (default 1)")
+      ->check(CLI::Range(1, 1000));
+  app->add_option("--ignore-finding", opts->findings.ignore,
+                  "Leave a rule's findings out, by id or name (repeatable); the report lists what was left out\n"
+                  "(R16). Example: --ignore-finding R13 --ignore-finding benign_driver_messages")
+      ->check([](const std::string& r) {
+        return findings::is_rule(r) ? std::string()
+                                    : "unknown finding rule '" + r + "' (gpucost findings lists them)";
+      });
   app->add_option("--job-id", opts->job.job_id, "Scheduler job id written in the ndjson rows (SLURM_JOB_ID)");
   app->add_option("--user", opts->job.user, "Job owner written in the ndjson rows (SLURM_JOB_USER)");
   app->add_option("--host", opts->job.host, "Host name for the ndjson rows, instead of the one the logs name");
