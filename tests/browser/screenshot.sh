@@ -62,7 +62,7 @@ errors=$(page_errors "$work/shot.err")
 chrome --dump-dom "file://$html" >"$work/dom.html" 2>"$work/dom.err" || fail "chromium could not load the page"
 errors=$(page_errors "$work/dom.err")
 [ -z "$errors" ] || fail "the page logged: $errors"
-for id in verdict cost break-even sensitivity timeline features diagnostics; do
+for id in answer findings cost break-even sensitivity timeline features diagnostics; do
   grep -q "<section id=\"$id\">" "$work/dom.html" || fail "section $id missing from the DOM"
 done
 file_sections=$(grep -o '<section ' "$html" | wc -l)
