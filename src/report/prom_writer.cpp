@@ -241,10 +241,11 @@ void write_cost(Exposition& x, rd::Element root) {
               {"buy", std::string(rd::string(rd::path(*v, "buy", "decision")))},
               {"usage_basis", std::string(rd::string(rd::path(*cost, "usage", "basis")))}},
              1);
-    x.family("gpucost_buy_threshold_hours_per_month",
-             "Busy GPU-hours a month (one GPU) from which buying costs less than renting the same work.");
-    x.value_or_null("gpucost_buy_threshold_hours_per_month", {},
-                    rd::number(rd::path(*v, "buy", "threshold_hours_per_month")), "buying never pays or no price");
+    x.family("gpucost_buy_threshold_monthly_busy_seconds",
+             "Busy GPU time a month (one GPU, as seconds) from which buying costs less than renting the same work.");
+    x.value_or_null("gpucost_buy_threshold_monthly_busy_seconds", {},
+                    scaled(rd::number(rd::path(*v, "buy", "threshold_hours_per_month")), 3600),
+                    "buying never pays or no price");
   }
   if (!be) return;
   const std::string verdict(rd::string(*be, "verdict"));
