@@ -118,7 +118,9 @@ TEST_P(FindingsOnScenario, EvidencePointsAtTheRealLineOfTheGeneratedFile) {
     for (const auto& fe : f.features) EXPECT_FALSE(fe.id.empty()) << f.rule;
   }
   // The healthy data-centre machine has nothing injected, so no finding points at a line.
-  if (GetParam().kind != ScenarioKind::kDatacenter) EXPECT_GT(checked, 0u);
+  if (GetParam().kind != ScenarioKind::kDatacenter) {
+    EXPECT_GT(checked, 0u);
+  }
 }
 
 TEST_P(FindingsOnScenario, MoneyIsInTheReportCurrencyAndScalesToTheMeasuredUsage) {
