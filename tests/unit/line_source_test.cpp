@@ -339,7 +339,9 @@ TEST(LineSourceFile, AFileThatShrinksWhileReadEndsAtItsNewEnd) {
     EXPECT_LE(src->bytes_read(), static_cast<std::uint64_t>(cut) > data.size() / 2 ? static_cast<std::uint64_t>(cut) : data.size());
     // Cut behind the reader: what it holds of the block it read before the cut (1 MiB at most)
     // stays good, and nothing is read after it.
-    if (cut_at < 0.5) EXPECT_LE(src->bytes_read(), read_before_cut + (1u << 20)) << "nothing past the new end is read";
+    if (cut_at < 0.5) {
+      EXPECT_LE(src->bytes_read(), read_before_cut + (1u << 20)) << "nothing past the new end is read";
+    }
     else EXPECT_GT(after, lines.size() / 5) << "the rest up to the new end is read";
     std::remove(path.c_str());
   }
