@@ -25,7 +25,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
-             torch_trace manifest detect time align pipeline journal_plain key_prefilter syslog_prefix)
+             torch_trace manifest detect time align pipeline journal_plain key_prefilter syslog_prefix
+             nvidia_smi_q_xml acpid)
 seconds=${1:-60}
 shift || true
 targets=("$@")
