@@ -170,4 +170,23 @@ struct RowStamp {
 void place_row(const RowStamp& s, std::int64_t round, TimeNs interval, DayCounter& days, WallKind& kind,
                TimeNs& raw) noexcept;
 
+/// Numbers the GPUs of a report that printed no minor number (`nvidia-smi -q -d ...`, an old
+/// driver, a `-q -x` without `<minor_number>`) by their place in the report, which lists GPUs in
+/// nvidia-smi's order (by PCI bus id), unless another GPU of the file already holds that number.
+/// `Entry` is any type with a `GpuDevice dev`; returns how many were numbered so.
+template <typename Entry>
+std::size_t number_by_report_order(std::vector<Entry>& devices) {
+  std::size_t unnumbered = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    GpuDevice& d = devices[i].dev;
+    if (d.index) continue;
+    bool taken = false;
+    for (const auto& o : devices) taken |= o.dev.index && *o.dev.index == static_cast<int>(i);
+    if (taken) continue;
+    d.index = static_cast<int>(i);
+    ++unnumbered;
+  }
+  return unnumbered;
+}
+
 }  // namespace gpucost::formats::nvsmi

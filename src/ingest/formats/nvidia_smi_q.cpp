@@ -360,19 +360,8 @@ class ReportParser {
   }
 
   void finish() {
-    // `-q -d MEMORY,...` prints no `Minor Number`: such a GPU is numbered by its place in the
-    // report, which lists GPUs in nvidia-smi's index order (by PCI bus id), unless another GPU of
-    // the file already holds that number.
-    std::size_t unnumbered = 0;
-    for (std::size_t i = 0; i < devices_.size(); ++i) {
-      GpuDevice& d = devices_[i].dev;
-      if (d.index) continue;
-      bool taken = false;
-      for (const auto& o : devices_) taken |= o.dev.index && *o.dev.index == static_cast<int>(i);
-      if (taken) continue;
-      d.index = static_cast<int>(i);
-      ++unnumbered;
-    }
+    // `-q -d MEMORY,...` prints no `Minor Number`.
+    const std::size_t unnumbered = nvsmi::number_by_report_order(devices_);
     if (unnumbered)
       sink_.diagnostics().notes.push_back(fmt::format(
           "nvidia-smi -q: {} of {} GPU sections have no `Minor Number` (a report limited with -d, or an old driver); numbered by "

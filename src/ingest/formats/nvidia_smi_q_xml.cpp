@@ -329,18 +329,8 @@ class XmlReportParser {
   }
 
   void finish() {
-    // As for the text report: a GPU without `minor_number` is numbered by its place in the
-    // report (nvidia-smi's order, by PCI bus id), unless another GPU of the file holds that number.
-    std::size_t unnumbered = 0;
-    for (std::size_t i = 0; i < devices_.size(); ++i) {
-      GpuDevice& d = devices_[i].dev;
-      if (d.index) continue;
-      bool taken = false;
-      for (const auto& o : devices_) taken |= o.dev.index && *o.dev.index == static_cast<int>(i);
-      if (taken) continue;
-      d.index = static_cast<int>(i);
-      ++unnumbered;
-    }
+    // As for the text report: a GPU without `minor_number` is numbered by its place in the report.
+    const std::size_t unnumbered = nvsmi::number_by_report_order(devices_);
     if (unnumbered)
       sink_.diagnostics().notes.push_back(fmt::format(
           "nvidia-smi -q -x: {} of {} <gpu> elements have no <minor_number>; numbered by their order in the report "
