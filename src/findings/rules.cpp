@@ -1006,8 +1006,9 @@ std::vector<Finding> find(const Timeline& timeline, const FeatureSet& features, 
     ignored.push_back(std::move(s));
   }
   if (!ignored.empty()) {
-    Finding f = make("R16", "ignored_findings", Severity::kInfo,
-                     fmt::format("{} rule(s) ignored by --ignore-finding", ignored.size()));
+    Finding f =
+        make("R16", "ignored_findings", Severity::kInfo,
+             fmt::format("{} rule(s) ignored by --ignore-finding or the config's ignore_findings", ignored.size()));
     f.money = c.no_money("costs nothing");
     f.next_step = "Left out of this report: ";
     for (std::size_t i = 0; i < ignored.size(); ++i) f.next_step += (i ? "; " : "") + ignored[i];

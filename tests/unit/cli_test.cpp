@@ -95,6 +95,35 @@ TEST(Cli, JsonReportParsesAndCsvHasOneHeader) {
   EXPECT_EQ(c.out.find("id,name", 1), std::string::npos);
 }
 
+// The config file's ignore_findings leave rules out as --ignore-finding does, and R16 lists them.
+TEST(Cli, ConfigIgnoreFindingsLeavesTheRuleOutAndListsIt) {
+  const fs::path d = dmesg_dir();
+  const fs::path cfg = scratch("ignore-config") / "gpucost.json";
+  std::ofstream(cfg) << R"({"ignore_findings": ["driver_firmware_errors"]})";
+  auto r = run_gpucost({"analyze", d.string(), "--format", "json", "--tz", "UTC", "--config", cfg.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  bool listed = false;
+  for (auto f : simdjson::dom::array(doc["findings"])) {
+    const std::string_view rule = f["rule"];
+    EXPECT_NE(rule, "driver_firmware_errors") << "the config ignored it";
+    if (rule == "ignored_findings") {
+      listed = std::string_view(f["next_step"]).find("R07 driver_firmware_errors (warning") != std::string_view::npos;
+    }
+  }
+  EXPECT_TRUE(listed) << "R16 names the rule the config left out, with what it would have said";
+  // A name that is no rule is a usage error naming the file, as on the command line.
+  std::ofstream(cfg) << R"({"ignore_findings": "no_such_rule"})";
+  auto bad = run_gpucost({"analyze", d.string(), "--config", cfg.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no_such_rule"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  std::ofstream(cfg) << R"({"ignore_findings": [7]})";
+  EXPECT_EQ(run_gpucost({"analyze", d.string(), "--config", cfg.string()}).exit_code, 2) << "a rule is a string";
+}
+
 TEST(Cli, OutputFileIsWrittenAndStdoutStaysEmpty) {
   const fs::path d = dmesg_dir();
   const fs::path out = scratch("out") / "report.json";
