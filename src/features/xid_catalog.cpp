@@ -46,6 +46,18 @@ std::string_view xid_needs_name(XidNeeds n) noexcept {
   return "?";
 }
 
+std::optional<int> xid_gpu_instance(std::string_view text) noexcept {
+  const auto open = text.find("Xid (");
+  if (open == std::string_view::npos) return std::nullopt;
+  const auto close = text.find(')', open);
+  const auto gi = text.find(" GPU-I:", open);
+  if (gi == std::string_view::npos || gi > close) return std::nullopt;
+  int v = 0, digits = 0;
+  for (std::size_t i = gi + 7; i < close && text::is_digit(text[i]) && digits < 6; ++i, ++digits)
+    v = v * 10 + (text[i] - '0');
+  return digits ? std::optional<int>(v) : std::nullopt;
+}
+
 std::vector<XidInfo> parse_xid_catalog(std::string_view csv) {
   std::vector<XidInfo> out;
   bool header = false;

@@ -124,6 +124,25 @@ TEST(Cli, ConfigIgnoreFindingsLeavesTheRuleOutAndListsIt) {
   EXPECT_EQ(run_gpucost({"analyze", d.string(), "--config", cfg.string()}).exit_code, 2) << "a rule is a string";
 }
 
+// An Xid naming a MIG GPU instance lands on its physical GPU, beside that GPU's plain Xids
+// (before, its GPU was the text `PCI:0000:4b:00 GPU-I:05`, a GPU of its own).
+TEST(Cli, XidOnAMigGpuInstanceIsOnItsGpu) {
+  const fs::path d = scratch("mig-xid");
+  std::ofstream(d / "dmesg.txt")
+      << "[  100.000000] NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, pid=1234, name=python, "
+         "Ch 00000008\n"
+         "[  101.000000] NVRM: Xid (PCI:0000:4b:00): 43, pid=1235, name=python, Ch 00000009\n";
+  auto r = run_gpucost({"timeline", d.string(), "--tz", "UTC"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 2) << r.out;
+  std::size_t on_gpu = 0;
+  for (std::size_t p = r.out.find("\"gpu\":\"0000:4b:00\""); p != std::string::npos;
+       p = r.out.find("\"gpu\":\"0000:4b:00\"", p + 1))
+    ++on_gpu;
+  EXPECT_EQ(on_gpu, 2u) << r.out;
+  EXPECT_NE(r.out.find("GPU-I:05"), std::string::npos) << "the instance stays in the text";
+}
+
 TEST(Cli, OutputFileIsWrittenAndStdoutStaysEmpty) {
   const fs::path d = dmesg_dir();
   const fs::path out = scratch("out") / "report.json";

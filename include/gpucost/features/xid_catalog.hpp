@@ -4,6 +4,7 @@
 // must act.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,9 @@ std::vector<XidInfo> parse_xid_catalog(std::string_view csv);
 const std::vector<XidInfo>& xid_catalog();
 /// The catalog row of a code, or nullptr when the catalog does not list it.
 const XidInfo* xid_info(std::int64_t code) noexcept;
+/// The MIG GPU instance an Xid line names (`NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, ...` -> 5),
+/// or nullopt when it names none: the driver adds `GPU-I:` after the address on a MIG-enabled GPU.
+std::optional<int> xid_gpu_instance(std::string_view text) noexcept;
 /// `none`, `reset`, `reboot`, `rma`, `per-line`.
 std::string_view xid_needs_name(XidNeeds n) noexcept;
 
