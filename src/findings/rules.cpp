@@ -416,6 +416,9 @@ std::string catalog_actions(const Context& c, std::string_view cls) {
     const XidInfo* x = xid_info(code);
     if (!s.empty()) s += "; ";
     s += fmt::format("Xid {} ({}): {}", code, x->name, x->action);
+    // NVIDIA's own resolution buckets, so the step can be checked against the catalog.
+    if (!x->immediate.empty())
+      s += fmt::format(" [NVIDIA: {}{}]", x->immediate, x->investigatory.empty() ? "" : ", then " + x->investigatory);
   }
   return s;
 }

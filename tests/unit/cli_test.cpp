@@ -124,6 +124,15 @@ TEST(Cli, ConfigIgnoreFindingsLeavesTheRuleOutAndListsIt) {
   EXPECT_EQ(run_gpucost({"analyze", d.string(), "--config", cfg.string()}).exit_code, 2) << "a rule is a string";
 }
 
+// A finding's next step quotes NVIDIA's resolution buckets of the Xids it names (issue 35).
+TEST(Cli, XidFindingsQuoteNvidiasResolutionBuckets) {
+  const fs::path d = dmesg_dir();
+  auto r = run_gpucost({"analyze", d.string(), "--format", "json", "--tz", "UTC"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[NVIDIA: RESTART_APP, then WORKFLOW_XID_31]"), std::string::npos) << "Xid 31";
+  EXPECT_NE(r.out.find("[NVIDIA: RESTART_APP, then CHECK_APP/CUDA]"), std::string::npos) << "Xid 32";
+}
+
 // An Xid naming a MIG GPU instance lands on its physical GPU, beside that GPU's plain Xids
 // (before, its GPU was the text `PCI:0000:4b:00 GPU-I:05`, a GPU of its own).
 TEST(Cli, XidOnAMigGpuInstanceIsOnItsGpu) {
