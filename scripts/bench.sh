@@ -360,7 +360,7 @@ echo "bench: load after: $load_after" >&2
 echo
 echo "gpucost benchmark, median of $reps runs, --threads $threads (0: all cores), load $load_before before, $load_after after"
 echo
-printf '%s\n' "${rows[@]}" | awk -F'|' '
+((${#rows[@]})) && printf '%s\n' "${rows[@]}" | awk -F'|' '
   function verdict(ok) { return ok ? "met" : "NOT met" }
   {
     mb = $2 / 1e6; gbps = mb / $3 / 1000; xwc = $3 / $4; rss = $5 / 1024
