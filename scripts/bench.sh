@@ -312,6 +312,7 @@ if want family; then
         mb=$((mb + $(find "$d" -type f -name '*.gz' -print0 | xargs -0 -r gzip -dc | wc -c)))
       fi
       read -r t rss cpu < <(run "gpucost analyze ($name)" "${analyze[@]}" "$d")
+      # shellcheck disable=SC2016  # "$1" is the inner shell's argument, expanded there
       read -r t_wc _ < <(run "wc -l ($name)" bash -c 'family_text "$1" wc -l' _ "$d")
       # The article's step over the shape's kernel logs, where it has any, in rounds.
       kb=0 tk=- tg=- tm=-
