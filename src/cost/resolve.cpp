@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cost/json_read.hpp"
+#include "gpucost/features/feature_ids.hpp"
 #include "gpucost/small_file.hpp"
 #include "gpucost/text/number.hpp"
 
@@ -578,7 +579,7 @@ std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& i
       if (n > 0) {
         in.measured_hours_per_month = sum / static_cast<double>(n);
         in.measured_usage_note = in.usage.reason;
-        in.set(InputId::kHoursPerMonth, *in.measured_hours_per_month, "measured:F017", in.usage.reason);
+        in.set(InputId::kHoursPerMonth, *in.measured_hours_per_month, "measured:" + std::string(feature_code(FeatureId::gpu_busy_s)), in.usage.reason);
       }
     } else {
       in.measured_usage_note = in.usage.reason;
