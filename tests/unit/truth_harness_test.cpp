@@ -49,8 +49,7 @@ TruthFile read_truth(const fs::path& p) {
       n = std::stoll(name);
       name.clear();
     }
-    EXPECT_TRUE((what == "event" || what == "xid" || name.empty()) && n >= 0)
-        << p << ": bad line '" << line << "'";
+    EXPECT_TRUE((what == "event" || what == "xid" || name.empty()) && n >= 0) << p << ": bad line '" << line << "'";
     t.facts[name.empty() ? what : what + " " + name] = n;
   }
   return t;
@@ -111,12 +110,11 @@ TEST(TruthHarness, EverySampleMatchesItsHandWrittenTruthOrIsMarked) {
     if (truth.expect_fail.empty()) {
       EXPECT_TRUE(diff.empty()) << rel << " differs from its truth:\n" << diff;
     } else {
-      EXPECT_FALSE(diff.empty()) << rel << " now matches its truth: drop its expect-fail ("
-                                 << truth.expect_fail << ")";
+      EXPECT_FALSE(diff.empty()) << rel << " now matches its truth: drop its expect-fail (" << truth.expect_fail << ")";
     }
   }
-  std::cout << "truth harness: " << found << " of " << wanted << " facts found ("
-            << (wanted ? 100 * found / wanted : 0) << " %)\n";
+  std::cout << "truth harness: " << found << " of " << wanted << " facts found (" << (wanted ? 100 * found / wanted : 0)
+            << " %)\n";
 }
 
 }  // namespace
