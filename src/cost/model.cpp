@@ -76,12 +76,19 @@ std::string_view verdict_name(Verdict v) noexcept {
   return "?";
 }
 
+double wall_power_w(const CostInputs& in) {
+  return (v(in, InputId::kPowerW) + v(in, InputId::kHostPowerW)) / v(in, InputId::kPsuEfficiency) *
+         v(in, InputId::kPue);
+}
+
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
-  const double price = v(in, InputId::kPurchasePrice);
+  // The whole machine is bought and resold: the GPU and its share of the host.
+  const double price = v(in, InputId::kPurchasePrice) + v(in, InputId::kHostPrice);
   c.capital_cost = price * capital_growth(in) - v(in, InputId::kResaleFraction) * price;
   c.amortization_per_hour = c.capital_cost / v(in, InputId::kAmortizationHours);
-  c.electricity_per_hour = v(in, InputId::kPowerW) / 1000 * v(in, InputId::kElectricityPrice);
+  c.wall_power_w = wall_power_w(in);
+  c.electricity_per_hour = c.wall_power_w / 1000 * v(in, InputId::kElectricityPrice);
   c.cooling_per_hour = v(in, InputId::kCoolingW) / 1000 * v(in, InputId::kElectricityPrice);
   c.maintenance_per_hour =
       v(in, InputId::kIncidentsPerHour) * v(in, InputId::kHoursPerIncident) * v(in, InputId::kEngineerRate);
@@ -285,7 +292,11 @@ void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool sa
   b.buy_pays = b.usage_threshold_hours_per_month && u >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::kResaleFraction);
   if (saves && keep > 0 && u > 0)
-    b.max_purchase_price = (c - local.running_per_effective_hour) * u * v(in, InputId::kAmortizationMonths) / keep;
+    b.max_purchase_price =
+        (c - local.running_per_effective_hour) * u * v(in, InputId::kAmortizationMonths) / keep -
+        v(in, InputId::kHostPrice);
+  // A host that alone costs more than the savings leaves no GPU price that pays.
+  if (b.max_purchase_price && *b.max_purchase_price <= 0) b.max_purchase_price.reset();
   if (b.buy_vs_rent_hours && u > 0) b.payback_months = local.capital_cost / ((c - local.running_per_effective_hour) * u);
 }
 
@@ -338,6 +349,10 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
     r.base = in.get(sp.id);
     r.low = r.base * (1 - step);
     r.high = r.base * (1 + step);
+    if (sp.id == InputId::kPue && r.low < 1) {
+      r.low = 1;
+      r.note = fmt::format("-{:g} % is clamped to 1 (no room draws less than its machines)", 100 * step);
+    }
     if (sp.domain == Domain::kRatio && r.high > 1) {
       r.high = 1;
       r.note = fmt::format("+{:g} % is clamped to 1", 100 * step);
@@ -393,16 +408,22 @@ void add_steps(CostResult& r) {
   const BreakEven& b = r.break_even;
   const std::string per_h = cur + "/h";
   step("local.capital_cost",
-       "purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price",
-       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::kPurchasePrice), n(in.get(InputId::kInterestRate)),
-                   n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
-                   n(in.get(InputId::kPurchasePrice))),
+       "(purchase_price + host_price) * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * "
+       "(purchase_price + host_price)",
+       fmt::format("({} + {}) * (1 + {})^({} / 12) - {} * ({} + {})", x(InputId::kPurchasePrice),
+                   x(InputId::kHostPrice), n(in.get(InputId::kInterestRate)), n(in.get(InputId::kAmortizationMonths)),
+                   n(in.get(InputId::kResaleFraction)), n(in.get(InputId::kPurchasePrice)),
+                   n(in.get(InputId::kHostPrice))),
        l.capital_cost, cur);
   step("local.amortization_per_hour", "capital_cost / amortization_hours",
        fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::kAmortizationHours)), l.amortization_per_hour,
        per_h);
-  step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
-       fmt::format("{} / 1000 * {}", x(InputId::kPowerW), x(InputId::kElectricityPrice)), l.electricity_per_hour,
+  step("local.wall_power_w", "(power_w + host_power_w) / psu_efficiency * pue",
+       fmt::format("({} + {}) / {} * {}", x(InputId::kPowerW), x(InputId::kHostPowerW), x(InputId::kPsuEfficiency),
+                   x(InputId::kPue)),
+       l.wall_power_w, "W");
+  step("local.electricity_per_hour", "wall_power_w / 1000 * electricity_price",
+       fmt::format("{} W / 1000 * {}", n(l.wall_power_w), x(InputId::kElectricityPrice)), l.electricity_per_hour,
        per_h);
   step("local.cooling_per_hour", "cooling_w / 1000 * electricity_price",
        fmt::format("{} / 1000 * {}", x(InputId::kCoolingW), x(InputId::kElectricityPrice)), l.cooling_per_hour, per_h);
@@ -492,12 +513,13 @@ void add_steps(CostResult& r) {
        b.usage_threshold_hours_per_month, "h/month");
   step("break_even.max_purchase_price",
        "(cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months / "
-       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction)",
+       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction) - host_price",
        b.max_purchase_price
-           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {})", n(c.cost_per_effective_hour),
+           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {}) - {}", n(c.cost_per_effective_hour),
                          n(l.running_per_effective_hour), x(InputId::kHoursPerMonth),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
-                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)))
+                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
+                         x(InputId::kHostPrice))
            : b.hours_per_month ? "none: no purchase price pays at this usage" : "none: the usage is unknown",
        b.max_purchase_price, cur);
   step("break_even.payback_months", "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month)",
@@ -604,7 +626,8 @@ OwnVerdict own_verdict(const CostResult& r) {
   o.decision = run <= c ? OwnDecision::kKeep : OwnDecision::kRent;
   if (const auto& u = r.break_even.hours_per_month; u && std::isfinite(run) && std::isfinite(c))
     o.saving_per_month = (c - run) * *u;
-  const double resale = in.get(InputId::kResaleFraction), price = in.get(InputId::kPurchasePrice);
+  const double resale = in.get(InputId::kResaleFraction),
+               price = in.get(InputId::kPurchasePrice) + in.get(InputId::kHostPrice);
   if (!in.price_unknown && resale > 0 && price > 0) o.resale_value = resale * price;
   std::string saving, sell;
   if (o.saving_per_month)

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cost/json_read.hpp"
+#include "gpucost/cost/machine_class.hpp"
 #include "gpucost/small_file.hpp"
 #include "gpucost/text/number.hpp"
 
@@ -818,6 +819,9 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   warn_on_contradictions(p, in);
   apply_overrides(rq, in);
   convert_currencies(rq.fx, in);
+  // After the options, so that a lifetime given by the user reads the resale curve at that age.
+  if (p.local_ref)
+    if (const MachineClass* mc = find_machine_class(p.local_ref->kind)) apply_machine_class(*mc, in);
   set_ranges(catalog, p, incident_posterior, rq, in);
   fill_unknowns(in);
   if (query) apply_query(rq, *query);

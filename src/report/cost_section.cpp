@@ -46,6 +46,7 @@ void write_input(JsonWriter& w, const CostInputs& in, InputId id) {
   number_or_null(w, "value", v.value);
   w.kv("unit", input_unit(id, in.currency));
   text_or_null(w, "origin", v.origin);
+  w.kv("basis", input_basis(v));
   text_or_null(w, "note", v.note);
   w.end_object();
 }
@@ -83,6 +84,7 @@ void write_inputs_json(JsonWriter& w, const CostResult& r) {
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
   w.kv("count", in.gpu_count);
+  text_or_null(w, "machine_class", in.machine_class);
   text_or_null(w, "count_note", in.gpu_count_note);
   text_or_null(w, "price_observed_on", in.local_price_observed_on);
   w.end_object();
@@ -470,8 +472,8 @@ void write_cost_table(std::string& out, const CostResult& r) {
   line("Inputs");
   for (const auto& s : input_specs()) {
     const auto& v = in[s.id];
-    line("  {:<28} {:>12} {:<9} {:<26} {}", input_name(s.id), short_num(v.value), input_unit(s.id, in.currency),
-         v.origin.empty() ? "unset" : v.origin, v.note);
+    line("  {:<28} {:>12} {:<9} {:<8} {:<26} {}", input_name(s.id), short_num(v.value), input_unit(s.id, in.currency),
+         input_basis(v), v.origin.empty() ? "unset" : v.origin, v.note);
   }
   line("  {:<28} {:>12} {:<9} {}", "query.job_hours", short_num(r.query.job_hours), "h", r.query.job_hours_origin);
   line("  {:<28} {:>12} {:<9} {}", "query.target_premium", short_num(r.query.target_premium), "ratio",

@@ -42,8 +42,12 @@ enum class InputId : std::uint8_t {
   kStorageGbMonths,       ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
   kEgressPriceGb,         ///< cloud: price of one GB sent out of the cloud, currency/GB
   kEgressGb,               ///< cloud: GB one job sends out of the cloud, GB
+  kHostPrice,              ///< local: the rest of the machine (CPU, board, RAM, PSU, chassis) per GPU, currency
+  kHostPowerW,             ///< local: the rest of the machine's draw per GPU while in use, W
+  kPsuEfficiency,          ///< local: DC power out / AC power in of the power supply, ratio
+  kPue,                    ///< local: facility power / IT power (cooling, UPS losses), ratio >= 1
 };
-inline constexpr std::size_t kInputCount = 26;
+inline constexpr std::size_t kInputCount = 30;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 
@@ -96,6 +100,10 @@ struct InputValue {
   /// the report currency, since gpucost converts no currency). Empty: the report currency.
   std::string currency;
 };
+
+/// How a value was obtained, for the report: `measured` (from the logs), `given` (command line or
+/// config file) or `assumed` (a default or a preset, whose note names its source).
+std::string_view input_basis(const InputValue& v) noexcept;
 
 /// The values an input may take in the Monte Carlo (docs/cost-model.md, "Uncertainty").
 struct InputRange {
@@ -172,6 +180,9 @@ struct CostInputs {
   std::array<InputValue, kInputCount> values{};
   /// Names of the presets used (empty when none), for the report.
   std::string scenario, local_gpu, cloud_offer;
+  /// The local machine's class (laptop, consumer, workstation, datacenter: the preset's kind), which
+  /// picks the host, power-supply, PUE, lifetime and resale defaults; empty when unknown.
+  std::string machine_class;
   /// Labels of the local GPU and cloud offer, for the report (`NVIDIA GeForce RTX 4090`).
   std::string local_label, cloud_label;
   /// How the local GPU and cloud offer were chosen, when not by name (empty otherwise).

@@ -18,11 +18,15 @@ namespace gpucost::cost {
 
 /// Local GPU cost terms, per wall hour of use unless named otherwise (currency/h).
 struct LocalCost {
-  /// What owning the GPU for the amortization months costs in money, at their end:
-  /// purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price.
+  /// What owning the GPU and its share of the host for the amortization months costs in money, at
+  /// their end, with P = purchase_price + host_price:
+  /// P * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * P.
   double capital_cost = 0;
   double amortization_per_hour = 0;  ///< capital_cost / amortization_hours
-  double electricity_per_hour = 0;   ///< power_w / 1000 * electricity_price
+  /// (power_w + host_power_w) / psu_efficiency * pue: what the machine's share draws at the wall,
+  /// the room's overhead included, W.
+  double wall_power_w = 0;
+  double electricity_per_hour = 0;   ///< wall_power_w / 1000 * electricity_price
   double cooling_per_hour = 0;       ///< cooling_w / 1000 * electricity_price
   double maintenance_per_hour = 0;   ///< incidents_per_hour * hours_per_incident * engineer_rate
   double cost_per_wall_hour = 0;     ///< sum of the four
@@ -116,7 +120,8 @@ struct BreakEven {
   std::optional<double> payback_months;
   /// The purchase price below which buying pays at hours_per_month:
   /// (cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months
-  /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction); null when no price does.
+  /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction) - host_price; null when no
+  /// price does.
   std::optional<double> max_purchase_price;
 };
 
@@ -259,6 +264,8 @@ OwnVerdict own_verdict(const CostResult& r);
 BuyVerdict buy_verdict(const CostResult& r);
 
 
+/// (power_w + host_power_w) / psu_efficiency * pue, W (inputs must be valid).
+double wall_power_w(const CostInputs& in);
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);
 /// The cloud cost terms (inputs must be valid).
