@@ -81,6 +81,12 @@ double wall_power_w(const CostInputs& in) {
          v(in, InputId::kPue);
 }
 
+std::string_view power_used(const CostInputs& in) {
+  const bool board_only = v(in, InputId::kHostPowerW) == 0 && v(in, InputId::kPsuEfficiency) == 1 &&
+                          v(in, InputId::kPue) == 1;
+  return board_only ? "gpu_board" : "estimated_at_the_wall";
+}
+
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
   // The whole machine is bought and resold: the GPU and its share of the host.

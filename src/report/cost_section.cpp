@@ -136,6 +136,8 @@ void write_sides_json(JsonWriter& w, const CostResult& r) {
   w.kv("unit", per_h);
   number_or_null(w, "capital_cost", l.capital_cost);
   number_or_null(w, "amortization_per_hour", l.amortization_per_hour);
+  number_or_null(w, "wall_power_w", l.wall_power_w);
+  w.kv("power_used", power_used(in));
   number_or_null(w, "electricity_per_hour", l.electricity_per_hour);
   number_or_null(w, "cooling_per_hour", l.cooling_per_hour);
   number_or_null(w, "maintenance_per_hour", l.maintenance_per_hour);

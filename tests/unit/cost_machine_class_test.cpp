@@ -73,6 +73,8 @@ TEST(MachineClass, WallPowerIsGpuAndHostThroughTheSupplyTimesPue) {
   in.set(InputId::kHostPowerW, 150, "test");
   in.set(InputId::kPsuEfficiency, 0.9, "test");
   EXPECT_NEAR(wall_power_w(in), 600 / 0.9, 1e-9);  // 666.67 W: the audit's 667 W
+  EXPECT_EQ(power_used(in), "estimated_at_the_wall");
+  EXPECT_EQ(power_used(desktop_4090()), "gpu_board");
   in.set(InputId::kPue, 1.58, "test");
   EXPECT_NEAR(wall_power_w(in), 600 / 0.9 * 1.58, 1e-9);  // 1053.3 W
   EXPECT_NEAR(local_cost(in).electricity_per_hour, 600 / 0.9 * 1.58 / 1000 * 0.15, 1e-12);

@@ -266,6 +266,9 @@ BuyVerdict buy_verdict(const CostResult& r);
 
 /// (power_w + host_power_w) / psu_efficiency * pue, W (inputs must be valid).
 double wall_power_w(const CostInputs& in);
+/// Which power the electricity counts: `gpu_board` (the GPU alone: no host, no supply loss, PUE 1)
+/// or `estimated_at_the_wall` (board + host through the supply, times PUE).
+std::string_view power_used(const CostInputs& in);
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);
 /// The cloud cost terms (inputs must be valid).
