@@ -26,7 +26,14 @@
 #   GPUCOST_BENCH_THREADS: --threads for gpucost analyze (default: all cores).
 #   GPUCOST_BENCH_REPEATS: repeats of each event-dense message (default 1000000).
 #   GPUCOST_BENCH_CORPORA: which corpora to run (default "noise event-dense large-file dense
-#     rotated").
+#     rotated family").
+#   family (issue 37): each shape of bench/make-corpus.py (GPUCOST_BENCH_SHAPES, default
+#     "desktop server journal flood rotated huge") at each held-out seed (GPUCOST_BENCH_SEEDS,
+#     default "101 102"; seeds 1-3 are the tuning seeds, docs/performance.md), SIZE of text each
+#     (the rotated shape: GPUCOST_BENCH_FILES one-line files, default 20000), with every target of
+#     issue 37 in one row per shape and seed. `scripts/bench.sh 50M 1` with
+#     GPUCOST_BENCH_CORPORA=family is the smoke run.
+#   GPUCOST_BENCH_BIN: the gpucost binary (default build/gpucost).
 # Not part of ctest: timing belongs here, on a machine as quiet as you can get (the load average
 # is printed before and after).
 set -euo pipefail
@@ -36,7 +43,10 @@ reps=${2:-3}
 dir=${GPUCOST_BENCH_DIR:-bench-corpus}
 threads=${GPUCOST_BENCH_THREADS:-0}
 repeats=${GPUCOST_BENCH_REPEATS:-1000000}
-corpora=${GPUCOST_BENCH_CORPORA:-noise event-dense large-file dense rotated}
+corpora=${GPUCOST_BENCH_CORPORA:-noise event-dense large-file dense rotated family}
+shapes=${GPUCOST_BENCH_SHAPES:-desktop server journal flood rotated huge}
+seeds=${GPUCOST_BENCH_SEEDS:-101 102}
+small_files=${GPUCOST_BENCH_FILES:-20000}
 
 # GNU time gives the peak RSS; gawk and mawk run the article's step; zstd and xz-utils write the
 # decompressor benchmark's archives; libbenchmark-dev builds build/bench (the parser and
@@ -44,8 +54,9 @@ corpora=${GPUCOST_BENCH_CORPORA:-noise event-dense large-file dense rotated}
 extra=()
 [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && extra+=(libhyperscan-dev)
 extra+=(libdeflate-dev)  # compared with ISA-L and zlib by build/bench/gpucost_inflate_bench
-scripts/setup.sh time gawk mawk zstd xz-utils libbenchmark-dev "${extra[@]}" >/dev/null
-bin=build/gpucost
+# GPUCOST_BENCH_NO_SETUP=1: the tools are there already (setup.sh also builds the whole tree).
+[ -n "${GPUCOST_BENCH_NO_SETUP:-}" ] || scripts/setup.sh time gawk mawk zstd xz-utils libbenchmark-dev "${extra[@]}" >/dev/null
+bin=${GPUCOST_BENCH_BIN:-build/gpucost}
 gnutime=/usr/bin/time
 [ -x "$gnutime" ] || { echo "bench: $gnutime missing (apt-get install time)" >&2; exit 1; }
 mkdir -p "$dir"
@@ -272,6 +283,68 @@ if want event-dense; then
   awk_rows=("$kmb" "${medians[@]}")
 fi
 
+# The corpus family (issue 37): every shape at every held-out seed, its targets in one row.
+family_rows=()  # "label|bytes|s|wc s|peak KiB|kernel bytes|gpucost kernel s|gawk s|mawk s|same|CPU s"
+# family_text DIR CMD...: CMD over DIR's text (plain files as arguments, .gz ones through gzip -dc).
+family_text() {
+  local d=$1
+  shift
+  find "$d" -type f ! -name '.*' ! -name '*.gz' -print0 | sort -z | xargs -0 -r "$@" >/dev/null
+  if find "$d" -type f -name '*.gz' | grep -q .; then
+    find "$d" -type f -name '*.gz' -print0 | sort -z | xargs -0 -r gzip -dc | "$@" >/dev/null
+  fi
+}
+export -f family_text
+if want family; then
+  corpus_sum=$(md5sum bench/make-corpus.py | cut -c1-12)
+  for shape in $shapes; do
+    for seed in $seeds; do
+      name="family-$shape-$seed-$size"
+      recipe="make-corpus $shape $seed $size $small_files $corpus_sum"
+      if fresh "$name" "$recipe"; then
+        python3 bench/make-corpus.py "$shape" "$seed" "$size" "$dir/$name" "$small_files"
+        stamp "$name" "$recipe"
+      fi
+      d="$dir/$name"
+      cat "$d"/* >/dev/null 2>&1 || true
+      mb=$(find "$d" -type f ! -name '.*' ! -name '*.gz' -print0 | xargs -0 -r cat | wc -c)
+      if find "$d" -type f -name '*.gz' | grep -q .; then
+        mb=$((mb + $(find "$d" -type f -name '*.gz' -print0 | xargs -0 -r gzip -dc | wc -c)))
+      fi
+      read -r t rss cpu < <(run "gpucost analyze ($name)" "${analyze[@]}" "$d")
+      # shellcheck disable=SC2016  # "$1" is the inner shell's argument, expanded there
+      read -r t_wc _ < <(run "wc -l ($name)" bash -c 'family_text "$1" wc -l' _ "$d")
+      # The article's step over the shape's kernel logs, where it has any, in rounds.
+      kb=0 tk=- tg=- tm=-
+      klogs=()
+      for f in "$d"/kern.log*; do [ -f "$f" ] && klogs+=("$f"); done
+      if ((${#klogs[@]})); then
+        kd="$dir/kernel-logs-$name"
+        rm -rf "$kd"
+        mkdir -p "$kd"
+        for f in "${klogs[@]}"; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$kd/"; done
+        kb=$(bytes_of "${klogs[@]}")
+        ktimes=("" "" "")
+        for ((i = 0; i < reps; i++)); do
+          read -r x _ < <(once "${analyze[@]}" "$kd")
+          ktimes[0]="${ktimes[0]} $x"
+          read -r x _ < <(once bash -c 'over_text article_gawk "$@"' _ "${klogs[@]}")
+          ktimes[1]="${ktimes[1]} $x"
+          read -r x _ < <(once bash -c 'over_text article_mawk "$@"' _ "${klogs[@]}")
+          ktimes[2]="${ktimes[2]} $x"
+        done
+        # shellcheck disable=SC2086  # the lists are split on purpose
+        tk=$(median_of ${ktimes[0]}) tg=$(median_of ${ktimes[1]}) tm=$(median_of ${ktimes[2]})
+      fi
+      same=yes
+      "$bin" analyze "$d" --threads 1 --format json --no-timings -o "$dir/family-t1.json" 2>/dev/null || true
+      "$bin" analyze "$d" --threads 2 --format json --no-timings -o "$dir/family-t2.json" 2>/dev/null || true
+      cmp -s "$dir/family-t1.json" "$dir/family-t2.json" || same=NO
+      family_rows+=("$shape seed $seed|$mb|$t|$t_wc|$rss|$kb|$tk|$tg|$tm|$same|$cpu")
+    done
+  done
+fi
+
 # Identical bytes whatever the thread count (on the event-dense day when it is run).
 same=-
 check=$dir/$noise
@@ -288,7 +361,7 @@ echo "bench: load after: $load_after" >&2
 echo
 echo "gpucost benchmark, median of $reps runs, --threads $threads (0: all cores), load $load_before before, $load_after after"
 echo
-printf '%s\n' "${rows[@]}" | awk -F'|' '
+((${#rows[@]})) && printf '%s\n' "${rows[@]}" | awk -F'|' '
   function verdict(ok) { return ok ? "met" : "NOT met" }
   {
     mb = $2 / 1e6; gbps = mb / $3 / 1000; xwc = $3 / $4; rss = $5 / 1024
@@ -316,6 +389,23 @@ if ((${#awk_rows[@]})); then
 fi
 echo
 echo "--threads 1 vs 2 on $(basename "$check"): $([ "$same" = yes ] && echo "identical JSON" || echo "$same")"
+
+if ((${#family_rows[@]})); then
+  echo
+  echo "the corpus family (bench/make-corpus.py), held-out seeds $seeds, $size each; targets: >= 1 GB/s, <= 4x wc -l,"
+  echo "<= 256 MiB peak RSS, >= 5x gawk and >= 2x mawk over the kernel logs (the article's step), --threads 1 = 2:"
+  printf '%s\n' "${family_rows[@]}" | awk -F'|' '
+    function v(ok) { return ok ? "met" : "NOT met" }
+    {
+      mb = $2 / 1e6; gbps = mb / $3 / 1000; xwc = $3 / $4; rss = $5 / 1024
+      printf "%-22s %8.1f MB %7.3f s (CPU %6.2f s) %6.2f GB/s %5.2fx wc -l %5.0f MiB", $1, mb, $3, $11, gbps, xwc, rss
+      if ($7 != "-") printf "  kernel logs %.1f MB: %.2fx gawk %.2fx mawk", $6 / 1e6, $8 / $7, $9 / $7
+      printf "\n    targets: >= 1 GB/s %s; <= 4x wc -l %s; <= 256 MiB %s;", v(gbps >= 1), v(xwc <= 4), v(rss <= 256)
+      if ($7 != "-") printf " >= 5x gawk %s; >= 2x mawk %s;", v($8 / $7 >= 5), v($9 / $7 >= 2)
+      else printf " (no kernel logs: no awk step);"
+      printf " threads 1 = 2 %s\n", $10 == "yes" ? "met" : "NOT met"
+    }'
+fi
 
 if want rotated && [ -x build/bench/gpucost_inflate_bench ]; then
   echo

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -42,6 +43,14 @@ int run_analyze(const AnalyzeOptions& o) {
     popts = make_pipeline_options(o.input, o.features);
     popts.cost = make_cost_setup(o.cost);  // unknown presets, bad config: say so before reading any log
     popts.findings = o.findings;
+    // The config's ignore_findings join --ignore-finding's; R16 lists them all alike.
+    for (const auto& r : popts.cost->request.config.ignore_findings) {
+      if (!findings::is_rule(r))
+        throw std::invalid_argument(fmt::format(
+            "{}: ignore_findings: unknown finding rule '{}' (gpucost findings lists them)", o.cost.config, r));
+      auto& ig = popts.findings.ignore;
+      if (std::find(ig.begin(), ig.end(), r) == ig.end()) ig.push_back(r);
+    }
   } catch (const CLI::ValidationError& e) {
     print_error(e.what());
     return kExitUsage;

@@ -8,6 +8,7 @@
 
 #include "cost/json_read.hpp"
 #include "gpucost/cost/machine_class.hpp"
+#include "gpucost/features/feature_ids.hpp"
 #include "gpucost/small_file.hpp"
 #include "gpucost/text/number.hpp"
 
@@ -120,12 +121,20 @@ CostOverrides parse_cost_config(std::string_view text, std::string_view origin) 
     else if (k == "preset") o.preset = string_or_value(field.value, origin, k);
     else if (k == "local_preset") o.local = string_or_value(field.value, origin, k);
     else if (k == "cloud_preset") o.cloud = string_or_value(field.value, origin, k);
-    else if (k == "comment" || k == "_comment" || k == "notes") continue;
+    else if (k == "ignore_findings") {
+      // One rule or a list of them; which names are rules is the findings module's to say.
+      simdjson::dom::array a;
+      if (field.value.get(a)) {
+        o.ignore_findings.push_back(json::as_string(field.value, origin, k));
+      } else {
+        for (auto e : a) o.ignore_findings.push_back(json::as_string(e, origin, k));
+      }
+    } else if (k == "comment" || k == "_comment" || k == "notes") continue;
     else
       json::fail(origin, k,
                  "unknown key (known: currency, local, cloud, query, job_hours, target_premium, local_throughput, "
                  "cloud_throughput, ranges, seed, draws, pricing, checkpoint_minutes, interruptions_per_hour, preset, "
-                 "local_preset, cloud_preset, comment)");
+                 "local_preset, cloud_preset, ignore_findings, comment)");
   }
   return o;
 }
@@ -571,7 +580,7 @@ std::optional<InputRange> apply_measured(const ResolveRequest& rq, CostInputs& i
       if (n > 0) {
         in.measured_hours_per_month = sum / static_cast<double>(n);
         in.measured_usage_note = in.usage.reason;
-        in.set(InputId::kHoursPerMonth, *in.measured_hours_per_month, "measured:F017", in.usage.reason);
+        in.set(InputId::kHoursPerMonth, *in.measured_hours_per_month, "measured:" + std::string(feature_code(FeatureId::gpu_busy_s)), in.usage.reason);
       }
     } else {
       in.measured_usage_note = in.usage.reason;

@@ -55,6 +55,23 @@ void run_tasks(std::size_t tasks, unsigned threads, const Task& task) {
 
 }  // namespace
 
+const FeatureValue* FeatureSet::find(FeatureId id) const noexcept {
+  const std::size_t i = feature_slot(id);
+  return i < host.size() ? &host[i] : nullptr;
+}
+
+const FeatureValue* FeatureSet::find_gpu(int gpu, FeatureId id) const noexcept {
+  const std::size_t i = feature_slot(id);
+  for (std::size_t k = 0; k < gpus.size(); ++k)
+    if (gpus[k] == gpu) return i < per_gpu[k].size() ? &per_gpu[k][i] : nullptr;
+  return nullptr;
+}
+
+std::optional<double> FeatureSet::get(FeatureId id) const noexcept {
+  const FeatureValue* v = find(id);
+  return v ? v->value : std::nullopt;
+}
+
 const FeatureValue* FeatureSet::find(std::string_view name_or_id) const noexcept {
   const auto i = feature_index(name_or_id);
   return i == kNoFeature || i >= host.size() ? nullptr : &host[i];

@@ -29,6 +29,8 @@ void expect_one_of(std::string_view v, const std::array<std::string_view, N>& al
 }
 
 constexpr std::array<std::string_view, 5> kCauses = {"application", "driver", "hardware", "thermal-power", "memory"};
+constexpr std::string_view kHeader =
+    "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes";
 constexpr std::array<std::string_view, 5> kClasses = {"application", "driver_firmware", "memory_ecc", "bus", "recovery_action"};
 
 }  // namespace
@@ -42,6 +44,18 @@ std::string_view xid_needs_name(XidNeeds n) noexcept {
     case XidNeeds::kPerLine: return "per-line";
   }
   return "?";
+}
+
+std::optional<int> xid_gpu_instance(std::string_view text) noexcept {
+  const auto open = text.find("Xid (");
+  if (open == std::string_view::npos) return std::nullopt;
+  const auto close = text.find(')', open);
+  const auto gi = text.find(" GPU-I:", open);
+  if (gi == std::string_view::npos || gi > close) return std::nullopt;
+  int v = 0, digits = 0;
+  for (std::size_t i = gi + 7; i < close && text::is_digit(text[i]) && digits < 6; ++i, ++digits)
+    v = v * 10 + (text[i] - '0');
+  return digits ? std::optional<int>(v) : std::nullopt;
 }
 
 std::vector<XidInfo> parse_xid_catalog(std::string_view csv) {
@@ -62,12 +76,14 @@ std::vector<XidInfo> parse_xid_catalog(std::string_view csv) {
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
-    if (f.size() != 7)
-      throw std::invalid_argument(fmt::format("Xid catalog line {}: {} fields, expected 7", line_no, f.size()));
     if (!header) {
+      if (line != kHeader)
+        throw std::invalid_argument(fmt::format("Xid catalog line {}: the header is not '{}'", line_no, kHeader));
       header = true;
       continue;
     }
+    if (f.size() != 11)
+      throw std::invalid_argument(fmt::format("Xid catalog line {}: {} fields, expected 11", line_no, f.size()));
     XidInfo x;
     const auto code = text::to_int<int>(f[0]);
     if (!code || *code < 0) throw std::invalid_argument(fmt::format("Xid catalog line {}: code '{}' is no number", line_no, f[0]));
@@ -80,6 +96,14 @@ std::vector<XidInfo> parse_xid_catalog(std::string_view csv) {
     x.action = f[4];
     x.needs = needs_of(f[5], line_no);
     x.note = f[6];
+    x.mnemonic = f[7];
+    x.immediate = f[8];
+    x.investigatory = f[9];
+    for (std::string_view rest = f[10]; !rest.empty();) {
+      const auto semi = rest.find(';');
+      x.subcodes.emplace_back(rest.substr(0, semi));
+      rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
+    }
     if (std::any_of(out.begin(), out.end(), [&](const XidInfo& o) { return o.code == x.code; }))
       throw std::invalid_argument(fmt::format("Xid catalog line {}: code {} listed twice", line_no, x.code));
     out.push_back(std::move(x));

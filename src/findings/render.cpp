@@ -68,7 +68,7 @@ std::string render_finding_rules(std::string_view format) {
       "escalates from the driver's recovery action to inspect / RMA (R09, R15) |",
       d.xid_escalation_recoveries);
   add("| `--ignore-finding RULE` | none | a rule (id or name, repeatable) whose findings are left out; R16 lists "
-      "them |");
+      "them; also `\"ignore_findings\": [\"R13\", ...]` in the `--config` file |");
   add("");
   add("Severity follows the evidence: a warning or a critical finding names a cause the logs show and the");
   add("remedy for it; where the cause cannot be told from the inputs, the finding is information, gives no");

@@ -23,20 +23,15 @@ struct Context {
   const cost::CostResult* cost;
   const FindingOptions& o;
 
-  std::optional<double> f(std::string_view id) const {
-    const FeatureValue* v = fs.find(id);
-    return v ? v->value : std::nullopt;
-  }
-  double f_or(std::string_view id, double fallback) const { return f(id).value_or(fallback); }
-  std::string reason(std::string_view id) const {
+  std::optional<double> f(FeatureId id) const { return fs.get(id); }
+  double f_or(FeatureId id, double fallback) const { return f(id).value_or(fallback); }
+  std::string reason(FeatureId id) const {
     const FeatureValue* v = fs.find(id);
     return v ? v->reason : std::string();
   }
-  FeatureEvidence ev(std::string_view id) const {
+  FeatureEvidence ev(FeatureId id) const {
     FeatureEvidence e;
-    const std::size_t i = feature_index(id);
-    if (i == kNoFeature) return e;
-    const FeatureDef& d = feature_catalog()[i];
+    const FeatureDef& d = feature_def(id);
     e.id = std::string(d.id);
     e.name = std::string(d.name);
     e.unit = std::string(d.unit);
@@ -118,7 +113,7 @@ struct Context {
     m.currency = cost->inputs.currency;
     const double rate = cost->local.cost_per_wall_hour;
     m.over_span = hours * rate;
-    const auto busy_s = f("F017");
+    const auto busy_s = f(FeatureId::gpu_busy_s);
     const auto& usage = cost->break_even.hours_per_month;
     if (!usage) {
       m.basis = fmt::format("{} = {} h x {} {}/h (local cost per wall hour); per month null: the usage is unknown",
@@ -161,10 +156,10 @@ std::string pct(double ratio) { return fmt::format("{:.0f} %", 100 * ratio); }
 // Without ps snapshots the cause of the idle time is not in the logs (a lone dmon paste): the
 // finding is information that says what to collect, and gives no remedy.
 void input_pipeline_bound(const Context& c, std::vector<Finding>& out) {
-  const auto idle = c.f("F002");
+  const auto idle = c.f(FeatureId::gpu_idle_fraction);
   if (!idle || *idle < c.o.idle_fraction) return;
-  const auto competing = c.f("F102");
-  const double idle_s = c.f_or("F018", 0);
+  const auto competing = c.f(FeatureId::cpu_competing_pct_mean);
+  const double idle_s = c.f_or(FeatureId::gpu_idle_s, 0);
   if (competing && *competing < c.o.cpu_competing_pct) return;  // idle, but the CPU had room: not this rule
   Finding f = make("R01", "input_pipeline_bound", competing ? Severity::kWarning : Severity::kInfo,
                    competing ? fmt::format("GPU idle {} of the sampled time while other processes used {:.0f} % CPU: "
@@ -172,7 +167,7 @@ void input_pipeline_bound(const Context& c, std::vector<Finding>& out) {
                                            pct(*idle), *competing)
                              : fmt::format("GPU idle {} of the sampled time; what held it back is not in the logs",
                                            pct(*idle)));
-  f.features = {c.ev("F002"), c.ev("F018"), c.ev("F020"), c.ev("F101"), c.ev("F102"), c.ev("F103")};
+  f.features = {c.ev(FeatureId::gpu_idle_fraction), c.ev(FeatureId::gpu_idle_s), c.ev(FeatureId::gpu_longest_idle_s), c.ev(FeatureId::cpu_load_pct_mean), c.ev(FeatureId::cpu_competing_pct_mean), c.ev(FeatureId::ps_busy_processes_mean)};
   f.money = c.lost_hours(idle_s / 3600.0, "idle GPU time (F018)");
   if (competing) {
     f.next_step =
@@ -181,7 +176,7 @@ void input_pipeline_bound(const Context& c, std::vector<Finding>& out) {
   } else {
     f.next_step = "No remedy yet: idle time between jobs, a data loader that starves the GPU and a job waiting on "
                   "I/O look the same in GPU samples alone; collect what tells them apart first";
-    f.to_confirm = "collect `ps aux` snapshots during the job (" + c.reason("F102") +
+    f.to_confirm = "collect `ps aux` snapshots during the job (" + c.reason(FeatureId::cpu_competing_pct_mean) +
                    "), and a PyTorch profiler trace for the launch queue (F003)";
   }
   out.push_back(std::move(f));
@@ -190,12 +185,12 @@ void input_pipeline_bound(const Context& c, std::vector<Finding>& out) {
 // R02: clocks held down by heat. Power capping is R13, hardware slowdown and power brake R14:
 // fans and paste are the remedy only where temperature is the cause.
 void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
-  const auto tviol = c.f("F046");                     // share of dmon rows with a thermal violation
-  const auto sw_thermal = c.f("F044"), hw_thermal = c.f("F132");  // clock-event seconds
-  const auto drop = c.f("F043");                      // hot busy clocks below cool ones, %
-  const double busy_s = c.f_or("F017", 0);
-  const double sampled_s = busy_s + c.f_or("F018", 0);
-  const double hot_events = c.f_or("F062", 0);
+  const auto tviol = c.f(FeatureId::gpu_thermal_violation_fraction);                     // share of dmon rows with a thermal violation
+  const auto sw_thermal = c.f(FeatureId::clock_event_sw_thermal_s), hw_thermal = c.f(FeatureId::clock_event_hw_thermal_s);  // clock-event seconds
+  const auto drop = c.f(FeatureId::gpu_pclk_heat_drop_pct);                      // hot busy clocks below cool ones, %
+  const double busy_s = c.f_or(FeatureId::gpu_busy_s, 0);
+  const double sampled_s = busy_s + c.f_or(FeatureId::gpu_idle_s, 0);
+  const double hot_events = c.f_or(FeatureId::thermal_events, 0);
   // The share of the GPU's time held down by heat: dmon's tviol rows, the driver's thermal
   // clock-event seconds over the busy time, or the hot rows when hot clocks ran lower.
   std::optional<double> share;
@@ -203,9 +198,9 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
   if (tviol) take(*tviol);
   const double thermal_s = sw_thermal.value_or(0) + hw_thermal.value_or(0);
   if (thermal_s > 0 && busy_s > 0) take(thermal_s / busy_s);
-  if (drop && *drop >= 5 && sampled_s > 0) take(c.f_or("F035", 0) / sampled_s);
+  if (drop && *drop >= 5 && sampled_s > 0) take(c.f_or(FeatureId::gpu_time_above_temp_s, 0) / sampled_s);
   const bool gpu_evidence = tviol || sw_thermal || hw_thermal || drop;
-  const bool laptop = c.f_or("F120", 0) > 0;
+  const bool laptop = c.f_or(FeatureId::laptop_signals, 0) > 0;
   if (!share || *share < c.o.throttled_fraction) {
     if (gpu_evidence || hot_events == 0) return;
     // Kernel thermal lines only: often the CPU's, and nothing says the GPU slowed down.
@@ -213,7 +208,7 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
                      fmt::format("{:.0f} thermal events in the kernel log; whether they slowed the GPU is not in the "
                                  "logs (they are often the CPU's)",
                                  hot_events));
-    f.features = {c.ev("F062"), c.ev("F034"), c.ev("F058")};
+    f.features = {c.ev(FeatureId::thermal_events), c.ev(FeatureId::gpu_temp_max_c), c.ev(FeatureId::gpu_thermal_margin_c)};
     f.events = c.events_of({EventKind::thermal}, f.events_total);
     f.money = c.no_money("not priced: no GPU throttle reasons in the logs");
     f.next_step = "No remedy yet: read which part ran hot first";
@@ -228,15 +223,15 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
   Finding f = make("R02", "thermal_or_power_throttling", Severity::kWarning, std::move(title));
   // The throttle seconds by cause (F044 SW thermal, F132 HW thermal) and the margin to the GPU's
   // own slowdown temperature (F058) say how close to its limit the cooling runs.
-  f.features = {c.ev("F046"), c.ev("F044"), c.ev("F132"), c.ev("F043"), c.ev("F034"), c.ev("F035"),
-                c.ev("F037"), c.ev("F058"), c.ev("F047")};
+  f.features = {c.ev(FeatureId::gpu_thermal_violation_fraction), c.ev(FeatureId::clock_event_sw_thermal_s), c.ev(FeatureId::clock_event_hw_thermal_s), c.ev(FeatureId::gpu_pclk_heat_drop_pct), c.ev(FeatureId::gpu_temp_max_c), c.ev(FeatureId::gpu_time_above_temp_s),
+                c.ev(FeatureId::gpu_thermal_episodes), c.ev(FeatureId::gpu_thermal_margin_c), c.ev(FeatureId::gpu_throttled_fraction)};
   f.events = c.events_of({EventKind::thermal}, f.events_total);
   if (drop && *drop > 0)
     f.money = c.lost_hours(busy_s / 3600.0 * *share * *drop / 100.0,
                            "throughput lost = busy time (F017) x share held down by heat x hot clock drop (F043)");
   else
-    f.money = c.no_money("no clock drop measured (F043 null): " + c.reason("F043"));
-  const auto margin = c.f("F058");
+    f.money = c.no_money("no clock drop measured (F043 null): " + c.reason(FeatureId::gpu_pclk_heat_drop_pct));
+  const auto margin = c.f(FeatureId::gpu_thermal_margin_c);
   const std::string near = margin ? fmt::format(" (the hottest sample was {:.0f} °C below the GPU's slowdown "
                                                 "temperature, F058)", *margin)
                                   : std::string();
@@ -254,9 +249,9 @@ void thermal_or_power_throttling(const Context& c, std::vector<Finding>& out) {
 // R13: clocks held down by the power limit. At the board's default (or maximum) limit this is
 // how dense tensor work runs (information); a limit set below the default is a warning.
 void power_capped(const Context& c, std::vector<Finding>& out) {
-  const auto pviol = c.f("F045");  // mean % of each interval at the power limit (dmon)
-  const auto cap_s = c.f("F026");  // SW power cap seconds (query-gpu reasons)
-  const double sampled_s = c.f_or("F017", 0) + c.f_or("F018", 0);
+  const auto pviol = c.f(FeatureId::gpu_power_violation_mean_pct);  // mean % of each interval at the power limit (dmon)
+  const auto cap_s = c.f(FeatureId::clock_event_sw_power_cap_s);  // SW power cap seconds (query-gpu reasons)
+  const double sampled_s = c.f_or(FeatureId::gpu_busy_s, 0) + c.f_or(FeatureId::gpu_idle_s, 0);
   std::optional<double> share;
   if (pviol) share = *pviol / 100.0;
   else if (cap_s && sampled_s > 0) share = std::min(1.0, *cap_s / sampled_s);
@@ -269,12 +264,12 @@ void power_capped(const Context& c, std::vector<Finding>& out) {
     if (g.limit && g.default_w && *g.limit < *g.default_w - 1.0) lowered.push_back(&g);
   }
   if (!capped && lowered.empty()) return;
-  const auto clock = c.f("F022");
+  const auto clock = c.f(FeatureId::gpu_busy_clock_ratio);
   const std::string clock_note =
       clock ? fmt::format("; the clock ran at {:.0f} % of its maximum while busy (F022)", 100 * *clock) : std::string();
   const std::string time_note = share ? fmt::format(" {} of the time", pct(*share)) : std::string();
   Finding f = make("R13", "power_capped", Severity::kInfo, "");
-  f.features = {c.ev("F045"), c.ev("F026"), c.ev("F068"), c.ev("F031"), c.ev("F030"), c.ev("F022"), c.ev("F047")};
+  f.features = {c.ev(FeatureId::gpu_power_violation_mean_pct), c.ev(FeatureId::clock_event_sw_power_cap_s), c.ev(FeatureId::gpu_power_limit_w), c.ev(FeatureId::gpu_power_limit_share), c.ev(FeatureId::gpu_busy_power_mean_w), c.ev(FeatureId::gpu_busy_clock_ratio), c.ev(FeatureId::gpu_throttled_fraction)};
   if (!lowered.empty()) {
     // A warning unless the samples show the lower limit never held the work back.
     if (capped || !share) f.severity = Severity::kWarning;
@@ -325,7 +320,7 @@ void power_capped(const Context& c, std::vector<Finding>& out) {
                   "little for the power; compare the cost per effective hour instead";
   } else {
     f.title = fmt::format("Power-capped{} at a {} limit; whether that is the board's default is not in the logs{}",
-                          time_note, c.f("F068") ? format_number(*c.f("F068")) + " W" : std::string("its power"),
+                          time_note, c.f(FeatureId::gpu_power_limit_w) ? format_number(*c.f(FeatureId::gpu_power_limit_w)) + " W" : std::string("its power"),
                           clock_note);
     f.money = c.no_money("not priced: without the default limit the logs cannot tell design from a lowered limit");
     f.next_step = "No remedy yet: at the default limit this is normal for dense work; below it, `nvidia-smi -pl` "
@@ -338,7 +333,7 @@ void power_capped(const Context& c, std::vector<Finding>& out) {
 // R14: hardware slowdown that is not heat: the power brake (an external signal) or HW slowdown
 // with neither cause.
 void hw_slowdown(const Context& c, std::vector<Finding>& out) {
-  const auto hw = c.f("F042"), brake = c.f("F063"), thermal = c.f("F132");
+  const auto hw = c.f(FeatureId::clock_event_hw_slowdown_s), brake = c.f(FeatureId::clock_event_hw_power_brake_s), thermal = c.f(FeatureId::clock_event_hw_thermal_s);
   const double brake_s = brake.value_or(0);
   const double other_s = std::max(0.0, hw.value_or(0) - thermal.value_or(0) - brake_s);
   if (brake_s < 1 && other_s < 1) return;
@@ -346,7 +341,7 @@ void hw_slowdown(const Context& c, std::vector<Finding>& out) {
                    brake_s >= 1 ? fmt::format("HW power brake held the clocks down for {}", cost::human_duration(brake_s / 3600.0))
                                 : fmt::format("HW slowdown (neither thermal nor power brake) for {}",
                                               cost::human_duration(other_s / 3600.0)));
-  f.features = {c.ev("F042"), c.ev("F063"), c.ev("F132"), c.ev("F024"), c.ev("F068")};
+  f.features = {c.ev(FeatureId::clock_event_hw_slowdown_s), c.ev(FeatureId::clock_event_hw_power_brake_s), c.ev(FeatureId::clock_event_hw_thermal_s), c.ev(FeatureId::gpu_power_mean_w), c.ev(FeatureId::gpu_power_limit_w)};
   f.money = c.no_money("not priced: -q counters count since the driver loaded, not within the logs");
   f.next_step = brake_s >= 1
                     ? "The power brake is asserted from outside the GPU (the system's power supply or baseboard on "
@@ -359,14 +354,14 @@ void hw_slowdown(const Context& c, std::vector<Finding>& out) {
 
 // R03: the PCIe link trains below its capability.
 void pcie_link_degraded(const Context& c, std::vector<Finding>& out) {
-  const auto ratio = c.f("F072");
-  const double msgs = c.f_or("F075", 0);
+  const auto ratio = c.f(FeatureId::pcie_link_width_ratio);
+  const double msgs = c.f_or(FeatureId::pcie_link_degraded_events, 0);
   if ((!ratio || *ratio >= 1) && msgs == 0) return;
   Finding f = make("R03", "pcie_link_degraded", Severity::kWarning,
                    ratio && *ratio < 1
-                       ? fmt::format("PCIe link at {:.0f} of {:.0f} lanes", c.f_or("F070", 0), c.f_or("F071", 0))
+                       ? fmt::format("PCIe link at {:.0f} of {:.0f} lanes", c.f_or(FeatureId::pcie_link_width, 0), c.f_or(FeatureId::pcie_link_width_max, 0))
                        : fmt::format("The kernel reports the GPU's PCIe link below its capability ({:.0f} messages)", msgs));
-  f.features = {c.ev("F070"), c.ev("F071"), c.ev("F072"), c.ev("F073"), c.ev("F074"), c.ev("F075"), c.ev("F056")};
+  f.features = {c.ev(FeatureId::pcie_link_width), c.ev(FeatureId::pcie_link_width_max), c.ev(FeatureId::pcie_link_width_ratio), c.ev(FeatureId::pcie_link_gen), c.ev(FeatureId::pcie_link_gen_max), c.ev(FeatureId::pcie_link_degraded_events), c.ev(FeatureId::gpu_pcie_rx_mean_mbs)};
   f.events = c.events_of({EventKind::pcie_link_degraded}, f.events_total);
   f.money = c.no_money("not priced: the loss depends on how much the job moves between host and GPU (F056, F057)");
   f.next_step = "Reseat the card, try another x16 slot without a riser or with a certified one, and set the slot to its "
@@ -377,18 +372,18 @@ void pcie_link_degraded(const Context& c, std::vector<Finding>& out) {
 
 // R04: a laptop training on battery or through suspends.
 void laptop_power_interruptions(const Context& c, std::vector<Finding>& out) {
-  const double battery = c.f_or("F118", 0);
-  const double suspends = c.f_or("F121", 0);
+  const double battery = c.f_or(FeatureId::battery_s, 0);
+  const double suspends = c.f_or(FeatureId::suspends, 0);
   if (battery < c.o.battery_s && suspends == 0) return;
-  const auto loss = c.f("F134");
+  const auto loss = c.f(FeatureId::power_event_loss_s);
   Finding f = make("R04", "laptop_power_interruptions", Severity::kWarning,
                    fmt::format("Training through {:.0f} suspend(s) and {} on battery{}", suspends,
                                cost::human_duration(battery / 3600.0),
                                loss ? fmt::format(": {} of GPU time lost", cost::human_duration(*loss / 3600.0)) : ""));
-  f.features = {c.ev("F118"), c.ev("F117"), c.ev("F121"), c.ev("F122"), c.ev("F119"), c.ev("F134"), c.ev("F011")};
+  f.features = {c.ev(FeatureId::battery_s), c.ev(FeatureId::ac_switches), c.ev(FeatureId::suspends), c.ev(FeatureId::suspended_s), c.ev(FeatureId::lid_closes), c.ev(FeatureId::power_event_loss_s), c.ev(FeatureId::battery_busy_clock_ratio)};
   f.events = c.events_of({EventKind::ac_offline, EventKind::suspend, EventKind::lid_close}, f.events_total, 5);
   f.money = loss ? c.lost_hours(*loss / 3600.0, "time lost to power events (F134)")
-                 : c.no_money("power_event_loss_s (F134) is null: " + c.reason("F134"));
+                 : c.no_money("power_event_loss_s (F134) is null: " + c.reason(FeatureId::power_event_loss_s));
   f.next_step = "Keep the laptop on AC during jobs and disable sleep while training (`systemd-inhibit --what=sleep:"
                 "handle-lid-switch <job>`, or HandleLidSwitch=ignore); save checkpoints so a suspend costs minutes";
   if (!loss) f.to_confirm = "collect `nvidia-smi dmon` during the job to measure the GPU time lost";
@@ -416,6 +411,9 @@ std::string catalog_actions(const Context& c, std::string_view cls) {
     const XidInfo* x = xid_info(code);
     if (!s.empty()) s += "; ";
     s += fmt::format("Xid {} ({}): {}", code, x->name, x->action);
+    // NVIDIA's own resolution buckets, so the step can be checked against the catalog.
+    if (!x->immediate.empty())
+      s += fmt::format(" [NVIDIA: {}{}]", x->immediate, x->investigatory.empty() ? "" : ", then " + x->investigatory);
   }
   return s;
 }
@@ -640,7 +638,7 @@ void gpu_recovery_action(const Context& c, std::vector<Finding>& out) {
   f.title = std::move(title);
   f.events_total = f.events.size();
   std::sort(f.events.begin(), f.events.end(), [](const EventEvidence& a, const EventEvidence& b) { return a.ts < b.ts; });
-  f.features = {c.ev("F084"), c.ev("F082"), c.ev("F083"), c.ev("F081"), c.ev("F096")};
+  f.features = {c.ev(FeatureId::xid_recovery_action_events), c.ev(FeatureId::xid_memory_ecc_events), c.ev(FeatureId::xid_bus_events), c.ev(FeatureId::xid_driver_firmware_events), c.ev(FeatureId::gpu_reset_incidents)};
   f.money = c.no_money("not priced: the recovery's downtime is counted in incidents (F007) and the cost model");
   f.next_step = std::move(step);
   out.push_back(std::move(f));
@@ -648,20 +646,20 @@ void gpu_recovery_action(const Context& c, std::vector<Finding>& out) {
 
 // R05: the GPU fell off the bus (Xid 79) or the NVLink/bus failed.
 void gpu_fell_off_bus(const Context& c, std::vector<Finding>& out) {
-  const double bus = c.f_or("F083", 0), fallen = c.f_or("F088", 0);
+  const double bus = c.f_or(FeatureId::xid_bus_events, 0), fallen = c.f_or(FeatureId::fallen_off_bus_events, 0);
   if (bus == 0 && fallen == 0) return;
-  const auto lost = c.f("F093");
+  const auto lost = c.f(FeatureId::gpu_lost_s);
   Finding f = make("R05", "gpu_fell_off_bus", Severity::kCritical,
                    fmt::format("The GPU fell off the bus ({:.0f} bus Xid, {:.0f} fallen-off-the-bus messages){}", bus,
                                fallen, lost ? fmt::format("; lost for {}", cost::human_duration(*lost / 3600.0)) : ""));
-  f.features = {c.ev("F083"), c.ev("F088"), c.ev("F093"), c.ev("F034"), c.ev("F024")};
+  f.features = {c.ev(FeatureId::xid_bus_events), c.ev(FeatureId::fallen_off_bus_events), c.ev(FeatureId::gpu_lost_s), c.ev(FeatureId::gpu_temp_max_c), c.ev(FeatureId::gpu_power_mean_w)};
   f.events = c.events(
       [](EventKind k, std::optional<std::int64_t> code) {
         return k == EventKind::fallen_off_bus || (k == EventKind::xid && xid_in_class(code, "bus"));
       },
       f.events_total);
   f.money = lost ? c.lost_hours(*lost / 3600.0, "GPU time lost (F093)")
-                 : c.no_money("gpu_lost_s (F093) is null: " + c.reason("F093"));
+                 : c.no_money("gpu_lost_s (F093) is null: " + c.reason(FeatureId::gpu_lost_s));
   f.next_step = "Check the power supply and its cables (transient load), the GPU's temperature before the loss, and any "
                 "riser or slot; reboot to recover. " + catalog_actions(c, "bus");
   if (!lost) f.to_confirm = "collect the kernel log around the loss and `nvidia-smi -q` after it";
@@ -670,13 +668,13 @@ void gpu_fell_off_bus(const Context& c, std::vector<Finding>& out) {
 
 // R06: memory Xids (48/63/64/95): ECC errors and row remapping.
 void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
-  const double mem = c.f_or("F082", 0);
+  const double mem = c.f_or(FeatureId::xid_memory_ecc_events, 0);
   if (mem == 0) return;
   Finding f = make("R06", "gpu_memory_errors", Severity::kCritical,
                    fmt::format("{:.0f} GPU memory error Xid(s) (ECC, row remapping)", mem));
   // With -q: rows pending or failed remapping (F049), uncorrected ECC totals (F050, F052), retired
   // pages (F059) say whether a reset is enough.
-  f.features = {c.ev("F082"), c.ev("F053"), c.ev("F054"), c.ev("F049"), c.ev("F050"), c.ev("F052"), c.ev("F059")};
+  f.features = {c.ev(FeatureId::xid_memory_ecc_events), c.ev(FeatureId::gpu_sbecc_errors), c.ev(FeatureId::gpu_dbecc_errors), c.ev(FeatureId::row_remap_attention), c.ev(FeatureId::gpu_ecc_volatile_uncorrected), c.ev(FeatureId::gpu_ecc_aggregate_uncorrected), c.ev(FeatureId::retired_pages)};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return k == EventKind::xid && xid_in_class(code, "memory_ecc");
   }, f.events_total);
@@ -684,18 +682,18 @@ void gpu_memory_errors(const Context& c, std::vector<Finding>& out) {
   f.next_step = "Reset the GPU when no job runs (`nvidia-smi -r`) so pending row remaps take effect, then check "
                 "`nvidia-smi -q -d ROW_REMAPPER,ECC`; a remapping failure or repeated uncorrectable errors mean RMA. " +
                 catalog_actions(c, "memory_ecc");
-  if (!c.f("F054") && !c.f("F049")) f.to_confirm = "collect `nvidia-smi -q -d ECC,ROW_REMAPPER` to see pending remaps and ECC counters";
+  if (!c.f(FeatureId::gpu_dbecc_errors) && !c.f(FeatureId::row_remap_attention)) f.to_confirm = "collect `nvidia-smi -q -d ECC,ROW_REMAPPER` to see pending remaps and ECC counters";
   out.push_back(std::move(f));
 }
 
 // R07: driver or firmware (GSP) Xids.
 void driver_firmware_errors(const Context& c, std::vector<Finding>& out) {
-  const double drv = c.f_or("F081", 0);
+  const double drv = c.f_or(FeatureId::xid_driver_firmware_events, 0);
   if (drv == 0) return;
   Finding f = make("R07", "driver_firmware_errors", Severity::kWarning,
-                   fmt::format("{:.0f} driver or firmware Xid(s) across {:.0f} driver version(s)", drv, c.f_or("F015", 0)));
+                   fmt::format("{:.0f} driver or firmware Xid(s) across {:.0f} driver version(s)", drv, c.f_or(FeatureId::driver_versions, 0)));
   // The GSP firmware that ran (F036) says which driver fixes apply.
-  f.features = {c.ev("F081"), c.ev("F090"), c.ev("F015"), c.ev("F036"), c.ev("F096")};
+  f.features = {c.ev(FeatureId::xid_driver_firmware_events), c.ev(FeatureId::gsp_error_events), c.ev(FeatureId::driver_versions), c.ev(FeatureId::gsp_firmware_versions), c.ev(FeatureId::gpu_reset_incidents)};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return (k == EventKind::xid && xid_in_class(code, "driver_firmware")) || k == EventKind::gsp_error;
   }, f.events_total);
@@ -708,11 +706,11 @@ void driver_firmware_errors(const Context& c, std::vector<Finding>& out) {
 
 // R08: application Xids (13/31/43/45/94): the job's own bugs, or a contained error that stopped only it.
 void application_errors(const Context& c, std::vector<Finding>& out) {
-  const double app = c.f_or("F080", 0);
+  const double app = c.f_or(FeatureId::xid_application_events, 0);
   if (app == 0) return;
   Finding f = make("R08", "application_gpu_faults", Severity::kInfo,
                    fmt::format("{:.0f} application Xid(s): the program faulted on the GPU, not the hardware", app));
-  f.features = {c.ev("F080"), c.ev("F025"), c.ev("F097")};
+  f.features = {c.ev(FeatureId::xid_application_events), c.ev(FeatureId::xid_processes), c.ev(FeatureId::application_xid_incidents)};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return k == EventKind::xid && xid_in_class(code, "application");
   }, f.events_total);
@@ -724,7 +722,7 @@ void application_errors(const Context& c, std::vector<Finding>& out) {
 
 // R09: repeated hardware Xids on one machine: a candidate for return.
 void rma_candidate(const Context& c, std::vector<Finding>& out) {
-  const double hw = c.f_or("F082", 0) + c.f_or("F083", 0);
+  const double hw = c.f_or(FeatureId::xid_memory_ecc_events, 0) + c.f_or(FeatureId::xid_bus_events, 0);
   // The same hardware Xid seen again after a reset, a driver reload or a reboot of its GPU: the
   // recovery did not hold.
   std::string recurred;
@@ -736,7 +734,7 @@ void rma_candidate(const Context& c, std::vector<Finding>& out) {
   Finding f = make("R09", "rma_candidate", Severity::kCritical,
                    recurred.empty() ? fmt::format("{:.0f} hardware Xids (memory, bus): a candidate for RMA", hw)
                                     : fmt::format("{}: a candidate for RMA", recurred));
-  f.features = {c.ev("F082"), c.ev("F083"), c.ev("F061"), c.ev("F007")};
+  f.features = {c.ev(FeatureId::xid_memory_ecc_events), c.ev(FeatureId::xid_bus_events), c.ev(FeatureId::hw_error_events), c.ev(FeatureId::incidents_per_hour)};
   f.events = c.events([](EventKind k, std::optional<std::int64_t> code) {
     return k == EventKind::xid && (xid_in_class(code, "memory_ecc") || xid_in_class(code, "bus"));
   }, f.events_total);
@@ -748,18 +746,18 @@ void rma_candidate(const Context& c, std::vector<Finding>& out) {
 
 // R10: other processes on the GPU.
 void competing_gpu_processes(const Context& c, std::vector<Finding>& out) {
-  const auto competing = c.f("F110");
-  const double desktop = c.f_or("F105", 0);
+  const auto competing = c.f(FeatureId::gpu_competing_processes_mean);
+  const double desktop = c.f_or(FeatureId::desktop_gpu_clients_max, 0);
   if ((!competing || *competing <= 0) && desktop == 0) return;
-  const auto share = c.f("F111");
+  const auto share = c.f(FeatureId::gpu_top_process_sm_share);
   Finding f = make("R10", "competing_gpu_processes", Severity::kInfo,
                    competing && *competing > 0
                        ? fmt::format("{:.1f} other processes share the GPU on average{}", *competing,
                                      share ? fmt::format("; the main one does {} of the GPU work", pct(*share)) : "")
                        : fmt::format("A desktop session holds the GPU ({:.0f} desktop GPU clients)", desktop));
-  f.features = {c.ev("F110"), c.ev("F111"), c.ev("F105"), c.ev("F109")};
+  f.features = {c.ev(FeatureId::gpu_competing_processes_mean), c.ev(FeatureId::gpu_top_process_sm_share), c.ev(FeatureId::desktop_gpu_clients_max), c.ev(FeatureId::gpu_processes_max)};
   if (share && *share < 1)
-    f.money = c.lost_hours(c.f_or("F017", 0) / 3600.0 * (1 - *share),
+    f.money = c.lost_hours(c.f_or(FeatureId::gpu_busy_s, 0) / 3600.0 * (1 - *share),
                            "GPU work of other processes = busy time (F017) x (1 - top process share F111)");
   else
     f.money = c.no_money("not priced: how much GPU the other processes take needs nvidia-smi pmon");
@@ -771,11 +769,11 @@ void competing_gpu_processes(const Context& c, std::vector<Finding>& out) {
 
 // R11: known-benign driver lines, so nobody chases them.
 void benign_driver_spam(const Context& c, std::vector<Finding>& out) {
-  const double n = c.f_or("F066", 0);
+  const double n = c.f_or(FeatureId::benign_driver_messages, 0);
   if (n == 0) return;
   Finding f = make("R11", "benign_driver_messages", Severity::kInfo,
                    fmt::format("{:.0f} known-harmless NVIDIA driver lines: ignore them", n));
-  f.features = {c.ev("F066")};
+  f.features = {c.ev(FeatureId::benign_driver_messages)};
   f.money = c.no_money("costs nothing");
   f.next_step = "Nothing to do: these messages (hybrid-graphics display queries and the like) are noise, not errors; "
                 "filter them out of alerts";
@@ -790,7 +788,7 @@ void buy_or_rent(const Context& c, std::vector<Finding>& out) {
   Finding f = make("R12", "buy_or_rent", Severity::kInfo,
                    fmt::format("Own: {}; buy: {}", cost::own_decision_name(r.own.decision),
                                cost::buy_decision_name(r.buy.decision)));
-  f.features = {c.ev("F006"), c.ev("F017"), c.ev("F024"), c.ev("F007")};
+  f.features = {c.ev(FeatureId::effective_utilization), c.ev(FeatureId::gpu_busy_s), c.ev(FeatureId::gpu_power_mean_w), c.ev(FeatureId::incidents_per_hour)};
   f.money.currency = r.inputs.currency;
   // What the worse choice costs a month at the usage, when the usage and the price are known.
   const double diff = b.hours_per_month && !r.inputs.price_unknown
@@ -1006,8 +1004,9 @@ std::vector<Finding> find(const Timeline& timeline, const FeatureSet& features, 
     ignored.push_back(std::move(s));
   }
   if (!ignored.empty()) {
-    Finding f = make("R16", "ignored_findings", Severity::kInfo,
-                     fmt::format("{} rule(s) ignored by --ignore-finding", ignored.size()));
+    Finding f =
+        make("R16", "ignored_findings", Severity::kInfo,
+             fmt::format("{} rule(s) ignored by --ignore-finding or the config's ignore_findings", ignored.size()));
     f.money = c.no_money("costs nothing");
     f.next_step = "Left out of this report: ";
     for (std::size_t i = 0; i < ignored.size(); ++i) f.next_step += (i ? "; " : "") + ignored[i];

@@ -24,7 +24,8 @@ namespace {
 
 std::string_view kind_fields(EventKind k) noexcept {
   switch (k) {
-    case K::xid: return "gpu = PCI address in `Xid (...)`; pid and process from `pid=`/`name=` (null when `<unknown>` or absent)";
+    case K::xid:
+      return "gpu = PCI address in `Xid (...)` (a MIG `GPU-I:NN` after it stays in the text); pid and process from `pid=`/`name=` (null when `<unknown>` or absent)";
     case K::fallen_off_bus:
       return "gpu = first PCI address in the message. An `Xid (...): 79` line is an `xid` event; this kind is "
              "the lines without an Xid (`GPU 0000:3b:00.0: GPU has fallen off the bus.`, the 570 driver's "

@@ -92,6 +92,9 @@ void extract_xid(std::string_view t, Recognition& r) noexcept {
   const auto close = t.find(')', open);
   if (close == std::string_view::npos) return;
   r.gpu = t.substr(open + 5, close - open - 5);
+  // A MIG GPU instance after the address (`PCI:0000:4b:00 GPU-I:05`): the Xid belongs to that
+  // physical GPU; the instance stays in the text (xid_gpu_instance reads it).
+  if (const auto gi = r.gpu.find(" GPU-I:"); gi != std::string_view::npos) r.gpu = r.gpu.substr(0, gi);
   std::string_view rest = t.substr(close + 1);
   if (!starts_with(rest, ": ")) return;
   rest.remove_prefix(2);

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "gpucost/features/feature_ids.hpp"
 #include "report/svg.hpp"
 
 namespace gpucost::html {
@@ -86,7 +87,7 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   rd::each(rd::child(root, "gpus"), [&](Element d) {
     if (rd::integer(d, "index") != gpu) return;
     rd::each(rd::child(d, "features"), [&](Element f) {
-      if (rd::string(f, "id") == "F068") pw.threshold = rd::number(f, "value");
+      if (rd::string(f, "id") == feature_code(FeatureId::gpu_power_limit_w)) pw.threshold = rd::number(f, "value");
     });
   });
   pw.threshold_label = "power limit";

@@ -145,15 +145,25 @@ Output::Output(std::string path) : path_(std::move(path)) {
   // A regular file (or none yet), perhaps behind symbolic links: the temporary file goes beside
   // the link's target and is renamed onto it, so the links stay links.
   target_ = target;
+  // SIGINT and SIGTERM wait while the file is created and the handler armed: one arriving in
+  // between would otherwise end the run with the new file left behind.
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
   std::string tmp;
   fd_ = create_tmp_beside(target, tmp);
-  if (fd_ < 0) {
-    error_ = "cannot write " + path_ + ": " + std::strerror(errno);
-    failed_ = true;
-    return;
+  const int create_errno = errno;
+  if (fd_ >= 0) {
+    tmp_path_ = std::move(tmp);
+    arm_tmp_cleanup(tmp_path_);
   }
-  tmp_path_ = std::move(tmp);
-  arm_tmp_cleanup(tmp_path_);
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (fd_ < 0) {
+    error_ = "cannot write " + path_ + ": " + std::strerror(create_errno);
+    failed_ = true;
+  }
 }
 
 Output::~Output() {

@@ -95,6 +95,63 @@ TEST(Cli, JsonReportParsesAndCsvHasOneHeader) {
   EXPECT_EQ(c.out.find("id,name", 1), std::string::npos);
 }
 
+// The config file's ignore_findings leave rules out as --ignore-finding does, and R16 lists them.
+TEST(Cli, ConfigIgnoreFindingsLeavesTheRuleOutAndListsIt) {
+  const fs::path d = dmesg_dir();
+  const fs::path cfg = scratch("ignore-config") / "gpucost.json";
+  std::ofstream(cfg) << R"({"ignore_findings": ["driver_firmware_errors"]})";
+  auto r = run_gpucost({"analyze", d.string(), "--format", "json", "--tz", "UTC", "--config", cfg.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS);
+  bool listed = false;
+  for (auto f : simdjson::dom::array(doc["findings"])) {
+    const std::string_view rule = f["rule"];
+    EXPECT_NE(rule, "driver_firmware_errors") << "the config ignored it";
+    if (rule == "ignored_findings") {
+      listed = std::string_view(f["next_step"]).find("R07 driver_firmware_errors (warning") != std::string_view::npos;
+    }
+  }
+  EXPECT_TRUE(listed) << "R16 names the rule the config left out, with what it would have said";
+  // A name that is no rule is a usage error naming the file, as on the command line.
+  std::ofstream(cfg) << R"({"ignore_findings": "no_such_rule"})";
+  auto bad = run_gpucost({"analyze", d.string(), "--config", cfg.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no_such_rule"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  std::ofstream(cfg) << R"({"ignore_findings": [7]})";
+  EXPECT_EQ(run_gpucost({"analyze", d.string(), "--config", cfg.string()}).exit_code, 2) << "a rule is a string";
+}
+
+// A finding's next step quotes NVIDIA's resolution buckets of the Xids it names (issue 35).
+TEST(Cli, XidFindingsQuoteNvidiasResolutionBuckets) {
+  const fs::path d = dmesg_dir();
+  auto r = run_gpucost({"analyze", d.string(), "--format", "json", "--tz", "UTC"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[NVIDIA: RESTART_APP, then WORKFLOW_XID_31]"), std::string::npos) << "Xid 31";
+  EXPECT_NE(r.out.find("[NVIDIA: RESTART_APP, then CHECK_APP/CUDA]"), std::string::npos) << "Xid 32";
+}
+
+// An Xid naming a MIG GPU instance lands on its physical GPU, beside that GPU's plain Xids
+// (before, its GPU was the text `PCI:0000:4b:00 GPU-I:05`, a GPU of its own).
+TEST(Cli, XidOnAMigGpuInstanceIsOnItsGpu) {
+  const fs::path d = scratch("mig-xid");
+  std::ofstream(d / "dmesg.txt")
+      << "[  100.000000] NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, pid=1234, name=python, "
+         "Ch 00000008\n"
+         "[  101.000000] NVRM: Xid (PCI:0000:4b:00): 43, pid=1235, name=python, Ch 00000009\n";
+  auto r = run_gpucost({"timeline", d.string(), "--tz", "UTC"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 2) << r.out;
+  std::size_t on_gpu = 0;
+  for (std::size_t p = r.out.find("\"gpu\":\"0000:4b:00\""); p != std::string::npos;
+       p = r.out.find("\"gpu\":\"0000:4b:00\"", p + 1))
+    ++on_gpu;
+  EXPECT_EQ(on_gpu, 2u) << r.out;
+  EXPECT_NE(r.out.find("GPU-I:05"), std::string::npos) << "the instance stays in the text";
+}
+
 TEST(Cli, OutputFileIsWrittenAndStdoutStaysEmpty) {
   const fs::path d = dmesg_dir();
   const fs::path out = scratch("out") / "report.json";

@@ -1,5 +1,6 @@
 // Where each input comes from: defaults < --preset < --local/--cloud < measured < config < cli.
 #include "gpucost/cost/resolve.hpp"
+#include "gpucost/features/feature_ids.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,12 @@ FeatureLookup fake(std::map<std::string, FeatureReading> features) {
     return it->second;
   };
 }
+
+// A reading of a catalog feature under its catalog name and public id.
+std::pair<const std::string, FeatureReading> reading(FeatureId id, std::optional<double> value, std::string reason = "") {
+  return {std::string(feature_name(id)), {std::string(feature_code(id)), value, std::move(reason)}};
+}
+std::string measured(FeatureId id) { return "measured:" + std::string(feature_code(id)); }
 
 const MeasuredInput& find(const std::vector<MeasuredInput>& v, InputId id) {
   for (const auto& m : v)
@@ -44,14 +51,14 @@ TEST(CostResolve, ScenarioThenEntriesThenMeasuredThenConfigThenCli) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";
   rq.selection.local = "rtx-4060-laptop";  // same currency; its power replaces the scenario's
-  rq.measured = {{InputId::kPowerW, 87.5, "measured:F012", "mean GPU power", {}, {}},
-                 {InputId::kEffectiveUtilization, 0.61, "measured:F002", "idle", {}, {}},
+  rq.measured = {{InputId::kPowerW, 87.5, measured(FeatureId::gpu_power_mean_w), "mean GPU power", {}, {}},
+                 {InputId::kEffectiveUtilization, 0.61, measured(FeatureId::gpu_idle_fraction), "idle", {}, {}},
                  {InputId::kIncidentsPerHour, std::nullopt, "", "not measured: no kernel log", {}, {}}};
   rq.config.values[static_cast<std::size_t>(InputId::kEffectiveUtilization)] = 0.7;
   rq.cli.values[static_cast<std::size_t>(InputId::kCoolingW)] = 10;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(in[InputId::kPurchasePrice].origin, "preset:rtx-4060-laptop");
-  EXPECT_EQ(in[InputId::kPowerW].origin, "measured:F012");  // measured beats presets
+  EXPECT_EQ(in[InputId::kPowerW].origin, measured(FeatureId::gpu_power_mean_w));  // measured beats presets
   EXPECT_EQ(*in[InputId::kPowerW].value, 87.5);
   EXPECT_EQ(in[InputId::kEffectiveUtilization].origin, "config");  // config beats measured
   EXPECT_EQ(*in[InputId::kEffectiveUtilization].value, 0.7);
@@ -141,13 +148,13 @@ TEST(CostResolve, ConfigErrorsNameFileAndKey) {
 }
 
 TEST(CostResolve, MeasuredFromTheCatalogFeatures) {
-  const auto m = measured_inputs(fake({{"gpu_power_mean_w", {"F012", 91.0, ""}},
-                                       {"effective_utilization", {"F040", 0.7, ""}},
-                                       {"incidents_per_hour", {"F041", std::nullopt, "no kernel log"}}}));
+  const auto m = measured_inputs(fake({reading(FeatureId::gpu_power_mean_w, 91.0),
+                                       reading(FeatureId::effective_utilization, 0.7),
+                                       reading(FeatureId::incidents_per_hour, std::nullopt, "no kernel log")}));
   ASSERT_EQ(m.size(), 4u);  // the usage has a basis of its own (measure_usage), never a feature read alone
-  EXPECT_EQ(find(m, InputId::kPowerW).origin, "measured:F012");
+  EXPECT_EQ(find(m, InputId::kPowerW).origin, measured(FeatureId::gpu_power_mean_w));
   EXPECT_EQ(*find(m, InputId::kPowerW).value, 91.0);
-  EXPECT_EQ(find(m, InputId::kEffectiveUtilization).origin, "measured:F040");
+  EXPECT_EQ(find(m, InputId::kEffectiveUtilization).origin, measured(FeatureId::effective_utilization));
   EXPECT_FALSE(find(m, InputId::kIncidentsPerHour).value);
   EXPECT_NE(find(m, InputId::kIncidentsPerHour).note.find("is null: no kernel log"), std::string::npos);
 }
@@ -164,7 +171,7 @@ TEST(CostResolve, MeasuredUsageIsTheValueOnlyWhenItsBasisIsMeasured) {
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(in.usage.basis, UsageBasis::kMeasured);
   EXPECT_DOUBLE_EQ(*in[InputId::kHoursPerMonth].value, (365.25 + 182.625) / 2);
-  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, "measured:F017");
+  EXPECT_EQ(in[InputId::kHoursPerMonth].origin, measured(FeatureId::gpu_busy_s));
   // Too short a span: unknown, no value, the reason kept.
   u.basis = UsageBasis::kUnknown;
   u.reason = "the GPU samples span 2 min";
@@ -229,13 +236,13 @@ TEST(CostResolve, UsageIsUnknownUnlessMeasuredOrGiven) {
 
 TEST(CostResolve, MeasuredUtilizationFromItsPartsWhenTheCatalogLacksIt) {
   // No effective_utilization feature: 1 - idle - queue - power events, from what exists.
-  auto m = measured_inputs(fake({{"gpu_idle_fraction", {"F002", 0.3, ""}},
-                                 {"launch_queue_fraction", {"F003", std::nullopt, "no PyTorch profiler trace"}},
-                                 {"power_event_loss_fraction", {"F077", 0.05, ""}}}));
+  auto m = measured_inputs(fake({reading(FeatureId::gpu_idle_fraction, 0.3),
+                                 reading(FeatureId::launch_queue_fraction, std::nullopt, "no PyTorch profiler trace"),
+                                 reading(FeatureId::power_event_loss_fraction, 0.05)}));
   const auto& u = find(m, InputId::kEffectiveUtilization);
   ASSERT_TRUE(u.value);
   EXPECT_DOUBLE_EQ(*u.value, 1 - 0.3 - 0.05);
-  EXPECT_EQ(u.origin, "measured:F002");
+  EXPECT_EQ(u.origin, measured(FeatureId::gpu_idle_fraction));
   EXPECT_NE(u.note.find("launch_queue_fraction (null: no PyTorch profiler trace)"), std::string::npos) << u.note;
   // Absent features are reported, not invented.
   m = measured_inputs(fake({}));
@@ -291,13 +298,13 @@ TEST(CostResolve, UnmatchedGpuIsTheGpuTheLogsNameNotAnother) {
 TEST(CostResolve, MeasuredIncidentRateIsWeighedAgainstThePrior) {
   ResolveRequest rq;
   rq.selection.preset = "seed-article";  // prior rate 12 / 5760 per hour
-  MeasuredInput m{InputId::kIncidentsPerHour, 3 / 1.5, "measured:F007", "3 incidents in 1.5 h", 3.0, 1.5};
+  MeasuredInput m{InputId::kIncidentsPerHour, 3 / 1.5, measured(FeatureId::incidents_per_hour), "3 incidents in 1.5 h", 3.0, 1.5};
   rq.measured = {m};
   rq.incident_prior_hours = 720;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   // (3 + 12/5760 x 720) / (1.5 + 720) = (3 + 1.5) / 721.5
   EXPECT_NEAR(*in[InputId::kIncidentsPerHour].value, 4.5 / 721.5, 1e-12);
-  EXPECT_EQ(in[InputId::kIncidentsPerHour].origin, "measured:F007");
+  EXPECT_EQ(in[InputId::kIncidentsPerHour].origin, measured(FeatureId::incidents_per_hour));
   EXPECT_NE(in[InputId::kIncidentsPerHour].note.find("(3 + "), std::string::npos);
   rq.incident_prior_hours = 0;  // the raw measured rate
   EXPECT_DOUBLE_EQ(*resolve_inputs(builtin_presets(), rq)[InputId::kIncidentsPerHour].value, 2.0);
@@ -305,9 +312,9 @@ TEST(CostResolve, MeasuredIncidentRateIsWeighedAgainstThePrior) {
 
 TEST(CostResolve, IncidentCountAndExposureComeFromTheFeatures) {
   const auto measured = measured_inputs(fake({
-      {"incidents_per_hour", {"F007", 2.0, ""}},
-      {"maintenance_incidents", {"F008", 3.0, ""}},
-      {"gpu_sampled_s", {"F010", 5400.0, ""}},
+      reading(FeatureId::incidents_per_hour, 2.0),
+      reading(FeatureId::maintenance_incidents, 3.0),
+      reading(FeatureId::gpu_sampled_s, 5400.0),
   }));
   const auto& m = find(measured, InputId::kIncidentsPerHour);
   ASSERT_TRUE(m.events && m.exposure_h);

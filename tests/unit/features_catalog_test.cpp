@@ -31,13 +31,31 @@ bool snake_case(std::string_view s) {
   return s.back() != '_' && s.find("__") == std::string_view::npos;
 }
 
-TEST(FeatureCatalog, HasSequentialUniqueIdsAndCompleteFields) {
+// The number of a public id (`F017`: 17), or -1 when it is not `F` and three digits.
+int id_number(std::string_view id) {
+  if (id.size() != 4 || id[0] != 'F') return -1;
+  int n = 0;
+  for (char c : id.substr(1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// Ids are unique and increasing, not sequential: a retired id leaves a gap and is not reused.
+TEST(FeatureCatalog, HasUniqueIncreasingIdsAndCompleteFields) {
   const auto cat = feature_catalog();
   ASSERT_FALSE(cat.empty());
+  ASSERT_EQ(cat.size(), kFeatureCount);
   std::set<std::string_view> names;
+  int previous = 0;
   for (std::size_t i = 0; i < cat.size(); ++i) {
     const auto& d = cat[i];
-    EXPECT_EQ(d.id, fmt::format("F{:03}", i + 1));
+    EXPECT_GT(id_number(d.id), previous) << d.id << " after F" << previous;
+    previous = id_number(d.id);
+    EXPECT_EQ(d.id, feature_code(static_cast<FeatureId>(i)));
+    EXPECT_EQ(d.name, feature_name(static_cast<FeatureId>(i)));
+    EXPECT_EQ(&feature_def(static_cast<FeatureId>(i)), &d);
     EXPECT_TRUE(snake_case(d.name)) << d.id << " " << d.name;
     EXPECT_TRUE(names.insert(d.name).second) << "duplicate name " << d.name;
     EXPECT_FALSE(d.unit.empty()) << d.id;
@@ -48,6 +66,42 @@ TEST(FeatureCatalog, HasSequentialUniqueIdsAndCompleteFields) {
     EXPECT_EQ(feature_index(d.name), i);
   }
   EXPECT_EQ(feature_index("no_such_feature"), kNoFeature);
+}
+
+// A retired feature's id and name are never used again, and new ids come after it.
+TEST(FeatureCatalog, NeverReusesARetiredIdOrName) {
+  std::set<std::string_view> live(feature_ids::kCodes.begin(), feature_ids::kCodes.end());
+  live.insert(feature_ids::kNames.begin(), feature_ids::kNames.end());
+  const int last = id_number(feature_ids::kCodes.back());
+  for (std::size_t i = 0; i < feature_ids::kRetiredCodes.size(); ++i) {
+    EXPECT_FALSE(live.count(feature_ids::kRetiredCodes[i])) << feature_ids::kRetiredCodes[i] << " is retired";
+    EXPECT_FALSE(live.count(feature_ids::kRetiredNames[i])) << feature_ids::kRetiredNames[i] << " is retired";
+    EXPECT_LT(id_number(feature_ids::kRetiredCodes[i]), last) << "a new feature gets an id after the retired ones";
+  }
+}
+
+// Code names a feature by FeatureId (a misspelt name does not compile); its public id (`"F017"`)
+// is written only in the table of feature_ids.hpp. A string literal holding one elsewhere in the
+// sources would be a lookup that a typo or a renumbering turns silently into a null.
+TEST(FeatureCatalog, NoPublicIdLiteralOutsideTheTable) {
+  namespace fs = std::filesystem;
+  const fs::path root = GPUCOST_SOURCE_DIR;
+  const std::regex literal(R"re("F[0-9]{3}")re");
+  std::size_t files = 0;
+  for (const char* dir : {"src", "include", "apps"}) {
+    if (!fs::exists(root / dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      if (!e.is_regular_file()) continue;
+      const auto ext = e.path().extension();
+      if (ext != ".cpp" && ext != ".hpp" && ext != ".in") continue;
+      ++files;
+      std::ifstream in(e.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n)
+        EXPECT_FALSE(std::regex_search(line, literal)) << e.path().lexically_relative(root).string() << ":" << n << ": " << line;
+    }
+  }
+  EXPECT_GT(files, 50u);
 }
 
 // Issue 14: every feature says which decision it informs: the cost verdict, reliability
@@ -68,10 +122,13 @@ TEST(FeatureCatalog, CoversEveryLayer) {
 
 TEST(FeatureCatalog, KeepsTheSeedIdsAndTheAgreedNames) {
   const auto cat = feature_catalog();
+  // The seed's public ids, as users and saved reports know them: this test is their record.
   EXPECT_EQ(cat[feature_index("F001")].name, "gpu_util_heat_decay_pct");
   EXPECT_EQ(cat[feature_index("F002")].name, "gpu_idle_fraction");
   EXPECT_EQ(cat[feature_index("F003")].name, "launch_queue_fraction");
   EXPECT_EQ(cat[feature_index("F005")].name, "ac_switches_per_hour");
+  EXPECT_EQ(feature_code(FeatureId::gpu_busy_s), "F017");
+  EXPECT_EQ(feature_code(FeatureId::gpu_power_mean_w), "F024");
   for (auto name : {"gpu_samples", "gpu_sampled_s", "gpu_util_mean_pct", "gpu_idle_fraction", "gpu_power_mean_w",
                     "gpu_energy_kwh", "gpu_temp_max_c", "gpu_time_above_temp_s", "xid_events", "ac_switches",
                     "ac_switches_per_hour", "lid_closes", "suspends", "suspended_s", "launch_queue_fraction",

@@ -4,6 +4,7 @@
 // no GPU errors; Xid classes come from NVIDIA's catalog (data/xid-catalog.csv).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -158,18 +159,89 @@ TEST(XidCatalog, EveryCodeInTheFileIsClassedAndTheDocumentedOnesAreThere) {
 }
 
 TEST(XidCatalog, RowsThatDoNotParseAreRejectedWithTheirLine) {
-  EXPECT_THROW(parse_xid_catalog("# c\ncode,name,cause,class,action,needs_person,note\n8,a,application,application,x\n"),
-               std::invalid_argument);
-  EXPECT_THROW(parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,cosmic,application,x,none,\n"),
-               std::invalid_argument);
-  EXPECT_THROW(parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,application,misc,x,none,\n"),
-               std::invalid_argument);
-  EXPECT_THROW(parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,application,application,x,soon,\n"),
-               std::invalid_argument);
-  EXPECT_THROW(parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,application,application,x,none,\n"
-                                 "8,a,application,application,x,none,\n"),
-               std::invalid_argument);
-  EXPECT_EQ(parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,application,application,x,none,\n").size(), 1u);
+  EXPECT_THROW(
+      parse_xid_catalog(
+          "# c\ncode,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n8,a,application,application,x\n"),
+      std::invalid_argument);
+  EXPECT_THROW(
+      parse_xid_catalog(
+          "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n8,a,cosmic,application,x,none,,M,I,V,\n"),
+      std::invalid_argument);
+  EXPECT_THROW(
+      parse_xid_catalog(
+          "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n8,a,application,misc,x,none,,M,I,V,\n"),
+      std::invalid_argument);
+  EXPECT_THROW(
+      parse_xid_catalog(
+          "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n8,a,application,application,x,soon,,M,I,V,\n"),
+      std::invalid_argument);
+  EXPECT_THROW(
+      parse_xid_catalog(
+          "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n8,a,application,application,x,none,,M,I,V,\n"
+          "8,a,application,application,x,none,,M,I,V,\n"),
+      std::invalid_argument);
+  // The 7-column header of the catalog before the resolution buckets is refused, not misread.
+  EXPECT_THROW(
+      parse_xid_catalog("code,name,cause,class,action,needs_person,note\n8,a,application,application,x,none,\n"),
+      std::invalid_argument);
+  const auto one = parse_xid_catalog(
+      "code,name,cause,class,action,needs_person,note,mnemonic,immediate,investigatory,subcodes\n149,a,hardware,bus,x,reset,,M,I,V,P;Q\n");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].subcodes, (std::vector<std::string>{"P", "Q"}));
+}
+
+// The catalog as NVIDIA published it when read (2026-12-06): the codes past 143, the NVLink5
+// sub-codes, and both resolution buckets.
+TEST(XidCatalog, TheNewCodesAreNamedAndBucketed) {
+  const XidInfo* sw = xid_info(155);
+  ASSERT_NE(sw, nullptr);
+  EXPECT_EQ(sw->mnemonic, "NVLINK_SW_DEFINED_ERROR");
+  EXPECT_EQ(sw->immediate, "RESET_GPU");
+  EXPECT_EQ(sw->investigatory, "INVESTIGATE_SW_USER");
+  EXPECT_EQ(sw->needs, XidNeeds::kReset);
+  for (int c = 144; c <= 172; ++c) {
+    const XidInfo* x = xid_info(c);
+    ASSERT_NE(x, nullptr) << "Xid " << c << " is missing";
+    EXPECT_FALSE(x->mnemonic.empty()) << c;
+    if (c <= 161) {
+      EXPECT_FALSE(x->immediate.empty()) << "Xid " << c << " has no immediate bucket";
+    }
+  }
+  for (int c = 144; c <= 150; ++c) {
+    EXPECT_EQ(xid_info(c)->immediate, "WORKFLOW_NVLINK5_ERR") << c;
+    EXPECT_EQ(xid_info(c)->xid_class, "bus") << c;
+    EXPECT_FALSE(xid_info(c)->subcodes.empty()) << "Xid " << c << " lists no sub-code";
+  }
+  const auto& netir = xid_info(149)->subcodes;
+  EXPECT_NE(std::find(netir.begin(), netir.end(), "NETIR_LINK_DOWN"), netir.end());
+  EXPECT_EQ(xid_info(158)->mnemonic, "GPU_FATAL_TIMEOUT");
+  EXPECT_EQ(xid_info(158)->needs, XidNeeds::kReset);
+  EXPECT_EQ(xid_info(157)->needs, XidNeeds::kRma) << "no repair is possible after a retirement failure";
+  EXPECT_EQ(xid_info(154)->immediate, "XID_154");
+  EXPECT_EQ(xid_info(154)->needs, XidNeeds::kPerLine);
+  EXPECT_EQ(xid_info(143)->immediate, "RESET_GPU");
+  EXPECT_EQ(xid_info(173), nullptr) << "Xid 173 could not be sourced: it is left out, not invented";
+  // Every row names the catalog's buckets but where the catalog gives none (162-172).
+  for (const auto& x : xid_catalog()) {
+    EXPECT_FALSE(x.mnemonic.empty()) << x.code;
+    if (x.code < 162) {
+      EXPECT_FALSE(x.immediate.empty()) << x.code;
+    }
+  }
+}
+
+// Application Xids never mark the hardware unhealthy on their own, whatever the new rows add.
+TEST(XidCatalog, ApplicationXidsStayApplication) {
+  for (int c : {8, 13, 31, 43, 45, 94, 137}) {
+    const XidInfo* x = xid_info(c);
+    ASSERT_NE(x, nullptr) << c;
+    EXPECT_EQ(x->xid_class, "application") << "Xid " << c;
+    EXPECT_EQ(x->needs, XidNeeds::kNone) << "Xid " << c;
+  }
+  EXPECT_EQ(features::xid_class(std::int64_t{13}), features::XidClass::kApplication);
+  EXPECT_EQ(features::xid_class(std::int64_t{94}), features::XidClass::kApplication);
+  EXPECT_EQ(features::xid_class(std::int64_t{149}), features::XidClass::kBus);
+  EXPECT_EQ(features::xid_class(std::int64_t{156}), features::XidClass::kMemoryEcc);
 }
 
 // Xid 38 and 109 were "other" before the catalog: they never counted as incidents.

@@ -3,6 +3,9 @@
 // docs/events.md being current.
 #include "gpucost/ingest/recognizer.hpp"
 
+#include "gpucost/features/xid_catalog.hpp"
+#include "gpucost/records.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -73,6 +76,21 @@ TEST(Recognizer, XidProcessNameWithBlanksAndPidOnly) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->pid, 12890);
   EXPECT_EQ(b->process, "");
+}
+
+// On a MIG-enabled GPU the driver names the GPU instance after the address (issue 38): the Xid
+// belongs to the physical GPU, the same key as its plain Xids, and the instance is read back.
+TEST(Recognizer, XidNamingAMigGpuInstanceIsTheGpusXid) {
+  const auto r = kernel("NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, pid=1234, name=python, Ch 00000008");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->kind, EventKind::xid);
+  EXPECT_EQ(r->code, 43);
+  EXPECT_EQ(r->gpu, "PCI:0000:4b:00");
+  EXPECT_EQ(r->pid, 1234);
+  EXPECT_EQ(normalize_pci_bus(r->gpu), normalize_pci_bus("PCI:0000:4b:00"));
+  EXPECT_EQ(xid_gpu_instance("NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, pid=1234, name=python, Ch 00000008"), 5);
+  EXPECT_EQ(xid_gpu_instance("NVRM: Xid (PCI:0000:4b:00): 43, pid=1234, name=python, Ch 00000008"), std::nullopt);
+  EXPECT_EQ(xid_gpu_instance("NVRM: Xid (PCI:0000:4b:00 GPU-I:): 43"), std::nullopt);
 }
 
 TEST(Recognizer, Xid79IsAnXidNotABareFallOffTheBus) {

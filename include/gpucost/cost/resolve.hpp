@@ -42,6 +42,9 @@ struct CostOverrides {
   /// and interruptions per hour of running.
   std::optional<double> checkpoint_minutes, interruptions_per_hour;
   std::optional<std::string> preset, local, cloud;  ///< preset names (config: preset, local_preset, cloud_preset)
+  /// Config `"ignore_findings": ["R13", "benign_driver_messages"]` (or one name): rules whose
+  /// findings analyze leaves out, as with --ignore-finding (R16 lists them); checked by analyze.
+  std::vector<std::string> ignore_findings;
 };
 
 /// Parses a config file's text (`{"currency": "CNY", "local": {...}, "cloud": {...}}`); throws

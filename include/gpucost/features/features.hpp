@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpucost/align/timeline.hpp"
+#include "gpucost/features/feature_ids.hpp"
 
 namespace gpucost {
 
@@ -62,7 +63,15 @@ struct FeatureSet {
   std::vector<int> gpus;                        ///< GPU indices that have values
   std::vector<std::vector<FeatureValue>> per_gpu;  ///< per_gpu[k] for gpus[k], indexed like the catalog
 
-  /// The host value of a feature by name or id; nullptr when no such feature.
+  /// The host value of a feature; nullptr when the set holds no values.
+  const FeatureValue* find(FeatureId id) const noexcept;
+  /// The value of a feature for one GPU index; nullptr when the set has no values for that GPU.
+  const FeatureValue* find_gpu(int gpu, FeatureId id) const noexcept;
+  /// The host number of a feature; nullopt when it is null or the set holds no values.
+  std::optional<double> get(FeatureId id) const noexcept;
+
+  /// The host value of a feature by name or public id (user input, `gpucost features`); nullptr
+  /// when no such feature. Code uses the FeatureId overloads.
   const FeatureValue* find(std::string_view name_or_id) const noexcept;
   /// The value of a feature for one GPU index; nullptr when no such feature or GPU.
   const FeatureValue* find_gpu(int gpu, std::string_view name_or_id) const noexcept;
@@ -70,6 +79,8 @@ struct FeatureSet {
 
 /// The catalog, in id order (F001 first).
 std::span<const FeatureDef> feature_catalog();
+/// The catalog's entry of a feature.
+const FeatureDef& feature_def(FeatureId id);
 /// Index in the catalog of a feature by name or id, or npos.
 std::size_t feature_index(std::string_view name_or_id) noexcept;
 inline constexpr std::size_t kNoFeature = static_cast<std::size_t>(-1);

@@ -4,6 +4,7 @@
 // must act.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,18 +29,25 @@ struct XidInfo {
   std::string action;     ///< recommended action
   XidNeeds needs = XidNeeds::kNone;
   std::string note;
+  std::string mnemonic;  ///< the driver's name of the code (`GSP_ERROR`)
+  std::string immediate;  ///< NVIDIA's immediate-action resolution bucket (`RESET_GPU`); empty where none
+  std::string investigatory;  ///< NVIDIA's investigatory-action resolution bucket (`CONTACT_SUPPORT`)
+  std::vector<std::string> subcodes;  ///< NVLink5 (144-150) sub-codes the decode table lists
 };
 
 /// The text of data/xid-catalog.csv as compiled in.
 std::string_view embedded_xid_catalog_csv() noexcept;
-/// Parses catalog text (`#` comment lines, a header, then one row per code); throws
-/// std::invalid_argument naming the line when a row has the wrong number of fields, an unknown
-/// cause, class or needs_person, or a code seen before.
+/// Parses catalog text (`#` comment lines, the 11-column header, then one row per code); throws
+/// std::invalid_argument naming the line when the header is not the known one, a row has the
+/// wrong number of fields, an unknown cause, class or needs_person, or a code seen before.
 std::vector<XidInfo> parse_xid_catalog(std::string_view csv);
 /// The compiled-in catalog, ascending by code.
 const std::vector<XidInfo>& xid_catalog();
 /// The catalog row of a code, or nullptr when the catalog does not list it.
 const XidInfo* xid_info(std::int64_t code) noexcept;
+/// The MIG GPU instance an Xid line names (`NVRM: Xid (PCI:0000:4b:00 GPU-I:05): 43, ...` -> 5),
+/// or nullopt when it names none: the driver adds `GPU-I:` after the address on a MIG-enabled GPU.
+std::optional<int> xid_gpu_instance(std::string_view text) noexcept;
 /// `none`, `reset`, `reboot`, `rma`, `per-line`.
 std::string_view xid_needs_name(XidNeeds n) noexcept;
 

@@ -1,0 +1,33 @@
+#pragma once
+// MIG devices as `nvidia-smi -L` lists them (issue 38): one `GPU n: NAME (UUID: GPU-...)` line per
+// GPU, then one indented `MIG 1g.10gb     Device  0: (UUID: MIG-...)` line per MIG device.
+// Fixtures: tests/data/mig (real pastes, sources in SOURCES.md).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::ingest {
+
+/// One MIG device of a `nvidia-smi -L` listing.
+struct MigListingDevice {
+  int gpu = -1;  ///< the parent GPU's index (`GPU 0:`)
+  std::string gpu_name;  ///< `NVIDIA A100-SXM4-80GB`
+  std::string gpu_uuid;  ///< `GPU-7fdaf0a5-...`
+  std::string profile;  ///< `1g.10gb`
+  int device = -1;  ///< the MIG device index on its GPU (`Device  0:`)
+  std::string uuid;  ///< `MIG-feb88891-...`
+  int compute_slices = 0;  ///< the profile's `Ng`: GPU (compute) slices
+  double memory_gb = 0;  ///< the profile's memory (`10gb` -> 10)
+  /// The slice's share of its GPU by memory slices: a MIG GPU has 8 memory slices of equal size,
+  /// so the share is the profile's memory over the GPU's (read from its name: `80GB`), rounded
+  /// to eighths; nullopt where the name states no memory size.
+  std::optional<double> share;
+};
+
+/// The MIG devices of a listing, in the order printed; GPUs without MIG devices add none. Lines
+/// that are neither GPU nor MIG lines are skipped.
+std::vector<MigListingDevice> parse_mig_listing(std::string_view text);
+
+}  // namespace gpucost::ingest
