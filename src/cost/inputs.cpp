@@ -101,6 +101,16 @@ constexpr InputSpec kSpecs[kInputCount] = {
     {InputId::kPue, Side::kLocal, "pue", "ratio", Domain::kPositive, false, 1,
      "no facility overhead (home or office: 1.0)",
      "Power usage effectiveness of the room: facility power / IT power (cooling, UPS); 1.0 at home", "--pue"},
+    {InputId::kStorageGb, Side::kCloud, "storage_gb", "GB", Domain::kNonNegative, false, 0,
+     "no storage kept from month to month counted",
+     "GB kept in cloud storage all month (datasets, checkpoints) whether or not a job runs, at "
+     "storage_price_gb_month: renting pays it every month, owning does not",
+     "--storage-gb"},
+    {InputId::kReservedPerMonth, Side::kCloud, "reserved_per_month", "{cur}/month", Domain::kNonNegative, true, 0,
+     "no monthly fee counted (on-demand pricing)",
+     "Paid to the cloud each month whatever the use: reserved capacity, a subscription, a static IP; renting pays "
+     "it every month, owning does not",
+     "--reserved-per-month"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }

@@ -125,6 +125,8 @@ CloudCost cloud_cost(const CostInputs& in) {
   c.egress_cost_per_job = v(in, InputId::kEgressPriceGb) * v(in, InputId::kEgressGb);
   c.data_cost_per_job = c.storage_cost_per_job + c.egress_cost_per_job;
   c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + c.data_cost_per_job;
+  c.monthly_cost =
+      v(in, InputId::kStoragePriceGbMonth) * v(in, InputId::kStorageGb) + v(in, InputId::kReservedPerMonth);
   return c;
 }
 
@@ -259,7 +261,8 @@ void solve_premium(const Lines& l, const CostQuery& q, bool explain, BreakEven& 
 
 // Step 3: buy vs rent: after how much work the running-cost savings repay the capital cost.
 // Returns whether an hour of work costs less owned than rented (before the price).
-bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, bool explain, BreakEven& b) {
+bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, double monthly, bool explain,
+                       BreakEven& b) {
   const std::string& cur = in.currency;
   b.lifetime_effective_hours = v(in, InputId::kAmortizationHours) * local.effective_utilization;
   if (std::isinf(c)) {
@@ -283,27 +286,31 @@ bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, b
         "no purchase price is known (give --local-purchase-price): max_purchase_price states the verdict as a price";
     return true;
   }
-  b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
-  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / v(in, InputId::kAmortizationMonths);
+  // What renting costs each month whatever the use is saved by owning before any hour is worked:
+  // when it alone repays the capital over the months, buying pays at any usage.
+  const double months = v(in, InputId::kAmortizationMonths);
+  b.buy_vs_rent_hours = std::max(0.0, local.capital_cost - monthly * months) / (c - local.running_per_effective_hour);
+  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
   return true;
 }
 
 // Step 4: the same as usage: hours a month over the amortization months against the usage, and
 // the purchase price below which buying pays at that usage. An unknown usage compares with nothing.
-void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool saves, BreakEven& b) {
+void solve_usage(const CostInputs& in, const LocalCost& local, double c, double monthly, bool saves, BreakEven& b) {
   b.hours_per_month = in[InputId::kHoursPerMonth].value;
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
   if (!b.hours_per_month) return;
   const double u = *b.hours_per_month;
   b.buy_pays = b.usage_threshold_hours_per_month && u >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::kResaleFraction);
-  if (saves && keep > 0 && u > 0)
+  if (saves && keep > 0 && (u > 0 || monthly > 0))
     b.max_purchase_price =
-        (c - local.running_per_effective_hour) * u * v(in, InputId::kAmortizationMonths) / keep -
+        ((c - local.running_per_effective_hour) * u + monthly) * v(in, InputId::kAmortizationMonths) / keep -
         v(in, InputId::kHostPrice);
   // A host that alone costs more than the savings leaves no GPU price that pays.
   if (b.max_purchase_price && *b.max_purchase_price <= 0) b.max_purchase_price.reset();
-  if (b.buy_vs_rent_hours && u > 0) b.payback_months = local.capital_cost / ((c - local.running_per_effective_hour) * u);
+  const double saving_per_month = (c - local.running_per_effective_hour) * u + monthly;
+  if (b.buy_vs_rent_hours && saving_per_month > 0) b.payback_months = local.capital_cost / saving_per_month;
 }
 
 }  // namespace
@@ -315,8 +322,8 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   solve_crossover(l, explain, b);
   price_query_job(in, cloud, l, q.job_hours, b);
   solve_premium(l, q, explain, b);
-  const bool saves = solve_buy_vs_rent(in, local, l.c, explain, b);
-  solve_usage(in, local, l.c, saves, b);
+  const bool saves = solve_buy_vs_rent(in, local, l.c, cloud.monthly_cost, explain, b);
+  solve_usage(in, local, l.c, cloud.monthly_cost, saves, b);
   return b;
 }
 
@@ -466,6 +473,10 @@ void add_steps(CostResult& r) {
        fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::kHourlyRate),
                    x(InputId::kBillingIncrementS), n(c.data_cost_per_job)),
        c.fixed_per_job, cur);
+  step("cloud.monthly_cost", "storage_price_gb_month * storage_gb + reserved_per_month",
+       fmt::format("{} * {} + {}", x(InputId::kStoragePriceGbMonth), x(InputId::kStorageGb),
+                   x(InputId::kReservedPerMonth)),
+       c.monthly_cost, cur + "/month");
   if (b.job_hours)
     step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
          fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.fixed_per_job), n(l.cost_per_effective_hour),
@@ -498,9 +509,11 @@ void add_steps(CostResult& r) {
                          n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
            : b.target_premium_reason,
        b.job_hours_at_target_premium, "h");
-  step("break_even.buy_vs_rent_hours", "capital_cost / (cloud_per_eff_h - local_running_per_eff_h)",
-       b.buy_vs_rent_hours ? fmt::format("{} {} / ({} - {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                                         n(l.running_per_effective_hour))
+  step("break_even.buy_vs_rent_hours",
+       "max(0, capital_cost - cloud_monthly_cost * amortization_months) / (cloud_per_eff_h - local_running_per_eff_h)",
+       b.buy_vs_rent_hours ? fmt::format("max(0, {} {} - {} * {}) / ({} - {})", n(l.capital_cost), cur,
+                                         n(c.monthly_cost), x(InputId::kAmortizationMonths),
+                                         n(c.cost_per_effective_hour), n(l.running_per_effective_hour))
                            : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
   step("break_even.buy_vs_rent_hours_per_month", "buy_vs_rent_hours / amortization_months",
@@ -510,27 +523,27 @@ void add_steps(CostResult& r) {
   step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
        fmt::format("{} * {}", x(InputId::kAmortizationHours), n(l.effective_utilization)), b.lifetime_effective_hours,
        "h");
-  step("break_even.usage_threshold_hours_per_month",
-       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months)",
+  step("break_even.usage_threshold_hours_per_month", "buy_vs_rent_hours / amortization_months",
        b.usage_threshold_hours_per_month
-           ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::kAmortizationMonths))
+           ? fmt::format("{} / {}", n(b.buy_vs_rent_hours.value_or(0)), x(InputId::kAmortizationMonths))
            : b.buy_vs_rent_reason,
        b.usage_threshold_hours_per_month, "h/month");
   step("break_even.max_purchase_price",
-       "(cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months / "
+       "((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month + cloud_monthly_cost) * amortization_months / "
        "((1 + interest_rate)^(amortization_months / 12) - resale_fraction) - host_price",
        b.max_purchase_price
-           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {}) - {}", n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth),
+           ? fmt::format("(({} - {}) * {} + {}) * {} / ((1 + {})^({} / 12) - {}) - {}", n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth), n(c.monthly_cost),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
                          x(InputId::kHostPrice))
            : b.hours_per_month ? "none: no purchase price pays at this usage" : "none: the usage is unknown",
        b.max_purchase_price, cur);
-  step("break_even.payback_months", "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month)",
-       b.payback_months ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                                      n(l.running_per_effective_hour), x(InputId::kHoursPerMonth))
+  step("break_even.payback_months",
+       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month + cloud_monthly_cost)",
+       b.payback_months ? fmt::format("{} {} / (({} - {}) * {} + {})", n(l.capital_cost), cur,
+                                      n(c.cost_per_effective_hour), n(l.running_per_effective_hour),
+                                      x(InputId::kHoursPerMonth), n(c.monthly_cost))
        : !b.hours_per_month ? "none: the usage is unknown"
                             : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
                                                            : "none: " + b.buy_vs_rent_reason,
@@ -618,7 +631,7 @@ MonthlyCost monthly_cost(const CostResult& r, double hours) {
   MonthlyCost m;
   m.hours = hours;
   m.own = r.local.capital_cost / r.inputs.get(InputId::kAmortizationMonths) + r.local.running_per_effective_hour * hours;
-  m.rent = r.cloud.cost_per_effective_hour * hours;
+  m.rent = r.cloud.cost_per_effective_hour * hours + r.cloud.monthly_cost;
   return m;
 }
 
@@ -631,7 +644,7 @@ OwnVerdict own_verdict(const CostResult& r) {
   const double run = o.running_per_effective_hour, c = o.cloud_per_effective_hour;
   o.decision = run <= c ? OwnDecision::kKeep : OwnDecision::kRent;
   if (const auto& u = r.break_even.hours_per_month; u && std::isfinite(run) && std::isfinite(c))
-    o.saving_per_month = (c - run) * *u;
+    o.saving_per_month = (c - run) * *u + r.cloud.monthly_cost;
   const double resale = in.get(InputId::kResaleFraction),
                price = in.get(InputId::kPurchasePrice) + in.get(InputId::kHostPrice);
   if (!in.price_unknown && resale > 0 && price > 0) o.resale_value = resale * price;

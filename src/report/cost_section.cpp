@@ -157,6 +157,7 @@ void write_sides_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
   number_or_null(w, "billing_rounding_cost", r.cloud.billing_rounding_cost);
   number_or_null(w, "fixed_cost_per_job", r.cloud.fixed_per_job);
+  number_or_null(w, "monthly_cost", r.cloud.monthly_cost);
   w.kv("pricing", in.pricing);
   text_or_null(w, "price_observed_on", in.cloud_price_observed_on);
   w.end_object();
@@ -398,6 +399,8 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C031", "cloud.cold_start_cost", r.cloud.cold_start_cost, in.currency, "");
   row("C032", "cloud.billing_rounding_cost", r.cloud.billing_rounding_cost, in.currency, "");
   row("C033", "cloud.fixed_cost_per_job", r.cloud.fixed_per_job, in.currency, "pricing " + in.pricing);
+  row("C034", "cloud.monthly_cost", r.cloud.monthly_cost, in.currency + "/month",
+      "storage kept and fees paid every month: renting pays them, owning does not");
 
   const BreakEven& b = r.break_even;
   row("C040", "break_even.verdict", std::nullopt, "", verdict_name(b.verdict));

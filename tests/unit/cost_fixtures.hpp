@@ -40,6 +40,8 @@ inline CostInputs round_cost_inputs(double hours_per_month) {
   set(InputId::kHostPowerW, 0);
   set(InputId::kPsuEfficiency, 1);
   set(InputId::kPue, 1);
+  set(InputId::kStorageGb, 0);
+  set(InputId::kReservedPerMonth, 0);
   return in;
 }
 

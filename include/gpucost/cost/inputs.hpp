@@ -46,8 +46,10 @@ enum class InputId : std::uint8_t {
   kHostPowerW,             ///< local: the rest of the machine's draw per GPU while in use, W
   kPsuEfficiency,          ///< local: DC power out / AC power in of the power supply, ratio
   kPue,                    ///< local: facility power / IT power (cooling, UPS losses), ratio >= 1
+  kStorageGb,              ///< cloud: GB kept in cloud storage all month whatever the use, GB
+  kReservedPerMonth,       ///< cloud: reserved capacity or other fees paid each month whatever the use, currency/month
 };
-inline constexpr std::size_t kInputCount = 30;
+inline constexpr std::size_t kInputCount = 32;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 

@@ -57,6 +57,9 @@ struct CloudCost {
   /// cold_start_cost + billing_rounding_cost + data_cost_per_job: what every cloud job costs
   /// whatever its length (F_C of the break-even).
   double fixed_per_job = 0;
+  /// storage_price_gb_month * storage_gb + reserved_per_month: what renting costs each month
+  /// whatever the use (M of the buy decision; no job pays it, so the job break-even leaves it out).
+  double monthly_cost = 0;
 };
 
 /// Which side is cheaper, and for which jobs.
@@ -106,8 +109,9 @@ struct BreakEven {
   double lifetime_effective_hours = 0;
 
   /// The verdict as usage: buying pays if at least this many local-equivalent busy GPU-hours a
-  /// month are run for amortization_months: capital_cost / ((cloud_per_eff_h - local_running_per_eff_h)
-  /// * amortization_months). Null when buying never pays (buy_vs_rent_reason says why).
+  /// month are run for amortization_months: max(0, capital_cost - cloud_monthly_cost * amortization_months)
+  /// / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months). Null when buying never pays
+  /// (buy_vs_rent_reason says why).
   std::optional<double> usage_threshold_hours_per_month;
   /// The usage compared with it (measured or given); null when the usage is unknown.
   std::optional<double> hours_per_month;
