@@ -269,31 +269,38 @@ void build_anchored_boots(const IngestResult& in, WallClock& clock, BootTable& o
   std::vector<std::vector<TimeNs>> boot_power;
   std::map<std::pair<std::uint32_t, std::int32_t>, std::int32_t> fs_boot;
   std::map<std::string, std::int32_t> id_boot;
+  // The boots without an id yet, in order: a group with an id not met before can join only one of
+  // them (a forged journal names a new boot on every entry; trying every boot was quadratic).
+  std::vector<std::size_t> unnamed;
   for (Group* g : order) {
     std::int32_t target = -1;
     if (!g->id.empty())
       if (auto it = id_boot.find(g->id); it != id_boot.end()) target = it->second;
     if (target < 0) {
       std::optional<TimeNs> best;
-      for (std::size_t b = 0; b < out.boots.size(); ++b) {
-        const Boot& boot = out.boots[b];
-        if (!g->id.empty() && !boot.id.empty() && boot.id != g->id) continue;
-        const auto score = compatible(*g, boot, boot_power[b]);
+      const auto consider = [&](std::size_t b) {
+        const auto score = compatible(*g, out.boots[b], boot_power[b]);
         if (score && (!best || *score < *best)) {
           best = score;
           target = static_cast<std::int32_t>(b);
         }
-      }
+      };
+      if (g->id.empty())
+        for (std::size_t b = 0; b < out.boots.size(); ++b) consider(b);
+      else
+        for (const std::size_t b : unnamed) consider(b);
     }
     if (target < 0) {
       target = static_cast<std::int32_t>(out.boots.size());
       out.boots.emplace_back();
       boot_power.emplace_back();
+      if (g->id.empty()) unnamed.push_back(static_cast<std::size_t>(target));
     }
     Boot& boot = out.boots[static_cast<std::size_t>(target)];
     if (boot.id.empty() && !g->id.empty()) {
       boot.id = g->id;
       id_boot[g->id] = target;
+      std::erase(unnamed, static_cast<std::size_t>(target));
     }
     const std::size_t mid = boot.anchors.size();
     boot.anchors.insert(boot.anchors.end(), g->anchors.begin(), g->anchors.end());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "features/compute.hpp"
 #include "gpucost/features/xid_catalog.hpp"
@@ -201,7 +202,8 @@ FeatureValue xid_distinct_codes(const FeatureContext& c, int gpu) {
 FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
   if (auto n = need_source(c, LogSource::kKernel)) return *n;
   if (auto n = need_attribution(c, gpu)) return *n;
-  std::vector<std::pair<std::int64_t, std::size_t>> per_code;  // code, events; few distinct codes
+  std::vector<std::pair<std::int64_t, std::size_t>> per_code;  // code, events, in order met
+  std::unordered_map<std::int64_t, std::size_t> code_at;        // code -> index in per_code
   std::size_t total = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
@@ -209,9 +211,10 @@ FeatureValue xid_top_code_events(const FeatureContext& c, int gpu) {
     if (!code) continue;
     const std::size_t n = c.event_repeat(r);
     total += n;
-    auto it = std::find_if(per_code.begin(), per_code.end(), [&](const auto& p) { return p.first == *code; });
-    if (it == per_code.end()) per_code.emplace_back(*code, n);
-    else it->second += n;
+    // Indexed: hostile input can name a distinct code on every line.
+    const auto [at, fresh] = code_at.try_emplace(*code, per_code.size());
+    if (fresh) per_code.emplace_back(*code, n);
+    else per_code[at->second].second += n;
   }
   if (per_code.empty()) return value(0, "no Xid event with a code");
   // The most events; among equals, the lowest code.
@@ -359,7 +362,10 @@ FeatureValue xid_processes(const FeatureContext& c, int gpu) {
   // Newer drivers name the process an Xid hit (`pid=1234, name=python3`): one workload behind
   // most Xids points at the application, many at the GPU.
   const Column& proc = c.timeline.events.column(event_col::process);
-  std::vector<std::pair<std::string_view, std::size_t>> by_name;
+  std::vector<std::pair<std::string_view, std::size_t>> by_name;  // in order met
+  std::unordered_map<std::string_view, std::size_t> name_at;       // name -> index in by_name
+  // The explanation names the busiest few; the value still counts them all.
+  constexpr std::size_t kListedProcesses = 20;
   std::size_t named = 0, xids = 0;
   for (auto r : kind_rows(c, EventKind::xid)) {
     if (gpu >= 0 && c.event_gpu[r] != gpu) continue;
@@ -368,13 +374,16 @@ FeatureValue xid_processes(const FeatureContext& c, int gpu) {
     if (!proc.is_valid(r)) continue;
     named += n;
     const std::string_view name = proc.get_string(r);
-    auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& p) { return p.first == name; });
-    if (it == by_name.end()) by_name.emplace_back(name, n);
-    else it->second += n;
+    // Indexed: a crash-looping job names a new process (pid) on every line.
+    const auto [at, fresh] = name_at.try_emplace(name, by_name.size());
+    if (fresh) by_name.emplace_back(name, n);
+    else by_name[at->second].second += n;
   }
   std::stable_sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string list;
-  for (const auto& [name, n] : by_name) list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", name, n);
+  for (std::size_t i = 0; i < by_name.size() && i < kListedProcesses; ++i)
+    list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", by_name[i].first, by_name[i].second);
+  if (by_name.size() > kListedProcesses) list += fmt::format(" and {} more", by_name.size() - kListedProcesses);
   return value(static_cast<double>(by_name.size()),
                fmt::format("{} of {} Xid events name a process", named, xids) + (list.empty() ? "" : ": " + list));
 }

@@ -96,8 +96,34 @@ check "so is a segment that recorded nothing" grep -q 'recorded nothing' "$work/
 check "old segments are removed to make room" grep -q '^gpucost-recorder: removing .* to make room' "$work/full.err"
 check "the newest segment is kept" [ "$(find "$work/full" -mindepth 1 -maxdepth 1 -type d | wc -l)" = 1 ]
 
+# Issue 39: within GPUCOST_MAX_MB the newest segments are kept and the oldest removed, in order:
+# segments of 400 KiB that do not compress under a 1 MiB bound leave the newest two or three.
+# shellcheck disable=SC2016
+printf '%s\n' '#!/usr/bin/env bash' 'while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done' \
+  'mkdir -p "$out" && head -c 409600 /dev/urandom >"$out/nvidia-smi-dmon.txt" && echo "$out" >>"$RUNS"' \
+  'sleep 0.3' >"$work/sized-collect.sh"
+chmod +x "$work/sized-collect.sh"
+env GPUCOST_CONFIG=/dev/null GPUCOST_LOG_DIR="$work/bounded" GPUCOST_COLLECT="$work/sized-collect.sh" \
+  GPUCOST_MAX_MB=1 RUNS="$work/bounded-runs" "$root/deploy/systemd/gpucost-recorder.sh" 2>"$work/bounded.err" &
+rec=$!
+for ((i = 0; i < 300; i++)); do
+  [ -f "$work/bounded-runs" ] && [ "$(wc -l <"$work/bounded-runs")" -ge 8 ] && break
+  sleep 0.1
+done
+kill -TERM "$rec"
+wait "$rec"
+rec=""
+runs=$(wc -l <"$work/bounded-runs")
+kept=$(find "$work/bounded" -mindepth 1 -maxdepth 1 -type d | sort)
+nkept=$(printf '%s\n' "$kept" | wc -l)
+check "$runs segments recorded, $nkept kept under 1 MiB" [ "$runs" -ge 8 ] && [ "$nkept" -ge 2 ] && [ "$nkept" -le 3 ]
+check "the kept segments are the newest" [ "$kept" = "$(tail -n "$nkept" "$work/bounded-runs" | sort)" ]
+check "the removed ones were the oldest, oldest first" \
+  [ "$(sed -n 's/^gpucost-recorder: removing \(.*\) (.*/\1/p' "$work/bounded.err")" = "$(head -n "$((runs - nkept))" "$work/bounded-runs")" ]
+check "the directory is within the bound" [ "$(du -sm "$work/bounded" | cut -f1)" -le 1 ]
+
 if ((failures)); then
-  for f in recorder usage usage2 failing full; do echo "--- $f.err" >&2; cat "$work/$f.err" >&2; done
+  for f in recorder usage usage2 failing full bounded; do echo "--- $f.err" >&2; cat "$work/$f.err" >&2; done
   echo "$failures check(s) failed" >&2
   exit 1
 fi

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gpucost/align/sender_trust.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost::formats {
@@ -13,12 +14,13 @@ std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_vi
   // Most fields of an entry are none of these: the length and one byte reject them.
   const auto is = [&](std::string_view want, Slot slot) { return name == want ? slot : nullptr; };
   switch (name.size()) {
-    case 4: return is("_PID", &JournalEntry::pid);
+    case 4: return name[1] == 'P' ? is("_PID", &JournalEntry::pid) : is("_UID", &JournalEntry::uid);
     case 5: return is("_COMM", &JournalEntry::comm);
     case 7: return is("MESSAGE", &JournalEntry::message);
     case 8: return is("_BOOT_ID", &JournalEntry::boot_id);
     case 10:
       return name[0] == '_' ? is("_TRANSPORT", &JournalEntry::transport) : is("SYSLOG_PID", &JournalEntry::syslog_pid);
+    case 13: return is("_SYSTEMD_UNIT", &JournalEntry::systemd_unit);
     case 17: return is("SYSLOG_IDENTIFIER", &JournalEntry::syslog_identifier);
     case 20: return is("__REALTIME_TIMESTAMP", &JournalEntry::realtime);
     case 21: return is("__MONOTONIC_TIMESTAMP", &JournalEntry::monotonic);
@@ -44,10 +46,10 @@ std::int32_t JournalEntrySink::boot_seq(std::string_view boot_id) {
   std::vector<std::string>& ids = boots_.ids;
   std::int32_t& last = boots_.last_seq;
   if (!ids.empty() && ids[static_cast<std::size_t>(last)] == boot_id) return last;
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] == boot_id) return last = static_cast<std::int32_t>(i);
-  ids.emplace_back(boot_id);
-  return last = static_cast<std::int32_t>(ids.size() - 1);
+  // Indexed: a forged journal can name a new boot on every entry.
+  const auto [at, fresh] = boots_.seq_of.try_emplace(std::string(boot_id), static_cast<std::int32_t>(ids.size()));
+  if (fresh) ids.emplace_back(boot_id);
+  return last = at->second;
 }
 
 bool continue_journal_chunk(JournalBoots& before, JournalBoots& chunk, FileSink& chunk_sink) {
@@ -55,9 +57,9 @@ bool continue_journal_chunk(JournalBoots& before, JournalBoots& chunk, FileSink&
   std::vector<std::int32_t> to_file(chunk.ids.size());
   bool same = true;
   for (std::size_t i = 0; i < chunk.ids.size(); ++i) {
-    const auto known = std::find(before.ids.begin(), before.ids.end(), chunk.ids[i]);
-    to_file[i] = static_cast<std::int32_t>(known - before.ids.begin());
-    if (known == before.ids.end()) before.ids.push_back(std::move(chunk.ids[i]));
+    const auto [at, fresh] = before.seq_of.try_emplace(chunk.ids[i], static_cast<std::int32_t>(before.ids.size()));
+    to_file[i] = at->second;
+    if (fresh) before.ids.push_back(std::move(chunk.ids[i]));
     same = same && to_file[i] == static_cast<std::int32_t>(i);
   }
   if (!same) chunk_sink.renumber_boots(to_file);
@@ -83,7 +85,8 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
   // (`logger -t kernel`), and such an entry must not count as a kernel Xid or incident.
   // The recognizer reads an ident `kernel` (or none) as the kernel's, so an entry from anything
   // else that would pass as one is counted under its own name instead.
-  const bool from_kernel = e.transport && *e.transport == "kernel";
+  const JournalSender sender{e.transport, e.uid, e.comm, e.pid, e.systemd_unit};
+  const bool from_kernel = journal_sender_is_kernel(sender);
   const std::string_view ident = from_kernel             ? std::string_view("kernel")
                                  : e.syslog_identifier ? *e.syslog_identifier
                                  : e.comm              ? *e.comm
@@ -93,6 +96,17 @@ std::optional<Problem> JournalEntrySink::emit(const JournalEntry& e, const Line&
                   fmt::format("{} with _TRANSPORT={}: written by a process, not the kernel; not read as a kernel message",
                               ident.empty() ? std::string("no identifier") : "identifier kernel",
                               e.transport ? text::excerpt(*e.transport, 20) : std::string("(none)")));
+    return std::nullopt;
+  }
+  // `logger -t acpid` or `-t systemd-sleep` by a user would read as an AC switch or a resume.
+  // Counted with the kernel's forgeries: the same attack, a process sending in a name not its own.
+  if (!from_kernel && is_power_daemon_ident(ident) && !journal_sender_may_be_daemon(sender)) {
+    sink_.problem(at, Problem::spoofed_kernel_ident,
+                  fmt::format("identifier {} sent by _UID={} (_COMM={}, _SYSTEMD_UNIT={}): a user's process, not "
+                              "the daemon; not read as its event",
+                              text::excerpt(ident, 20), text::excerpt(*e.uid, 12),
+                              e.comm ? text::excerpt(*e.comm, 20) : std::string("(none)"),
+                              e.systemd_unit ? text::excerpt(*e.systemd_unit, 40) : std::string("(none)")));
     return std::nullopt;
   }
 

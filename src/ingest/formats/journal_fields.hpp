@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpucost/ingest/format.hpp"
@@ -24,6 +25,8 @@ struct JournalEntry {
   std::optional<std::string_view> syslog_identifier; ///< SYSLOG_IDENTIFIER
   std::optional<std::string_view> comm;              ///< _COMM
   std::optional<std::string_view> pid;               ///< _PID
+  std::optional<std::string_view> uid;               ///< _UID
+  std::optional<std::string_view> systemd_unit;      ///< _SYSTEMD_UNIT
   std::optional<std::string_view> syslog_pid;        ///< SYSLOG_PID
   std::optional<std::string_view> message;           ///< MESSAGE (decoded bytes)
   bool message_omitted = false;  ///< MESSAGE present but null: journalctl left out a large field
@@ -35,6 +38,7 @@ std::optional<std::string_view> JournalEntry::*journal_field_slot(std::string_vi
 /// The boots of a journal file met so far: what one chunk of the file hands to the next.
 struct JournalBoots : ChunkState {
   std::vector<std::string> ids;  ///< boot ids in order of first appearance; index = boot_seq
+  std::unordered_map<std::string, std::int32_t> seq_of;  ///< boot id -> its index in ids
   std::int32_t last_seq = 0;     ///< the boot of the last entry (entries without a boot id stay in it)
   /// An entry without a boot id came before any entry with one: it took the boot that the
   /// entries before this chunk ended in (0 from a fresh state).
