@@ -28,10 +28,10 @@ constexpr InputSpec kSpecs[kInputCount] = {
     {InputId::kCoolingW, Side::kLocal, "cooling_w", "W", Domain::kNonNegative, false, 0,
      "no extra cooling counted (the article's laptop needed 22 W of fans)",
      "Extra cooling power while the GPU is in use (fans, air conditioning share)"},
-    {InputId::kElectricityPrice, Side::kLocal, "electricity_price", "{cur}/kWh", Domain::kNonNegative, true, kNone,
-     "", "Price of electricity"},
-    {InputId::kIncidentsPerHour, Side::kLocal, "incidents_per_hour", "1/h", Domain::kNonNegative, false,
-     12.0 / 5760.0, "the article's 12 incidents a year spread over 5760 h of use",
+    {InputId::kElectricityPrice, Side::kLocal, "electricity_price", "{cur}/kWh", Domain::kNonNegative, true, kNone, "",
+     "Price of electricity"},
+    {InputId::kIncidentsPerHour, Side::kLocal, "incidents_per_hour", "1/h", Domain::kNonNegative, false, 12.0 / 5760.0,
+     "the article's 12 incidents a year spread over 5760 h of use",
      "Maintenance incidents (driver/firmware errors, hangs, resets) per hour of use"},
     {InputId::kHoursPerIncident, Side::kLocal, "hours_per_incident", "h", Domain::kNonNegative, false, 47.0 / 60.0,
      "the article's 47 min per incident", "Engineer hours lost per incident"},
@@ -207,12 +207,14 @@ void validate(const CostInputs& in, const CostQuery& q) {
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
   if (in.get(InputId::kPsuEfficiency) <= 0)
-    throw std::invalid_argument(fmt::format("local.psu_efficiency = 0 ({}) is impossible: no power would reach the "
-                                            "machine", origin_text(in[InputId::kPsuEfficiency])));
+    throw std::invalid_argument(
+        fmt::format("local.psu_efficiency = 0 ({}) is impossible: no power would reach the "
+                    "machine",
+                    origin_text(in[InputId::kPsuEfficiency])));
   if (in.get(InputId::kPue) < 1)
-    throw std::invalid_argument(fmt::format(
-        "local.pue = {} ({}) is impossible: a room cannot draw less than its machines (PUE >= 1)",
-        format_number(in.get(InputId::kPue)), origin_text(in[InputId::kPue])));
+    throw std::invalid_argument(
+        fmt::format("local.pue = {} ({}) is impossible: a room cannot draw less than its machines (PUE >= 1)",
+                    format_number(in.get(InputId::kPue)), origin_text(in[InputId::kPue])));
   if (const auto& h = in[InputId::kHoursPerMonth]; h.value && *h.value > kMaxHoursPerMonth)
     throw std::invalid_argument(fmt::format(
         "local.hours_per_month = {} h/month ({}) is impossible: a month has at most {} hours (31 days); give the "

@@ -27,20 +27,19 @@ constexpr MachineClass kClasses[] = {
     {"laptop", "laptop", 0, "0: the laptop's price is the whole machine's", 35,
      "assumed: a 45 W-class mobile CPU, display and RAM under load; no measurement in these logs", 0.88,
      "US DOE Level VI minimum for external power supplies above 49 W: 88 % average efficiency", 1.0,
-     "1.0: a home or office has no facility overhead", 24, 8, "the seed article's 24 months at 8 h a day",
-     kLaptopCurve,
+     "1.0: a home or office has no facility overhead", 24, 8, "the seed article's 24 months at 8 h a day", kLaptopCurve,
      "laptops lose 25-40 % a year (limecalculator.com) or 20-30 % (laptopunder.net), observed 2026-12-06: 30 % a "
      "year, read at the amortization months"},
-    {"consumer", "desktop", 1000, "assumed: the audit's 1 000 USD host (CPU, board, RAM, PSU, chassis; issue 34)",
-     150, "the audit's desktop: 667 W at the wall with the GPU at 450 W through a 90 % supply leaves 150 W", 0.90,
+    {"consumer", "desktop", 1000, "assumed: the audit's 1 000 USD host (CPU, board, RAM, PSU, chassis; issue 34)", 150,
+     "the audit's desktop: 667 W at the wall with the GPU at 450 W through a 90 % supply leaves 150 W", 0.90,
      kPlatinumGold, 1.0, "1.0: a home or office has no facility overhead", 36, 8,
      "assumed: 3 years at 8 h a day (desktops are kept 3-5 years)", kDesktopCurve, kDesktopResale},
     {"workstation", "workstation", 2500,
      "assumed: a workstation host (Xeon W or Threadripper, ECC RAM, 1 kW+ PSU) of about 2 500 USD per GPU", 200,
      "assumed: a workstation CPU and RAM under load", 0.92,
      "80 PLUS Platinum at 50 % load, 115 V internal: 92 % (CLEAResult 80 PLUS programme)", 1.0,
-     "1.0: an office has no facility overhead counted", 36, 8, "assumed: 3 years at 8 h a day",
-     kDesktopCurve, kDesktopResale},
+     "1.0: an office has no facility overhead counted", 36, 8, "assumed: 3 years at 8 h a day", kDesktopCurve,
+     kDesktopResale},
     {"datacenter", "server (data centre)", 6250,
      "assumed: a 50 000 USD 8-GPU server host (CPUs, 2 TB RAM, NICs, chassis) shared by its 8 GPUs", 575,
      "NVIDIA DGX H100/H200 datasheet: 10.2 kW maximum for the system, less 8 x 700 W of GPUs, over 8 GPUs "
@@ -85,9 +84,10 @@ void apply_machine_class(const MachineClass& c, CostInputs& in) {
   if (in.currency == "USD" || c.host_price_usd == 0) {
     put(InputId::kHostPrice, c.host_price_usd, c.host_price_source);
   } else if (in[InputId::kHostPrice].origin == "default") {
-    in[InputId::kHostPrice].note = fmt::format("{} class: its default ({} USD) is in USD, not {}: none counted; give "
-                                               "--local-host-price",
-                                               c.label, format_number(c.host_price_usd), in.currency);
+    in[InputId::kHostPrice].note = fmt::format(
+        "{} class: its default ({} USD) is in USD, not {}: none counted; give "
+        "--local-host-price",
+        c.label, format_number(c.host_price_usd), in.currency);
   }
   put(InputId::kHostPowerW, c.host_power_w, c.host_power_source);
   put(InputId::kPsuEfficiency, c.psu_efficiency, c.psu_source);

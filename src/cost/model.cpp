@@ -82,8 +82,8 @@ double wall_power_w(const CostInputs& in) {
 }
 
 std::string_view power_used(const CostInputs& in) {
-  const bool board_only = v(in, InputId::kHostPowerW) == 0 && v(in, InputId::kPsuEfficiency) == 1 &&
-                          v(in, InputId::kPue) == 1;
+  const bool board_only =
+      v(in, InputId::kHostPowerW) == 0 && v(in, InputId::kPsuEfficiency) == 1 && v(in, InputId::kPue) == 1;
   return board_only ? "gpu_board" : "estimated_at_the_wall";
 }
 
@@ -511,10 +511,10 @@ void add_steps(CostResult& r) {
        b.job_hours_at_target_premium, "h");
   step("break_even.buy_vs_rent_hours",
        "max(0, capital_cost - cloud_monthly_cost * amortization_months) / (cloud_per_eff_h - local_running_per_eff_h)",
-       b.buy_vs_rent_hours ? fmt::format("max(0, {} {} - {} * {}) / ({} - {})", n(l.capital_cost), cur,
-                                         n(c.monthly_cost), x(InputId::kAmortizationMonths),
-                                         n(c.cost_per_effective_hour), n(l.running_per_effective_hour))
-                           : b.buy_vs_rent_reason,
+       b.buy_vs_rent_hours
+           ? fmt::format("max(0, {} {} - {} * {}) / ({} - {})", n(l.capital_cost), cur, n(c.monthly_cost),
+                         x(InputId::kAmortizationMonths), n(c.cost_per_effective_hour), n(l.running_per_effective_hour))
+           : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
   step("break_even.buy_vs_rent_hours_per_month", "buy_vs_rent_hours / amortization_months",
        b.buy_vs_rent_hours ? fmt::format("{} / {}", n(*b.buy_vs_rent_hours), x(InputId::kAmortizationMonths))
@@ -537,16 +537,17 @@ void add_steps(CostResult& r) {
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
                          x(InputId::kHostPrice))
-           : b.hours_per_month ? "none: no purchase price pays at this usage" : "none: the usage is unknown",
+       : b.hours_per_month ? "none: no purchase price pays at this usage"
+                           : "none: the usage is unknown",
        b.max_purchase_price, cur);
   step("break_even.payback_months",
        "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month + cloud_monthly_cost)",
-       b.payback_months ? fmt::format("{} {} / (({} - {}) * {} + {})", n(l.capital_cost), cur,
-                                      n(c.cost_per_effective_hour), n(l.running_per_effective_hour),
-                                      x(InputId::kHoursPerMonth), n(c.monthly_cost))
-       : !b.hours_per_month ? "none: the usage is unknown"
-                            : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
-                                                           : "none: " + b.buy_vs_rent_reason,
+       b.payback_months
+           ? fmt::format("{} {} / (({} - {}) * {} + {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth), n(c.monthly_cost))
+       : !b.hours_per_month           ? "none: the usage is unknown"
+       : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
+                                      : "none: " + b.buy_vs_rent_reason,
        b.payback_months, "month");
 }
 

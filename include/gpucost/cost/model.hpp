@@ -26,7 +26,7 @@ struct LocalCost {
   /// (power_w + host_power_w) / psu_efficiency * pue: what the machine's share draws at the wall,
   /// the room's overhead included, W.
   double wall_power_w = 0;
-  double electricity_per_hour = 0;   ///< wall_power_w / 1000 * electricity_price
+  double electricity_per_hour = 0;  ///< wall_power_w / 1000 * electricity_price
   double cooling_per_hour = 0;       ///< cooling_w / 1000 * electricity_price
   double maintenance_per_hour = 0;   ///< incidents_per_hour * hours_per_incident * engineer_rate
   double cost_per_wall_hour = 0;     ///< sum of the four
@@ -266,7 +266,6 @@ MonthlyCost monthly_cost(const CostResult& r, double hours);
 /// The owner's and the buyer's answers of a result (its cost terms, break-even and Monte Carlo).
 OwnVerdict own_verdict(const CostResult& r);
 BuyVerdict buy_verdict(const CostResult& r);
-
 
 /// (power_w + host_power_w) / psu_efficiency * pue, W (inputs must be valid).
 double wall_power_w(const CostInputs& in);
