@@ -474,8 +474,8 @@ void apply_local_gpu(const LocalGpu& gpu, const std::optional<MigSlice>& slice, 
     if (slice) {  // a MIG slice costs its share of the GPU (issue 38)
       auto& price = in[InputId::kPurchasePrice];
       price.value = *price.value * slice->share;
-      price.note += "; " + slice->note + ": " + format_number(*gpu.purchase_price) + " x " +
-                    format_number(slice->share);
+      price.note +=
+          "; " + slice->note + ": " + format_number(*gpu.purchase_price) + " x " + format_number(slice->share);
     }
   } else {
     // Never keep a price that belongs to another GPU.

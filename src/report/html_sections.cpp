@@ -120,8 +120,9 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
     if (rd::integer(d, "index") != gpu) return;
     rd::each(rd::child(d, "mig_devices"), [&](Element m) {
       const auto share = rd::number(m, "share");
-      mig += fmt::format("{}{} (device {}, {} of the GPU)", mig.empty() ? "" : ", ", rd::string(m, "profile"),
-                         rd::integer(m, "device").value_or(-1), share ? fmt::format("{:g}", *share) : "an unknown share");
+      mig +=
+          fmt::format("{}{} (device {}, {} of the GPU)", mig.empty() ? "" : ", ", rd::string(m, "profile"),
+                      rd::integer(m, "device").value_or(-1), share ? fmt::format("{:g}", *share) : "an unknown share");
     });
   });
   if (!mig.empty()) p.el("p", "MIG devices: " + mig + "; shares by memory slices of the profile", "note");

@@ -174,7 +174,8 @@ const GpuDevice* mig_listing(const std::vector<GpuDevice>& devices, int idx) {
 void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
   auto optional_int = [&](std::string_view key, const std::optional<int>& v) {
     w.key(key);
-    if (v) w.value(static_cast<std::int64_t>(*v)); else w.null();
+    if (v) w.value(static_cast<std::int64_t>(*v));
+    else w.null();
   };
   w.key("mig_devices").begin_array();
   for (const auto& m : d.mig_devices) {
@@ -184,7 +185,8 @@ void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
     w.kv("compute_slices", static_cast<std::int64_t>(m.compute_slices)).kv("memory_gb", m.memory_gb);
     w.kv("uuid", m.uuid);
     w.key("share");
-    if (m.share) w.value(*m.share); else w.null();
+    if (m.share) w.value(*m.share);
+    else w.null();
     w.kv("share_basis", "memory slices of the profile (eighths of the GPU's memory)");
     w.end_object();
   }
@@ -372,7 +374,8 @@ std::string render_table(const Report& rep) {
     for (const auto& m : d.mig_devices)
       devs += fmt::format("{}{} (device {}, share {})", devs.empty() ? "" : ", ", text::printable(m.profile), m.device,
                           m.share ? format_number(*m.share) : std::string("unknown"));
-    line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(), devs);
+    line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(),
+         devs);
   }
   out += '\n';
   write_summary_and_findings(rep, out);

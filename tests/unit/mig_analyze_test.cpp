@@ -93,6 +93,27 @@ TEST(MigAnalyze, AStrayLineIsRejectedAndTheRestKept) {
   EXPECT_NE(r.out.find("\"uuid\":\"MIG-3\""), std::string::npos);
 }
 
+// A container that sees one MIG device (a real -L paste): the A100 80GB PCIe preset's price
+// (12000 USD, data/local-gpus.csv) times the slice's share, 2g.20gb = 2 of 8 memory slices.
+TEST(MigAnalyze, TheOnlyListedMigDeviceIsPricedAsItsShareOfTheGpu) {
+  const fs::path d = mig_dir("one", "smi-L-a100-80g-pcie-1x2g20gb.txt");
+  auto r = run_gpucost({"analyze", d.string(), "--format", "json", "--no-timings", "--tz", "UTC"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root = parser.parse(r.out);
+  simdjson::dom::element price = root["cost"]["inputs"]["local"]["purchase_price"];
+  EXPECT_EQ(double(price["value"]), 3000.0);
+  EXPECT_NE(std::string_view(price["note"]).find("priced as 0.25 of the GPU (memory slices of the profile)"),
+            std::string_view::npos)
+      << std::string_view(price["note"]);
+  // Four slices listed: none is chosen, the whole GPU is priced.
+  const fs::path four = mig_dir("four", "smi-L-a100-80g-4x1g20gb-then-3-whole.txt");
+  auto whole = run_gpucost({"analyze", four.string(), "--format", "json", "--no-timings", "--tz", "UTC"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  simdjson::dom::element w = parser.parse(whole.out);
+  EXPECT_EQ(double(w["cost"]["inputs"]["local"]["purchase_price"]["value"]), 12000.0);
+}
+
 // The Xid line's layout is the quote (no real paste with `GPU-I:` was found).
 TEST(MigAnalyze, AnXidOnAGpuInstanceNamesTheInstanceInTheReport) {
   const fs::path d = fs::temp_directory_path() / ("gpucost_mig_" + std::to_string(::getpid()) + "_xid");
