@@ -464,7 +464,7 @@ void apply_defaults_and_scenario(const PresetCatalog& catalog, const Scenario* s
 }
 
 // Step 6: the local GPU's price and power.
-void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
+void apply_local_gpu(const LocalGpu& gpu, const std::optional<MigSlice>& slice, CostInputs& in) {
   const std::string o = preset_origin(gpu.name);
   in.local_price_observed_on = gpu.price_observed_on;
   if (gpu.purchase_price) {
@@ -472,6 +472,12 @@ void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
            fmt::format("{}; observed {}", gpu.price_source.empty() ? "no source given" : gpu.price_source,
                        gpu.price_observed_on.empty() ? "on an unknown date" : gpu.price_observed_on));
     in[InputId::kPurchasePrice].currency = gpu.currency;
+    if (slice) {  // a MIG slice costs its share of the GPU (issue 38)
+      auto& price = in[InputId::kPurchasePrice];
+      price.value = *price.value * slice->share;
+      price.note +=
+          "; " + slice->note + ": " + format_number(*gpu.purchase_price) + " x " + format_number(slice->share);
+    }
   } else {
     // Never keep a price that belongs to another GPU.
     in[InputId::kPurchasePrice] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
@@ -821,7 +827,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   find_entries(catalog, rq, p, in);
   choose_currency(rq, p, in);
   apply_defaults_and_scenario(catalog, p.scenario, in);
-  if (p.gpu) apply_local_gpu(*p.gpu, in);
+  if (p.gpu) apply_local_gpu(*p.gpu, rq.mig_slice, in);
   if (p.offer) apply_cloud_offer(*p.offer, rq, p.pricing, in);
   apply_spec_speed(catalog, p, in);
   const std::optional<InputRange> incident_posterior = apply_measured(rq, in);
