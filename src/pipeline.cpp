@@ -108,6 +108,7 @@ std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const T
   if (timeline) {
     rq.detected_gpus = cost::named_gpus(*timeline);
     rq.detected_power_limits_w = cost::power_limits(*timeline);
+    rq.mig_slice = cost::mig_slice(*timeline);
     rq.logs_read = true;
   }
   if (features) rq.measured = cost::measured_from_features(*features, setup.measured);

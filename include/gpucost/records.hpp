@@ -117,7 +117,9 @@ enum FormatTrait : std::uint8_t {
   X(nvidia_smi_q_xml, "dmon", 0, kTraitDeviceReport, "",                                           \
     "`nvidia-smi -q -x` XML report: the -q report's device fields")                                \
   X(acpid, "acpid", 0, 0, "acpid",                                                                 \
-    "acpid's own log (`/var/log/acpid`): `[ctime] received event ...`")
+    "acpid's own log (`/var/log/acpid`): `[ctime] received event ...`")                           \
+  X(nvidia_smi_list, "dmon", 0, 0, "",                                                             \
+    "`nvidia-smi -L` GPU list, with each GPU's MIG devices")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {
@@ -354,6 +356,18 @@ struct BootAnchor {
 };
 
 /// What `nvidia-smi -q`, --query-gpu and NVRM lines tell about one GPU.
+/// A MIG device (a GPU instance with its compute instance) of a GPU (issue 38).
+struct MigDevice {
+  std::string profile;                 ///< `1g.10gb`
+  int device = -1;                     ///< the MIG device index on its GPU (`Device  0:`)
+  std::optional<int> gpu_instance, compute_instance;  ///< GI/CI ids where printed
+  int compute_slices = 0;              ///< the profile's `Ng`
+  double memory_gb = 0;                ///< the profile's memory
+  std::string uuid;                    ///< `MIG-...`
+  /// Its share of the GPU by memory slices (eighths), nullopt where the GPU's memory is unknown.
+  std::optional<double> share;
+};
+
 struct GpuDevice {
   std::optional<int> index;           ///< nvidia-smi index (minor number) when known
   std::string pci_bus;                ///< normalized `0000:01:00` (domain:bus:device)
@@ -395,6 +409,8 @@ struct GpuDevice {
   /// on drivers that print T.Limit offsets the reading + `GPU T.Limit Temp` + `GPU Slowdown
   /// T.Limit Temp`), in °C.
   std::optional<double> temp_current_c, temp_slowdown_c;
+  /// The GPU's MIG devices (`nvidia-smi -L`), in the order listed; none when MIG is off or unknown.
+  std::vector<MigDevice> mig_devices;
   std::uint32_t file = 0;
   std::uint64_t line = 0;
 };

@@ -254,6 +254,8 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   std::vector<TimeNs> boot_walls;
   for (const Boot& b : boots.boots) boot_walls.push_back(b.boot_wall());
   auto clusters = dedup_events(out.events, placed, boot_walls, options_.dedup_window_ns);
+  const std::uint64_t forged =
+      drop_uncorroborated_kernel_messages(out.events, in.files, placed, clusters, file_diagnostics(in, diag));
   const std::uint64_t merged = merge_repeat_counts(out.events, clusters);
   std::uint64_t events_cut = 0;
   {
@@ -280,6 +282,11 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   if (span.first == kNoTime) span = span_of(out.processes);  // nothing else: the approximate span
   out.first_ns = span.first;
   out.last_ns = span.last;
+  if (forged)
+    diag.notes.push_back(
+        fmt::format("{} kernel messages found only in logs that any user can write to (no kernel "
+                    "source of the directory has them) were left out",
+                    forged));
   if (merged) diag.notes.push_back(fmt::format("{} copies of events read from several sources were merged", merged));
   if (!window.open())
     diag.notes.push_back(fmt::format("--since/--until cut {} sample rows, {} events and {} process rows", samples_cut,

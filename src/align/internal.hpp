@@ -369,6 +369,18 @@ struct EventClusters {
 EventClusters dedup_events(const Table& events, const std::vector<PlacedEvent>& placed,
                            const std::vector<TimeNs>& boot_walls, TimeNs window_ns);
 
+/// Kernel messages that only a forgeable source has are left out (Problem::spoofed_kernel_ident).
+/// A syslog or journalctl text file that also holds other programs' lines is forgeable: any user
+/// can write `HOST kernel: ...` into it with `logger -t kernel`. dmesg, the journal's JSON and
+/// export forms (whose kernel entries the journal vouches for) and a text log of kernel lines only
+/// (kern.log: user processes cannot log to the kernel facility) are the kernel's own sources. A
+/// cluster whose copies are all in forgeable files is dropped where a kernel source covers its
+/// time (between its first and last placed events) and holds events of the same kind: the kernel
+/// printed that message to every one of its sources or to none. Returns the clusters dropped.
+std::uint64_t drop_uncorroborated_kernel_messages(const Table& events, const std::vector<InputFile>& files,
+                                                  const std::vector<PlacedEvent>& placed, EventClusters& clusters,
+                                                  const std::vector<FileDiagnostics*>& file_diagnostics);
+
 /// Copies of a run of repeats (RepeatRuns) in several files are one run: the kept copy's
 /// `repeat` becomes the most lines one file holds of the cluster (a source that dropped lines
 /// under rate limiting, or began mid-bucket, counts fewer; a file's rows of one cluster add up).

@@ -23,6 +23,24 @@ std::vector<std::string> named_gpus(const Timeline& tl) {
   return gpus;
 }
 
+std::optional<MigSlice> mig_slice(const Timeline& tl) {
+  const GpuDevice* gpu = nullptr;
+  const MigDevice* only = nullptr;
+  std::size_t count = 0;
+  for (const auto& dev : tl.devices)
+    for (const auto& m : dev.mig_devices)
+      if (only == nullptr || m.uuid != only->uuid) {
+        ++count;
+        only = &m;
+        gpu = &dev;
+      }
+  if (count != 1 || !only->share) return std::nullopt;
+  return MigSlice{*only->share,
+                  fmt::format("the MIG device {} ({}) of the {} is the only one listed: priced as {} of the GPU "
+                              "(memory slices of the profile)",
+                              only->profile, only->uuid, gpu->name, format_number(*only->share))};
+}
+
 std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {
   std::vector<std::pair<std::string, double>> limits;
   for (const auto& dev : tl.devices)

@@ -28,10 +28,10 @@ constexpr InputSpec kSpecs[kInputCount] = {
     {InputId::kCoolingW, Side::kLocal, "cooling_w", "W", Domain::kNonNegative, false, 0,
      "no extra cooling counted (the article's laptop needed 22 W of fans)",
      "Extra cooling power while the GPU is in use (fans, air conditioning share)"},
-    {InputId::kElectricityPrice, Side::kLocal, "electricity_price", "{cur}/kWh", Domain::kNonNegative, true, kNone,
-     "", "Price of electricity"},
-    {InputId::kIncidentsPerHour, Side::kLocal, "incidents_per_hour", "1/h", Domain::kNonNegative, false,
-     12.0 / 5760.0, "the article's 12 incidents a year spread over 5760 h of use",
+    {InputId::kElectricityPrice, Side::kLocal, "electricity_price", "{cur}/kWh", Domain::kNonNegative, true, kNone, "",
+     "Price of electricity"},
+    {InputId::kIncidentsPerHour, Side::kLocal, "incidents_per_hour", "1/h", Domain::kNonNegative, false, 12.0 / 5760.0,
+     "the article's 12 incidents a year spread over 5760 h of use",
      "Maintenance incidents (driver/firmware errors, hangs, resets) per hour of use"},
     {InputId::kHoursPerIncident, Side::kLocal, "hours_per_incident", "h", Domain::kNonNegative, false, 47.0 / 60.0,
      "the article's 47 min per incident", "Engineer hours lost per incident"},
@@ -89,12 +89,40 @@ constexpr InputSpec kSpecs[kInputCount] = {
      "Price of one GB sent out of the cloud (results, checkpoints downloaded)", "--egress-price"},
     {InputId::kEgressGb, Side::kCloud, "egress_gb", "GB", Domain::kNonNegative, false, 0, "no egress counted",
      "GB one job sends out of the cloud", "--egress-gb"},
+    {InputId::kHostPrice, Side::kLocal, "host_price", "{cur}", Domain::kNonNegative, true, 0,
+     "no host counted (the machine class's default applies when the class is known)",
+     "Price of the rest of the machine (CPU, board, RAM, PSU, chassis), per GPU it holds", "--host-price"},
+    {InputId::kHostPowerW, Side::kLocal, "host_power_w", "W", Domain::kNonNegative, false, 0,
+     "no host power counted (the machine class's default applies when the class is known)",
+     "Mean draw of the rest of the machine (CPU, RAM, drives, fans) per GPU while in use", "--host-power-w"},
+    {InputId::kPsuEfficiency, Side::kLocal, "psu_efficiency", "ratio", Domain::kRatio, false, 1,
+     "no power-supply loss counted (the machine class's default applies when the class is known)",
+     "Power supply efficiency: DC power delivered / AC power drawn at the wall", "--psu-efficiency"},
+    {InputId::kPue, Side::kLocal, "pue", "ratio", Domain::kPositive, false, 1,
+     "no facility overhead (home or office: 1.0)",
+     "Power usage effectiveness of the room: facility power / IT power (cooling, UPS); 1.0 at home", "--pue"},
+    {InputId::kStorageGb, Side::kCloud, "storage_gb", "GB", Domain::kNonNegative, false, 0,
+     "no storage kept from month to month counted",
+     "GB kept in cloud storage all month (datasets, checkpoints) whether or not a job runs, at "
+     "storage_price_gb_month: renting pays it every month, owning does not",
+     "--storage-gb"},
+    {InputId::kReservedPerMonth, Side::kCloud, "reserved_per_month", "{cur}/month", Domain::kNonNegative, true, 0,
+     "no monthly fee counted (on-demand pricing)",
+     "Paid to the cloud each month whatever the use: reserved capacity, a subscription, a static IP; renting pays "
+     "it every month, owning does not",
+     "--reserved-per-month"},
 };
 
 std::string origin_text(const InputValue& v) { return v.origin.empty() ? std::string("unset") : v.origin; }
 }  // namespace
 
 std::string_view side_name(Side s) noexcept { return s == Side::kLocal ? "local" : "cloud"; }
+
+std::string_view input_basis(const InputValue& v) noexcept {
+  if (v.origin.rfind("measured", 0) == 0) return "measured";
+  if (v.origin == "cli" || v.origin == "config") return "given";
+  return "assumed";
+}
 
 std::string_view usage_basis_name(UsageBasis b) noexcept {
   switch (b) {
@@ -178,6 +206,15 @@ void validate(const CostInputs& in, const CostQuery& q) {
           "an explicit, dated rate: give {} in {}, pick presets in one currency, or give --fx FILE",
           input_name(s.id), format_number(x), origin_text(v), v.currency, in.currency, input_flag(s.id), in.currency));
   }
+  if (in.get(InputId::kPsuEfficiency) <= 0)
+    throw std::invalid_argument(
+        fmt::format("local.psu_efficiency = 0 ({}) is impossible: no power would reach the "
+                    "machine",
+                    origin_text(in[InputId::kPsuEfficiency])));
+  if (in.get(InputId::kPue) < 1)
+    throw std::invalid_argument(
+        fmt::format("local.pue = {} ({}) is impossible: a room cannot draw less than its machines (PUE >= 1)",
+                    format_number(in.get(InputId::kPue)), origin_text(in[InputId::kPue])));
   if (const auto& h = in[InputId::kHoursPerMonth]; h.value && *h.value > kMaxHoursPerMonth)
     throw std::invalid_argument(fmt::format(
         "local.hours_per_month = {} h/month ({}) is impossible: a month has at most {} hours (31 days); give the "

@@ -76,12 +76,25 @@ std::string_view verdict_name(Verdict v) noexcept {
   return "?";
 }
 
+double wall_power_w(const CostInputs& in) {
+  return (v(in, InputId::kPowerW) + v(in, InputId::kHostPowerW)) / v(in, InputId::kPsuEfficiency) *
+         v(in, InputId::kPue);
+}
+
+std::string_view power_used(const CostInputs& in) {
+  const bool board_only =
+      v(in, InputId::kHostPowerW) == 0 && v(in, InputId::kPsuEfficiency) == 1 && v(in, InputId::kPue) == 1;
+  return board_only ? "gpu_board" : "estimated_at_the_wall";
+}
+
 LocalCost local_cost(const CostInputs& in) {
   LocalCost c;
-  const double price = v(in, InputId::kPurchasePrice);
+  // The whole machine is bought and resold: the GPU and its share of the host.
+  const double price = v(in, InputId::kPurchasePrice) + v(in, InputId::kHostPrice);
   c.capital_cost = price * capital_growth(in) - v(in, InputId::kResaleFraction) * price;
   c.amortization_per_hour = c.capital_cost / v(in, InputId::kAmortizationHours);
-  c.electricity_per_hour = v(in, InputId::kPowerW) / 1000 * v(in, InputId::kElectricityPrice);
+  c.wall_power_w = wall_power_w(in);
+  c.electricity_per_hour = c.wall_power_w / 1000 * v(in, InputId::kElectricityPrice);
   c.cooling_per_hour = v(in, InputId::kCoolingW) / 1000 * v(in, InputId::kElectricityPrice);
   c.maintenance_per_hour =
       v(in, InputId::kIncidentsPerHour) * v(in, InputId::kHoursPerIncident) * v(in, InputId::kEngineerRate);
@@ -112,6 +125,8 @@ CloudCost cloud_cost(const CostInputs& in) {
   c.egress_cost_per_job = v(in, InputId::kEgressPriceGb) * v(in, InputId::kEgressGb);
   c.data_cost_per_job = c.storage_cost_per_job + c.egress_cost_per_job;
   c.fixed_per_job = c.cold_start_cost + c.billing_rounding_cost + c.data_cost_per_job;
+  c.monthly_cost =
+      v(in, InputId::kStoragePriceGbMonth) * v(in, InputId::kStorageGb) + v(in, InputId::kReservedPerMonth);
   return c;
 }
 
@@ -246,7 +261,8 @@ void solve_premium(const Lines& l, const CostQuery& q, bool explain, BreakEven& 
 
 // Step 3: buy vs rent: after how much work the running-cost savings repay the capital cost.
 // Returns whether an hour of work costs less owned than rented (before the price).
-bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, bool explain, BreakEven& b) {
+bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, double monthly, bool explain,
+                       BreakEven& b) {
   const std::string& cur = in.currency;
   b.lifetime_effective_hours = v(in, InputId::kAmortizationHours) * local.effective_utilization;
   if (std::isinf(c)) {
@@ -270,23 +286,31 @@ bool solve_buy_vs_rent(const CostInputs& in, const LocalCost& local, double c, b
         "no purchase price is known (give --local-purchase-price): max_purchase_price states the verdict as a price";
     return true;
   }
-  b.buy_vs_rent_hours = local.capital_cost / (c - local.running_per_effective_hour);
-  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / v(in, InputId::kAmortizationMonths);
+  // What renting costs each month whatever the use is saved by owning before any hour is worked:
+  // when it alone repays the capital over the months, buying pays at any usage.
+  const double months = v(in, InputId::kAmortizationMonths);
+  b.buy_vs_rent_hours = std::max(0.0, local.capital_cost - monthly * months) / (c - local.running_per_effective_hour);
+  b.buy_vs_rent_hours_per_month = *b.buy_vs_rent_hours / months;
   return true;
 }
 
 // Step 4: the same as usage: hours a month over the amortization months against the usage, and
 // the purchase price below which buying pays at that usage. An unknown usage compares with nothing.
-void solve_usage(const CostInputs& in, const LocalCost& local, double c, bool saves, BreakEven& b) {
+void solve_usage(const CostInputs& in, const LocalCost& local, double c, double monthly, bool saves, BreakEven& b) {
   b.hours_per_month = in[InputId::kHoursPerMonth].value;
   b.usage_threshold_hours_per_month = b.buy_vs_rent_hours_per_month;
   if (!b.hours_per_month) return;
   const double u = *b.hours_per_month;
   b.buy_pays = b.usage_threshold_hours_per_month && u >= *b.usage_threshold_hours_per_month;
   const double keep = capital_growth(in) - v(in, InputId::kResaleFraction);
-  if (saves && keep > 0 && u > 0)
-    b.max_purchase_price = (c - local.running_per_effective_hour) * u * v(in, InputId::kAmortizationMonths) / keep;
-  if (b.buy_vs_rent_hours && u > 0) b.payback_months = local.capital_cost / ((c - local.running_per_effective_hour) * u);
+  if (saves && keep > 0 && (u > 0 || monthly > 0))
+    b.max_purchase_price =
+        ((c - local.running_per_effective_hour) * u + monthly) * v(in, InputId::kAmortizationMonths) / keep -
+        v(in, InputId::kHostPrice);
+  // A host that alone costs more than the savings leaves no GPU price that pays.
+  if (b.max_purchase_price && *b.max_purchase_price <= 0) b.max_purchase_price.reset();
+  const double saving_per_month = (c - local.running_per_effective_hour) * u + monthly;
+  if (b.buy_vs_rent_hours && saving_per_month > 0) b.payback_months = local.capital_cost / saving_per_month;
 }
 
 }  // namespace
@@ -298,8 +322,8 @@ BreakEven break_even(const CostInputs& in, const LocalCost& local, const CloudCo
   solve_crossover(l, explain, b);
   price_query_job(in, cloud, l, q.job_hours, b);
   solve_premium(l, q, explain, b);
-  const bool saves = solve_buy_vs_rent(in, local, l.c, explain, b);
-  solve_usage(in, local, l.c, saves, b);
+  const bool saves = solve_buy_vs_rent(in, local, l.c, cloud.monthly_cost, explain, b);
+  solve_usage(in, local, l.c, cloud.monthly_cost, saves, b);
   return b;
 }
 
@@ -338,6 +362,10 @@ Sensitivity sensitivity(const CostInputs& in, const CostQuery& q, double step) {
     r.base = in.get(sp.id);
     r.low = r.base * (1 - step);
     r.high = r.base * (1 + step);
+    if (sp.id == InputId::kPue && r.low < 1) {
+      r.low = 1;
+      r.note = fmt::format("-{:g} % is clamped to 1 (no room draws less than its machines)", 100 * step);
+    }
     if (sp.domain == Domain::kRatio && r.high > 1) {
       r.high = 1;
       r.note = fmt::format("+{:g} % is clamped to 1", 100 * step);
@@ -393,16 +421,22 @@ void add_steps(CostResult& r) {
   const BreakEven& b = r.break_even;
   const std::string per_h = cur + "/h";
   step("local.capital_cost",
-       "purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price",
-       fmt::format("{} * (1 + {})^({} / 12) - {} * {}", x(InputId::kPurchasePrice), n(in.get(InputId::kInterestRate)),
-                   n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
-                   n(in.get(InputId::kPurchasePrice))),
+       "(purchase_price + host_price) * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * "
+       "(purchase_price + host_price)",
+       fmt::format("({} + {}) * (1 + {})^({} / 12) - {} * ({} + {})", x(InputId::kPurchasePrice),
+                   x(InputId::kHostPrice), n(in.get(InputId::kInterestRate)), n(in.get(InputId::kAmortizationMonths)),
+                   n(in.get(InputId::kResaleFraction)), n(in.get(InputId::kPurchasePrice)),
+                   n(in.get(InputId::kHostPrice))),
        l.capital_cost, cur);
   step("local.amortization_per_hour", "capital_cost / amortization_hours",
        fmt::format("{} {} / {}", n(l.capital_cost), cur, x(InputId::kAmortizationHours)), l.amortization_per_hour,
        per_h);
-  step("local.electricity_per_hour", "power_w / 1000 * electricity_price",
-       fmt::format("{} / 1000 * {}", x(InputId::kPowerW), x(InputId::kElectricityPrice)), l.electricity_per_hour,
+  step("local.wall_power_w", "(power_w + host_power_w) / psu_efficiency * pue",
+       fmt::format("({} + {}) / {} * {}", x(InputId::kPowerW), x(InputId::kHostPowerW), x(InputId::kPsuEfficiency),
+                   x(InputId::kPue)),
+       l.wall_power_w, "W");
+  step("local.electricity_per_hour", "wall_power_w / 1000 * electricity_price",
+       fmt::format("{} W / 1000 * {}", n(l.wall_power_w), x(InputId::kElectricityPrice)), l.electricity_per_hour,
        per_h);
   step("local.cooling_per_hour", "cooling_w / 1000 * electricity_price",
        fmt::format("{} / 1000 * {}", x(InputId::kCoolingW), x(InputId::kElectricityPrice)), l.cooling_per_hour, per_h);
@@ -439,6 +473,10 @@ void add_steps(CostResult& r) {
        fmt::format("{} + {} * {} / 2 / 3600 + {}", n(c.cold_start_cost), x(InputId::kHourlyRate),
                    x(InputId::kBillingIncrementS), n(c.data_cost_per_job)),
        c.fixed_per_job, cur);
+  step("cloud.monthly_cost", "storage_price_gb_month * storage_gb + reserved_per_month",
+       fmt::format("{} * {} + {}", x(InputId::kStoragePriceGbMonth), x(InputId::kStorageGb),
+                   x(InputId::kReservedPerMonth)),
+       c.monthly_cost, cur + "/month");
   if (b.job_hours)
     step("break_even.job_hours", "|fixed_cost_per_job - cloud_fixed_per_job| / |local_per_eff_h - cloud_per_eff_h|",
          fmt::format("|{} - {}| / |{} - {}|", n(l.fixed_per_job), n(c.fixed_per_job), n(l.cost_per_effective_hour),
@@ -471,10 +509,12 @@ void add_steps(CostResult& r) {
                          n(c.cost_per_effective_hour), n(l.cost_per_effective_hour))
            : b.target_premium_reason,
        b.job_hours_at_target_premium, "h");
-  step("break_even.buy_vs_rent_hours", "capital_cost / (cloud_per_eff_h - local_running_per_eff_h)",
-       b.buy_vs_rent_hours ? fmt::format("{} {} / ({} - {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                                         n(l.running_per_effective_hour))
-                           : b.buy_vs_rent_reason,
+  step("break_even.buy_vs_rent_hours",
+       "max(0, capital_cost - cloud_monthly_cost * amortization_months) / (cloud_per_eff_h - local_running_per_eff_h)",
+       b.buy_vs_rent_hours
+           ? fmt::format("max(0, {} {} - {} * {}) / ({} - {})", n(l.capital_cost), cur, n(c.monthly_cost),
+                         x(InputId::kAmortizationMonths), n(c.cost_per_effective_hour), n(l.running_per_effective_hour))
+           : b.buy_vs_rent_reason,
        b.buy_vs_rent_hours, "h");
   step("break_even.buy_vs_rent_hours_per_month", "buy_vs_rent_hours / amortization_months",
        b.buy_vs_rent_hours ? fmt::format("{} / {}", n(*b.buy_vs_rent_hours), x(InputId::kAmortizationMonths))
@@ -483,29 +523,31 @@ void add_steps(CostResult& r) {
   step("break_even.lifetime_effective_hours", "amortization_hours * effective_utilization",
        fmt::format("{} * {}", x(InputId::kAmortizationHours), n(l.effective_utilization)), b.lifetime_effective_hours,
        "h");
-  step("break_even.usage_threshold_hours_per_month",
-       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months)",
+  step("break_even.usage_threshold_hours_per_month", "buy_vs_rent_hours / amortization_months",
        b.usage_threshold_hours_per_month
-           ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::kAmortizationMonths))
+           ? fmt::format("{} / {}", n(b.buy_vs_rent_hours.value_or(0)), x(InputId::kAmortizationMonths))
            : b.buy_vs_rent_reason,
        b.usage_threshold_hours_per_month, "h/month");
   step("break_even.max_purchase_price",
-       "(cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months / "
-       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction)",
+       "((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month + cloud_monthly_cost) * amortization_months / "
+       "((1 + interest_rate)^(amortization_months / 12) - resale_fraction) - host_price",
        b.max_purchase_price
-           ? fmt::format("({} - {}) * {} * {} / ((1 + {})^({} / 12) - {})", n(c.cost_per_effective_hour),
-                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth),
+           ? fmt::format("(({} - {}) * {} + {}) * {} / ((1 + {})^({} / 12) - {}) - {}", n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth), n(c.monthly_cost),
                          n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kInterestRate)),
-                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)))
-           : b.hours_per_month ? "none: no purchase price pays at this usage" : "none: the usage is unknown",
+                         n(in.get(InputId::kAmortizationMonths)), n(in.get(InputId::kResaleFraction)),
+                         x(InputId::kHostPrice))
+       : b.hours_per_month ? "none: no purchase price pays at this usage"
+                           : "none: the usage is unknown",
        b.max_purchase_price, cur);
-  step("break_even.payback_months", "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month)",
-       b.payback_months ? fmt::format("{} {} / (({} - {}) * {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
-                                      n(l.running_per_effective_hour), x(InputId::kHoursPerMonth))
-       : !b.hours_per_month ? "none: the usage is unknown"
-                            : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
-                                                           : "none: " + b.buy_vs_rent_reason,
+  step("break_even.payback_months",
+       "capital_cost / ((cloud_per_eff_h - local_running_per_eff_h) * hours_per_month + cloud_monthly_cost)",
+       b.payback_months
+           ? fmt::format("{} {} / (({} - {}) * {} + {})", n(l.capital_cost), cur, n(c.cost_per_effective_hour),
+                         n(l.running_per_effective_hour), x(InputId::kHoursPerMonth), n(c.monthly_cost))
+       : !b.hours_per_month           ? "none: the usage is unknown"
+       : b.buy_vs_rent_reason.empty() ? "none: the savings never repay the capital"
+                                      : "none: " + b.buy_vs_rent_reason,
        b.payback_months, "month");
 }
 
@@ -590,7 +632,7 @@ MonthlyCost monthly_cost(const CostResult& r, double hours) {
   MonthlyCost m;
   m.hours = hours;
   m.own = r.local.capital_cost / r.inputs.get(InputId::kAmortizationMonths) + r.local.running_per_effective_hour * hours;
-  m.rent = r.cloud.cost_per_effective_hour * hours;
+  m.rent = r.cloud.cost_per_effective_hour * hours + r.cloud.monthly_cost;
   return m;
 }
 
@@ -603,8 +645,9 @@ OwnVerdict own_verdict(const CostResult& r) {
   const double run = o.running_per_effective_hour, c = o.cloud_per_effective_hour;
   o.decision = run <= c ? OwnDecision::kKeep : OwnDecision::kRent;
   if (const auto& u = r.break_even.hours_per_month; u && std::isfinite(run) && std::isfinite(c))
-    o.saving_per_month = (c - run) * *u;
-  const double resale = in.get(InputId::kResaleFraction), price = in.get(InputId::kPurchasePrice);
+    o.saving_per_month = (c - run) * *u + r.cloud.monthly_cost;
+  const double resale = in.get(InputId::kResaleFraction),
+               price = in.get(InputId::kPurchasePrice) + in.get(InputId::kHostPrice);
   if (!in.price_unknown && resale > 0 && price > 0) o.resale_value = resale * price;
   std::string saving, sell;
   if (o.saving_per_month)

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cost/json_read.hpp"
+#include "gpucost/cost/machine_class.hpp"
 #include "gpucost/features/feature_ids.hpp"
 #include "gpucost/small_file.hpp"
 #include "gpucost/text/number.hpp"
@@ -463,7 +464,7 @@ void apply_defaults_and_scenario(const PresetCatalog& catalog, const Scenario* s
 }
 
 // Step 6: the local GPU's price and power.
-void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
+void apply_local_gpu(const LocalGpu& gpu, const std::optional<MigSlice>& slice, CostInputs& in) {
   const std::string o = preset_origin(gpu.name);
   in.local_price_observed_on = gpu.price_observed_on;
   if (gpu.purchase_price) {
@@ -471,6 +472,12 @@ void apply_local_gpu(const LocalGpu& gpu, CostInputs& in) {
            fmt::format("{}; observed {}", gpu.price_source.empty() ? "no source given" : gpu.price_source,
                        gpu.price_observed_on.empty() ? "on an unknown date" : gpu.price_observed_on));
     in[InputId::kPurchasePrice].currency = gpu.currency;
+    if (slice) {  // a MIG slice costs its share of the GPU (issue 38)
+      auto& price = in[InputId::kPurchasePrice];
+      price.value = *price.value * slice->share;
+      price.note +=
+          "; " + slice->note + ": " + format_number(*gpu.purchase_price) + " x " + format_number(slice->share);
+    }
   } else {
     // Never keep a price that belongs to another GPU.
     in[InputId::kPurchasePrice] = InputValue{std::nullopt, o, "this preset has no purchase price", {}};
@@ -820,13 +827,16 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   find_entries(catalog, rq, p, in);
   choose_currency(rq, p, in);
   apply_defaults_and_scenario(catalog, p.scenario, in);
-  if (p.gpu) apply_local_gpu(*p.gpu, in);
+  if (p.gpu) apply_local_gpu(*p.gpu, rq.mig_slice, in);
   if (p.offer) apply_cloud_offer(*p.offer, rq, p.pricing, in);
   apply_spec_speed(catalog, p, in);
   const std::optional<InputRange> incident_posterior = apply_measured(rq, in);
   warn_on_contradictions(p, in);
   apply_overrides(rq, in);
   convert_currencies(rq.fx, in);
+  // After the options, so that a lifetime given by the user reads the resale curve at that age.
+  if (p.local_ref)
+    if (const MachineClass* mc = find_machine_class(p.local_ref->kind)) apply_machine_class(*mc, in);
   set_ranges(catalog, p, incident_posterior, rq, in);
   fill_unknowns(in);
   if (query) apply_query(rq, *query);

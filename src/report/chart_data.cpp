@@ -338,6 +338,9 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
     w.key("gpu");
     if (g.empty()) w.null(); else w.value(g);
     w.key("gpu_index").value(gpu_index(g));
+    // An Xid naming a MIG GPU instance (`GPU-I:05`, issue 38): the instance, on its GPU.
+    if (const auto gi = xid_gpu_instance(e.column(event_col::text).get_string(r)))
+      w.kv("gpu_instance", static_cast<std::int64_t>(*gi));
     w.kv("text", short_text(e.column(event_col::text).get_string(r)));
     const auto file = static_cast<std::size_t>(e.column(event_col::file).get_int(r));
     w.key("file");

@@ -46,6 +46,7 @@ void write_input(JsonWriter& w, const CostInputs& in, InputId id) {
   number_or_null(w, "value", v.value);
   w.kv("unit", input_unit(id, in.currency));
   text_or_null(w, "origin", v.origin);
+  w.kv("basis", input_basis(v));
   text_or_null(w, "note", v.note);
   w.end_object();
 }
@@ -83,6 +84,7 @@ void write_inputs_json(JsonWriter& w, const CostResult& r) {
   text_or_null(w, "preset", in.local_gpu);
   text_or_null(w, "label", in.local_label);
   w.kv("count", in.gpu_count);
+  text_or_null(w, "machine_class", in.machine_class);
   text_or_null(w, "count_note", in.gpu_count_note);
   text_or_null(w, "price_observed_on", in.local_price_observed_on);
   w.end_object();
@@ -134,6 +136,8 @@ void write_sides_json(JsonWriter& w, const CostResult& r) {
   w.kv("unit", per_h);
   number_or_null(w, "capital_cost", l.capital_cost);
   number_or_null(w, "amortization_per_hour", l.amortization_per_hour);
+  number_or_null(w, "wall_power_w", l.wall_power_w);
+  w.kv("power_used", power_used(in));
   number_or_null(w, "electricity_per_hour", l.electricity_per_hour);
   number_or_null(w, "cooling_per_hour", l.cooling_per_hour);
   number_or_null(w, "maintenance_per_hour", l.maintenance_per_hour);
@@ -153,6 +157,7 @@ void write_sides_json(JsonWriter& w, const CostResult& r) {
   number_or_null(w, "cold_start_cost", r.cloud.cold_start_cost);
   number_or_null(w, "billing_rounding_cost", r.cloud.billing_rounding_cost);
   number_or_null(w, "fixed_cost_per_job", r.cloud.fixed_per_job);
+  number_or_null(w, "monthly_cost", r.cloud.monthly_cost);
   w.kv("pricing", in.pricing);
   text_or_null(w, "price_observed_on", in.cloud_price_observed_on);
   w.end_object();
@@ -394,6 +399,8 @@ void write_cost_csv_rows(CsvWriter& c, const CostResult& r) {
   row("C031", "cloud.cold_start_cost", r.cloud.cold_start_cost, in.currency, "");
   row("C032", "cloud.billing_rounding_cost", r.cloud.billing_rounding_cost, in.currency, "");
   row("C033", "cloud.fixed_cost_per_job", r.cloud.fixed_per_job, in.currency, "pricing " + in.pricing);
+  row("C034", "cloud.monthly_cost", r.cloud.monthly_cost, in.currency + "/month",
+      "storage kept and fees paid every month: renting pays them, owning does not");
 
   const BreakEven& b = r.break_even;
   row("C040", "break_even.verdict", std::nullopt, "", verdict_name(b.verdict));
@@ -470,8 +477,8 @@ void write_cost_table(std::string& out, const CostResult& r) {
   line("Inputs");
   for (const auto& s : input_specs()) {
     const auto& v = in[s.id];
-    line("  {:<28} {:>12} {:<9} {:<26} {}", input_name(s.id), short_num(v.value), input_unit(s.id, in.currency),
-         v.origin.empty() ? "unset" : v.origin, v.note);
+    line("  {:<28} {:>12} {:<9} {:<8} {:<26} {}", input_name(s.id), short_num(v.value), input_unit(s.id, in.currency),
+         input_basis(v), v.origin.empty() ? "unset" : v.origin, v.note);
   }
   line("  {:<28} {:>12} {:<9} {}", "query.job_hours", short_num(r.query.job_hours), "h", r.query.job_hours_origin);
   line("  {:<28} {:>12} {:<9} {}", "query.target_premium", short_num(r.query.target_premium), "ratio",

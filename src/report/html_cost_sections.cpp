@@ -124,11 +124,12 @@ void write_cost(Page& p, OptElement cost) {
 
   // Every input with its origin (preset, default, measured from the logs, option).
   p.raw("<details><summary>Inputs and where each came from</summary><table>");
-  p.row({"input", "value", "unit", "origin", "note"}, true);
+  p.row({"input", "value", "unit", "basis", "origin", "note"}, true);
   for (std::string_view side : {"local", "cloud", "query"})
     rd::each_member(rd::path(*cost, "inputs", side), [&](std::string_view key, Element in) {
       p.raw("<tr>").el("td", fmt::format("{}.{}", side, key)).number_cell(rd::number(in, "value"), "unset");
-      p.el("td", rd::string(in, "unit")).el("td", rd::string(in, "origin")).el("td", rd::string(in, "note"));
+      p.el("td", rd::string(in, "unit")).el("td", rd::string(in, "basis"));
+      p.el("td", rd::string(in, "origin")).el("td", rd::string(in, "note"));
       p.raw("</tr>\n");
     });
   p.raw("</table></details>\n");

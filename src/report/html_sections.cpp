@@ -114,6 +114,18 @@ void write_gpu_chart(Page& p, Element root, Element g, const std::vector<MarkIte
   });
   const auto bucket = rd::integer(g, "bucket_ns").value_or(0);
   p.el("h3", fmt::format("GPU {}{}{}", gpu.value_or(-1), name.empty() ? "" : ": ", name));
+  // Its MIG devices (`nvidia-smi -L`, issue 38), each with its share of the GPU by memory slices.
+  std::string mig;
+  rd::each(rd::child(root, "gpus"), [&](Element d) {
+    if (rd::integer(d, "index") != gpu) return;
+    rd::each(rd::child(d, "mig_devices"), [&](Element m) {
+      const auto share = rd::number(m, "share");
+      mig +=
+          fmt::format("{}{} (device {}, {} of the GPU)", mig.empty() ? "" : ", ", rd::string(m, "profile"),
+                      rd::integer(m, "device").value_or(-1), share ? fmt::format("{:g}", *share) : "an unknown share");
+    });
+  });
+  if (!mig.empty()) p.el("p", "MIG devices: " + mig + "; shares by memory slices of the profile", "note");
   p.el("p",
        fmt::format("{} samples{}", human(rd::number(g, "samples")),
                    bucket > 0 ? fmt::format(", shown as {} points of {:g} s each (mean SM and power, max temperature)",
@@ -172,7 +184,9 @@ void write_marks_table(Page& p, OptElement marks) {
     p.el("td", rd::string(m, "severity"));
     const auto code = rd::integer(m, "code");
     p.el("td", code ? fmt::format("{}", *code) : "");
-    p.el("td", rd::string(m, "gpu"));
+    const auto instance = rd::integer(m, "gpu_instance");  // a MIG GPU instance (issue 38)
+    p.el("td", instance ? fmt::format("{} GPU instance {}", rd::string(m, "gpu"), *instance)
+                        : std::string(rd::string(m, "gpu")));
     p.raw("<td><code>").text(rd::string(m, "text")).raw("</code></td>");
     p.el("td", fmt::format("{}:{}", rd::string(m, "file"), human(rd::number(m, "line"))));
     p.raw("</tr>\n");

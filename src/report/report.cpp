@@ -162,6 +162,37 @@ void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
   w.end_object();
 }
 
+// The device of GPU `idx` that lists MIG devices (`nvidia-smi -L`), or nullptr.
+const GpuDevice* mig_listing(const std::vector<GpuDevice>& devices, int idx) {
+  const GpuDevice* found = nullptr;
+  for (const auto& d : devices)
+    if (d.index && *d.index == idx && !d.mig_devices.empty()) found = &d;
+  return found;
+}
+
+// `mig_devices`: each MIG device of the GPU (docs/fleet.md), its share of the GPU by memory slices.
+void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
+  auto optional_int = [&](std::string_view key, const std::optional<int>& v) {
+    w.key(key);
+    if (v) w.value(static_cast<std::int64_t>(*v));
+    else w.null();
+  };
+  w.key("mig_devices").begin_array();
+  for (const auto& m : d.mig_devices) {
+    w.begin_object().kv("profile", m.profile).kv("device", static_cast<std::int64_t>(m.device));
+    optional_int("gpu_instance", m.gpu_instance);
+    optional_int("compute_instance", m.compute_instance);
+    w.kv("compute_slices", static_cast<std::int64_t>(m.compute_slices)).kv("memory_gb", m.memory_gb);
+    w.kv("uuid", m.uuid);
+    w.key("share");
+    if (m.share) w.value(*m.share);
+    else w.null();
+    w.kv("share_basis", "memory slices of the profile (eighths of the GPU's memory)");
+    w.end_object();
+  }
+  w.end_array();
+}
+
 // Per GPU (its name and bus from the devices the logs describe, and its features), then the host's.
 void write_features(JsonWriter& w, const PipelineResult& r) {
   const auto catalog = feature_catalog();
@@ -176,6 +207,7 @@ void write_features(JsonWriter& w, const PipelineResult& r) {
     if (dev && !dev->name.empty()) w.value(dev->name); else w.null();
     w.key("pci_bus");
     if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
+    if (const GpuDevice* mig = mig_listing(r.timeline.devices, idx)) write_mig_devices(w, *mig);
     w.key("features").begin_array();
     for (std::size_t i = 0; i < catalog.size(); ++i)
       if (catalog[i].scope == FeatureScope::kPerGpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
@@ -336,6 +368,15 @@ std::string render_table(const Report& rep) {
          static_cast<double>(tl.last_ns - tl.first_ns) / kNsPerHour, tl.zone_name, tl.zone_reason);
   line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), event_total(tl.events),
        tl.processes.rows());
+  for (const auto& d : tl.devices) {
+    if (d.mig_devices.empty()) continue;
+    std::string devs;
+    for (const auto& m : d.mig_devices)
+      devs += fmt::format("{}{} (device {}, share {})", devs.empty() ? "" : ", ", text::printable(m.profile), m.device,
+                          m.share ? format_number(*m.share) : std::string("unknown"));
+    line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(),
+         devs);
+  }
   out += '\n';
   write_summary_and_findings(rep, out);
   const auto cost_start = out.size();

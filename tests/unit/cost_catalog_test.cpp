@@ -194,6 +194,8 @@ CostInputs simple() {
   in.set(InputId::kUtilization, 1, "test");
   in.set(InputId::kRelativeSpeed, 1, "test");
   in.set(InputId::kHoursPerMonth, 30, "test");
+  in.set(InputId::kPsuEfficiency, 1, "test");
+  in.set(InputId::kPue, 1, "test");
   return in;
 }
 
@@ -318,7 +320,7 @@ TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   // the cloud side the same GPU for rent, and the verdict is the price below which buying pays.
   ResolveRequest rq;
   rq.detected_gpus = {"NVIDIA L40S"};
-  rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 200;
+  rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 400;
   const CostInputs in = resolve_inputs(builtin_presets(), rq);
   EXPECT_EQ(in.local_gpu, "l40s");
   EXPECT_EQ(in.cloud_offer, "runpod-l40s");
@@ -326,9 +328,10 @@ TEST(CostCatalog, AGpuWithoutAPriceGetsTheVerdictAsAPrice) {
   EXPECT_EQ(in[InputId::kPurchasePrice].origin, "unknown");
   const CostResult r = evaluate(in, CostQuery{});
   ASSERT_TRUE(r.break_even.max_purchase_price);
-  // (0.79 / 0.92 - running) x 200 x 24 / (1 - 0): by the model's own terms.
+  // (0.79 / 0.92 - running) x 400 x 48 / (1 - 0.35) - 6250: by the model's own terms, with the
+  // data-centre class's lifetime, resale share and host (at 200 h the host alone outweighs it).
   const double s = r.cloud.cost_per_effective_hour - r.local.running_per_effective_hour;
-  EXPECT_NEAR(*r.break_even.max_purchase_price, s * 200 * 24, 1e-6);
+  EXPECT_NEAR(*r.break_even.max_purchase_price, s * 400 * 48 / (1 - 0.35) - 6250, 1e-6);
   EXPECT_EQ(r.buy.decision, BuyDecision::kDependsOnPrice);
   EXPECT_NE(r.buy.summary.find("depends on the price, which is unknown"), std::string::npos) << r.buy.summary;
   EXPECT_NE(r.buy.summary.find("(give --local-purchase-price)"), std::string::npos) << r.buy.summary;

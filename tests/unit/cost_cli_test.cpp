@@ -246,10 +246,10 @@ TEST(CostCli, CatalogFileReplacesAPriceAndOldPricesAreFlagged) {
 }
 
 TEST(CostCli, TheTornadoShowsWhenUsageFlipsTheBuyVerdict) {
-  // RTX 4090 against renting one at 0.60 USD/h: buying pays above 149.4 h a month; at 150 h,
-  // -20 % (120 h) does not pay and +20 % (180 h) does.
+  // RTX 4090 desktop (host, wall power and resale by its class) against renting one at 0.60 USD/h:
+  // buying pays above 77.3 h a month; at 80 h, -20 % (64 h) does not pay and +20 % (96 h) does.
   const CliRun r =
-      run("breakeven --local rtx-4090 --cloud runpod-rtx-4090 --cloud-hourly-rate 0.60 --hours-per-month 150");
+      run("breakeven --local rtx-4090 --cloud runpod-rtx-4090 --cloud-hourly-rate 0.60 --hours-per-month 80");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto row = r.out.find("  local.hours_per_month ", r.out.find("Sensitivity of"));
   ASSERT_NE(row, std::string::npos) << r.out;

@@ -36,6 +36,12 @@ inline CostInputs round_cost_inputs(double hours_per_month) {
   set(InputId::kStorageGbMonths, 0);
   set(InputId::kEgressPriceGb, 0);
   set(InputId::kEgressGb, 0);
+  set(InputId::kHostPrice, 0);
+  set(InputId::kHostPowerW, 0);
+  set(InputId::kPsuEfficiency, 1);
+  set(InputId::kPue, 1);
+  set(InputId::kStorageGb, 0);
+  set(InputId::kReservedPerMonth, 0);
   return in;
 }
 

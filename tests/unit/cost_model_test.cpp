@@ -410,7 +410,7 @@ TEST(CostModel, StepsShowTheNumbers) {
   const CostResult r = evaluate(seed(), CostQuery{});
   ASSERT_FALSE(r.steps.empty());
   EXPECT_EQ(r.steps[0].name, "local.capital_cost");
-  EXPECT_EQ(r.steps[0].numbers, "4299 CNY * (1 + 0)^(24 / 12) - 0 * 4299");
+  EXPECT_EQ(r.steps[0].numbers, "(4299 CNY + 0 CNY) * (1 + 0)^(24 / 12) - 0 * (4299 + 0)");
   EXPECT_DOUBLE_EQ(*r.steps[0].value, 4299.0);
   EXPECT_EQ(r.steps[1].name, "local.amortization_per_hour");
   EXPECT_EQ(r.steps[1].numbers, "4299 CNY / 5760 h");

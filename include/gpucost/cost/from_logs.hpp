@@ -19,6 +19,10 @@ namespace gpucost::cost {
 /// The GPU product names the logs give (nvidia-smi -q, --query-gpu, the manifest), each once, in order.
 std::vector<std::string> named_gpus(const Timeline& tl);
 
+/// The only MIG device the listings (`nvidia-smi -L`) name, when its share is known: a node or
+/// container that sees one MIG device runs on that slice. nullopt with none, or several.
+std::optional<MigSlice> mig_slice(const Timeline& tl);
+
 /// The power limit nvidia-smi -q reports, by product name.
 std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl);
 

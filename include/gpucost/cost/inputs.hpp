@@ -16,34 +16,40 @@ namespace gpucost::cost {
 
 /// One numeric input of the model. The order is the order of reports and of the tornado ties.
 enum class InputId : std::uint8_t {
-  kPurchasePrice,         ///< local: what the GPU (or machine) cost, currency
-  kAmortizationHours,     ///< local: hours of use the price is spread over, h
-  kAmortizationMonths,    ///< local: months those hours span (for the per-month figure), month
-  kPowerW,                ///< local: mean GPU power draw while in use, W
-  kCoolingW,              ///< local: extra cooling power while in use (fans, AC share), W
-  kElectricityPrice,      ///< local: currency per kWh
-  kIncidentsPerHour,     ///< local: maintenance incidents per hour of use, 1/h
-  kHoursPerIncident,     ///< local: engineer hours lost per incident, h
-  kEngineerRate,          ///< local: value of an engineer hour, currency/h
+  kPurchasePrice,  ///< local: what the GPU (or machine) cost, currency
+  kAmortizationHours,  ///< local: hours of use the price is spread over, h
+  kAmortizationMonths,  ///< local: months those hours span (for the per-month figure), month
+  kPowerW,  ///< local: mean GPU power draw while in use, W
+  kCoolingW,  ///< local: extra cooling power while in use (fans, AC share), W
+  kElectricityPrice,  ///< local: currency per kWh
+  kIncidentsPerHour,  ///< local: maintenance incidents per hour of use, 1/h
+  kHoursPerIncident,  ///< local: engineer hours lost per incident, h
+  kEngineerRate,  ///< local: value of an engineer hour, currency/h
   kEffectiveUtilization,  ///< local: share of wall time the GPU does useful work, ratio
-  kFixedCostPerJob,     ///< local: fixed cost of each job (e.g. wear per power cycle), currency
-  kHourlyRate,            ///< cloud: price of the instance, currency/h
-  kColdStartS,           ///< cloud: billed seconds before a job starts working, s
-  kUtilization,            ///< cloud: share of billed time the GPU does useful work, ratio
-  kRelativeSpeed,         ///< cloud: cloud GPU throughput / local GPU throughput, ratio
-  kResaleFraction,        ///< local: share of the purchase price recovered by selling after the period, ratio
-  kInterestRate,          ///< local: yearly cost of capital on the purchase price, 1/year
-  kHoursPerMonth,        ///< local: usage, local-equivalent busy GPU-hours a month, h/month
-  kJobStallFraction,     ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
-  kInterruptionLoss,      ///< cloud: share of billed time lost to spot interruptions, ratio
-  kBillingIncrementS,    ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
+  kFixedCostPerJob,  ///< local: fixed cost of each job (e.g. wear per power cycle), currency
+  kHourlyRate,  ///< cloud: price of the instance, currency/h
+  kColdStartS,  ///< cloud: billed seconds before a job starts working, s
+  kUtilization,  ///< cloud: share of billed time the GPU does useful work, ratio
+  kRelativeSpeed,  ///< cloud: cloud GPU throughput / local GPU throughput, ratio
+  kResaleFraction,  ///< local: share of the purchase price recovered by selling after the period, ratio
+  kInterestRate,  ///< local: yearly cost of capital on the purchase price, 1/year
+  kHoursPerMonth,  ///< local: usage, local-equivalent busy GPU-hours a month, h/month
+  kJobStallFraction,  ///< cloud: share of the job's time lost to its own stalls (moves with it), ratio
+  kInterruptionLoss,  ///< cloud: share of billed time lost to spot interruptions, ratio
+  kBillingIncrementS,  ///< cloud: billing granularity (1 per second, 60 per minute, 3600 per hour), s
   kStoragePriceGbMonth,  ///< cloud: price of keeping one GB for a month, currency/GB-month
-  kMinimumBillingS,       ///< cloud: the shortest time billed for an instance, s
-  kStorageGbMonths,       ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
-  kEgressPriceGb,         ///< cloud: price of one GB sent out of the cloud, currency/GB
-  kEgressGb,               ///< cloud: GB one job sends out of the cloud, GB
+  kMinimumBillingS,  ///< cloud: the shortest time billed for an instance, s
+  kStorageGbMonths,  ///< cloud: GB-months of storage one job keeps (GB x months kept), GB-month
+  kEgressPriceGb,  ///< cloud: price of one GB sent out of the cloud, currency/GB
+  kEgressGb,  ///< cloud: GB one job sends out of the cloud, GB
+  kHostPrice,  ///< local: the rest of the machine (CPU, board, RAM, PSU, chassis) per GPU, currency
+  kHostPowerW,  ///< local: the rest of the machine's draw per GPU while in use, W
+  kPsuEfficiency,  ///< local: DC power out / AC power in of the power supply, ratio
+  kPue,  ///< local: facility power / IT power (cooling, UPS losses), ratio >= 1
+  kStorageGb,  ///< cloud: GB kept in cloud storage all month whatever the use, GB
+  kReservedPerMonth,  ///< cloud: reserved capacity or other fees paid each month whatever the use, currency/month
 };
-inline constexpr std::size_t kInputCount = 26;
+inline constexpr std::size_t kInputCount = 32;
 /// Inputs before this one keep the report ids they always had (C001-C015); later ones are C080+.
 inline constexpr std::size_t kFirstLaterInput = 15;
 
@@ -96,6 +102,10 @@ struct InputValue {
   /// the report currency, since gpucost converts no currency). Empty: the report currency.
   std::string currency;
 };
+
+/// How a value was obtained, for the report: `measured` (from the logs), `given` (command line or
+/// config file) or `assumed` (a default or a preset, whose note names its source).
+std::string_view input_basis(const InputValue& v) noexcept;
 
 /// The values an input may take in the Monte Carlo (docs/cost-model.md, "Uncertainty").
 struct InputRange {
@@ -172,6 +182,9 @@ struct CostInputs {
   std::array<InputValue, kInputCount> values{};
   /// Names of the presets used (empty when none), for the report.
   std::string scenario, local_gpu, cloud_offer;
+  /// The local machine's class (laptop, consumer, workstation, datacenter: the preset's kind), which
+  /// picks the host, power-supply, PUE, lifetime and resale defaults; empty when unknown.
+  std::string machine_class;
   /// Labels of the local GPU and cloud offer, for the report (`NVIDIA GeForce RTX 4090`).
   std::string local_label, cloud_label;
   /// How the local GPU and cloud offer were chosen, when not by name (empty otherwise).

@@ -18,11 +18,15 @@ namespace gpucost::cost {
 
 /// Local GPU cost terms, per wall hour of use unless named otherwise (currency/h).
 struct LocalCost {
-  /// What owning the GPU for the amortization months costs in money, at their end:
-  /// purchase_price * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * purchase_price.
+  /// What owning the GPU and its share of the host for the amortization months costs in money, at
+  /// their end, with P = purchase_price + host_price:
+  /// P * (1 + interest_rate)^(amortization_months / 12) - resale_fraction * P.
   double capital_cost = 0;
   double amortization_per_hour = 0;  ///< capital_cost / amortization_hours
-  double electricity_per_hour = 0;   ///< power_w / 1000 * electricity_price
+  /// (power_w + host_power_w) / psu_efficiency * pue: what the machine's share draws at the wall,
+  /// the room's overhead included, W.
+  double wall_power_w = 0;
+  double electricity_per_hour = 0;  ///< wall_power_w / 1000 * electricity_price
   double cooling_per_hour = 0;       ///< cooling_w / 1000 * electricity_price
   double maintenance_per_hour = 0;   ///< incidents_per_hour * hours_per_incident * engineer_rate
   double cost_per_wall_hour = 0;     ///< sum of the four
@@ -53,6 +57,9 @@ struct CloudCost {
   /// cold_start_cost + billing_rounding_cost + data_cost_per_job: what every cloud job costs
   /// whatever its length (F_C of the break-even).
   double fixed_per_job = 0;
+  /// storage_price_gb_month * storage_gb + reserved_per_month: what renting costs each month
+  /// whatever the use (M of the buy decision; no job pays it, so the job break-even leaves it out).
+  double monthly_cost = 0;
 };
 
 /// Which side is cheaper, and for which jobs.
@@ -102,8 +109,9 @@ struct BreakEven {
   double lifetime_effective_hours = 0;
 
   /// The verdict as usage: buying pays if at least this many local-equivalent busy GPU-hours a
-  /// month are run for amortization_months: capital_cost / ((cloud_per_eff_h - local_running_per_eff_h)
-  /// * amortization_months). Null when buying never pays (buy_vs_rent_reason says why).
+  /// month are run for amortization_months: max(0, capital_cost - cloud_monthly_cost * amortization_months)
+  /// / ((cloud_per_eff_h - local_running_per_eff_h) * amortization_months). Null when buying never pays
+  /// (buy_vs_rent_reason says why).
   std::optional<double> usage_threshold_hours_per_month;
   /// The usage compared with it (measured or given); null when the usage is unknown.
   std::optional<double> hours_per_month;
@@ -116,7 +124,8 @@ struct BreakEven {
   std::optional<double> payback_months;
   /// The purchase price below which buying pays at hours_per_month:
   /// (cloud_per_eff_h - local_running_per_eff_h) * hours_per_month * amortization_months
-  /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction); null when no price does.
+  /// / ((1 + interest_rate)^(amortization_months / 12) - resale_fraction) - host_price; null when no
+  /// price does.
   std::optional<double> max_purchase_price;
 };
 
@@ -258,7 +267,11 @@ MonthlyCost monthly_cost(const CostResult& r, double hours);
 OwnVerdict own_verdict(const CostResult& r);
 BuyVerdict buy_verdict(const CostResult& r);
 
-
+/// (power_w + host_power_w) / psu_efficiency * pue, W (inputs must be valid).
+double wall_power_w(const CostInputs& in);
+/// Which power the electricity counts: `gpu_board` (the GPU alone: no host, no supply loss, PUE 1)
+/// or `estimated_at_the_wall` (board + host through the supply, times PUE).
+std::string_view power_used(const CostInputs& in);
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);
 /// The cloud cost terms (inputs must be valid).

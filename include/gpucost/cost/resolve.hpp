@@ -91,6 +91,13 @@ struct PresetSelection {
   std::string preset, local, cloud;
 };
 
+/// The MIG device the logs analyze, priced as its share of the GPU (issue 38; mig_slice in
+/// from_logs.hpp).
+struct MigSlice {
+  double share = 1;  ///< of the GPU, by memory slices of the profile
+  std::string note;  ///< which device, and how the share was found
+};
+
 /// Everything that decides the inputs of one run.
 struct ResolveRequest {
   PresetSelection selection;          ///< from the command line
@@ -103,6 +110,8 @@ struct ResolveRequest {
   /// What the logs know of those GPUs (nvidia-smi -q): the power limit by product name, used for a
   /// GPU that no preset describes, so that the answer is about it and not about another GPU.
   std::vector<std::pair<std::string, double>> detected_power_limits_w;
+  /// The analyzed GPU is a MIG device (mig_slice): a preset's purchase price is scaled by its share.
+  std::optional<MigSlice> mig_slice;
   /// Weight, in hours of use, of the prior incident rate (the preset's or default's) when a
   /// measured count and exposure are combined with it: the rate used is the Gamma-Poisson
   /// posterior mean (events + prior_rate x H) / (exposure_h + H). 0 = the raw measured rate.

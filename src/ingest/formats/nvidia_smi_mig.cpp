@@ -54,46 +54,58 @@ std::optional<double> name_memory_gb(std::string_view name) {
 
 }  // namespace
 
+std::optional<ListedGpu> parse_listed_gpu(std::string_view line) {
+  line = text::trim(line);
+  if (line.substr(0, 4) != "GPU ") return std::nullopt;
+  std::string_view rest = line.substr(4);
+  const auto index = leading_number(rest);
+  if (!index || rest.substr(0, 2) != ": " || *index > 1e6) return std::nullopt;
+  rest.remove_prefix(2);
+  if (rest.find(" (UUID: ") == std::string_view::npos) return std::nullopt;
+  ListedGpu g;
+  g.index = static_cast<int>(*index);
+  g.name = std::string(text::trim(rest.substr(0, rest.find(" (UUID: "))));
+  g.uuid = std::string(uuid_in(rest));
+  return g;
+}
+
+std::optional<MigListingDevice> parse_listed_mig(std::string_view line, const ListedGpu& gpu) {
+  line = text::trim(line);
+  if (line.substr(0, 4) != "MIG " || gpu.index < 0) return std::nullopt;
+  std::string_view rest = text::trim(line.substr(4));
+  MigListingDevice d;
+  d.gpu = gpu.index;
+  d.gpu_name = gpu.name;
+  d.gpu_uuid = gpu.uuid;
+  const auto blank = rest.find(' ');
+  d.profile = std::string(rest.substr(0, blank));
+  std::string_view p = d.profile;
+  if (const auto g = leading_number(p); g && p.substr(0, 2) == "g." && *g < 100) {
+    d.compute_slices = static_cast<int>(*g);
+    p.remove_prefix(2);
+    if (const auto gb = leading_number(p)) d.memory_gb = *gb;
+  }
+  const auto dev = rest.find("Device");
+  if (dev == std::string_view::npos) return std::nullopt;
+  std::string_view after = text::trim(rest.substr(dev + 6));
+  if (const auto i = leading_number(after); i && *i < 1e6) d.device = static_cast<int>(*i);
+  d.uuid = std::string(uuid_in(after));
+  const auto gpu_gb = name_memory_gb(gpu.name);
+  if (gpu_gb && d.memory_gb > 0) d.share = std::min(1.0, std::round(d.memory_gb / *gpu_gb * 8) / 8);
+  return d;
+}
+
 std::vector<MigListingDevice> parse_mig_listing(std::string_view text) {
   std::vector<MigListingDevice> out;
-  int gpu = -1;
-  std::string gpu_name, gpu_uuid;
-  std::optional<double> gpu_gb;
+  std::optional<ListedGpu> gpu;
   while (!text.empty()) {
     const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
+    const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    line = text::trim(line);
-    if (line.substr(0, 4) == "GPU ") {
-      std::string_view rest = line.substr(4);
-      const auto index = leading_number(rest);
-      if (!index || rest.substr(0, 2) != ": ") continue;
-      gpu = static_cast<int>(*index);
-      rest.remove_prefix(2);
-      gpu_name = std::string(text::trim(rest.substr(0, rest.find(" (UUID: "))));
-      gpu_uuid = std::string(uuid_in(rest));
-      gpu_gb = name_memory_gb(gpu_name);
-    } else if (line.substr(0, 4) == "MIG " && gpu >= 0) {
-      std::string_view rest = text::trim(line.substr(4));
-      MigListingDevice d;
-      d.gpu = gpu;
-      d.gpu_name = gpu_name;
-      d.gpu_uuid = gpu_uuid;
-      const auto blank = rest.find(' ');
-      d.profile = std::string(rest.substr(0, blank));
-      std::string_view p = d.profile;
-      if (const auto g = leading_number(p); g && p.substr(0, 2) == "g.") {
-        d.compute_slices = static_cast<int>(*g);
-        p.remove_prefix(2);
-        if (const auto gb = leading_number(p)) d.memory_gb = *gb;
-      }
-      const auto dev = rest.find("Device");
-      if (dev == std::string_view::npos) continue;
-      std::string_view after = text::trim(rest.substr(dev + 6));
-      if (const auto i = leading_number(after)) d.device = static_cast<int>(*i);
-      d.uuid = std::string(uuid_in(after));
-      if (gpu_gb && d.memory_gb > 0) d.share = std::min(1.0, std::round(d.memory_gb / *gpu_gb * 8) / 8);
-      out.push_back(std::move(d));
+    if (auto g = parse_listed_gpu(line)) {
+      gpu = std::move(g);
+    } else if (gpu) {
+      if (auto d = parse_listed_mig(line, *gpu)) out.push_back(std::move(*d));
     }
   }
   return out;

@@ -26,6 +26,19 @@ struct MigListingDevice {
   std::optional<double> share;
 };
 
+/// A `GPU n: NAME (UUID: GPU-...)` line of a listing.
+struct ListedGpu {
+  int index = -1;
+  std::string name;
+  std::string uuid;
+};
+
+/// The GPU a listing line names, or nullopt when it is not a GPU line.
+std::optional<ListedGpu> parse_listed_gpu(std::string_view line);
+/// The MIG device a `MIG 1g.10gb     Device  0: (UUID: MIG-...)` line names, on the GPU listed
+/// before it; nullopt when it is not a MIG line.
+std::optional<MigListingDevice> parse_listed_mig(std::string_view line, const ListedGpu& gpu);
+
 /// The MIG devices of a listing, in the order printed; GPUs without MIG devices add none. Lines
 /// that are neither GPU nor MIG lines are skipped.
 std::vector<MigListingDevice> parse_mig_listing(std::string_view text);
