@@ -267,6 +267,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   }
   table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
+  cap_gpus_per_directory(out.samples, out.devices, diag);
   drop_overlapping_sample_sources(in, out.samples, diag);
   Span span = span_of(out.samples);
   span.add(span_of(out.events, SIZE_MAX, event_col::flags));

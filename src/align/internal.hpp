@@ -407,6 +407,14 @@ std::uint64_t place_samples(const IngestResult& in, WallClock& clock, Window win
 /// then --query-gpu, then the file with more rows), so that no time is counted twice; notes how
 /// many. Rows stay in order.
 void drop_overlapping_sample_sources(const IngestResult& in, Table& samples, Diagnostics& diag);
+/// At most `kMaxGpusPerDirectory` distinct GPU indices keep their sample rows: one directory is one
+/// machine (the largest have 8 to 16 GPUs, an NVL72 rack 72), and every per-GPU feature grows with
+/// the count. The lowest indices (of sample rows and reports) are kept, whatever the files' order;
+/// the rows and reports of the others are left out and a note says how many of how many GPUs.
+/// Reports without an index are bounded alike. Rows stay in order. Returns the rows dropped.
+std::uint64_t cap_gpus_per_directory(Table& samples, std::vector<GpuDevice>& devices, Diagnostics& diag);
+/// The GPUs one directory's samples may name (per file the formats keep as many).
+inline constexpr std::size_t kMaxGpusPerDirectory = 256;
 /// Places, windows and sorts process rows; returns how many the window cut.
 std::uint64_t place_processes(const IngestResult& in, WallClock& clock, Window window, Table& processes,
                               std::vector<FileTally>& tally);

@@ -78,13 +78,18 @@ int run_analyze(const AnalyzeOptions& o) {
   }
 
   if (const auto machines = cost::distinct_machines(result->timeline); machines.size() > 1) {
-    std::string list;
-    for (const auto& m : machines) list += "\n  " + m.description;
-    print_error(fmt::format(
-        "{}: these logs describe more than one machine (GPUs at the same index or PCI address with different "
-        "UUIDs):{}\nOne answer per machine: put each machine's logs in a directory of its own and analyze each "
-        "(a GPU replaced in one machine reads the same: analyze the logs before and after apart)",
-        o.input.input, list));
+    // The first GPUs say what is wrong; a directory of thousands need not print them all.
+    constexpr std::size_t kListed = 8;
+    std::vector<std::string> lines{
+        fmt::format("{}: these logs describe more than one machine (GPUs at the same index or PCI address with "
+                    "different UUIDs):",
+                    o.input.input)};
+    for (std::size_t i = 0; i < machines.size() && i < kListed; ++i) lines.push_back("  " + machines[i].description);
+    if (machines.size() > kListed) lines.push_back(fmt::format("  and {} more GPUs", machines.size() - kListed));
+    lines.push_back(
+        "One answer per machine: put each machine's logs in a directory of its own and analyze each (a GPU "
+        "replaced in one machine reads the same: analyze the logs before and after apart)");
+    print_error_lines(lines);
     return kExitUsage;
   }
   const Report rep = make_report(*result, o.input.input, o.input.max_error_rate);

@@ -129,6 +129,13 @@ void print_error(const std::string& message) {
   std::fputs(fmt::format("gpucost: error: {}\n", text::printable(message)).c_str(), stderr);
 }
 
+void print_error_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += fmt::format("{}{}\n", i == 0 ? "gpucost: error: " : "", text::printable(lines[i]));
+  std::fputs(out.c_str(), stderr);
+}
+
 int emit(const std::string& path, const std::string& data) {
   Output out(path);
   WriteStatus s = out.write(data);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "gpucost/cli/app.hpp"
 #include "gpucost/pipeline.hpp"
@@ -48,6 +49,9 @@ int emit(const std::string& path, const std::string& data);
 
 /// Prints one line `gpucost: error: ...` on stderr.
 void print_error(const std::string& message);
+/// Prints `gpucost: error: ` and the first line, then each further line as it is, on stderr: each
+/// line is escaped on its own (a newline in a file name cannot forge a line).
+void print_error_lines(const std::vector<std::string>& lines);
 
 /// Summarizes input problems on stderr, once per kind.
 void summarize_problems(const Diagnostics& d);

@@ -1045,5 +1045,61 @@ TEST(RobustHostile, QueryGpuListingSixtyFiveThousandGpusKeepsWhatAMachineHas) {
   EXPECT_NE(s[0].find("256 GPUs"), std::string::npos) << s[0];
 }
 
+// The per-file cap of 256 GPUs did not bound a directory: 32 `--query-gpu` files of 256 GPUs each
+// (8 192 GPUs) gave a report of 8 192 GPUs, each with its features (88 MB of JSON from 3 MB of logs).
+// One directory is one machine: 256 GPU indices are read per directory, the lowest.
+TEST(RobustHostile, ThirtyTwoFilesOfTwoHundredFiftySixGpusKeepWhatAMachineHas) {
+  Scratch d("dir_gpus");
+  for (int f = 0; f < 32; ++f) {
+    std::string csv = "timestamp, index, uuid, name, utilization.gpu [%], power.draw [W]\n";
+    for (int r = 0; r < 2; ++r)
+      for (int g = 0; g < 256; ++g)
+        csv += fmt::format(
+            "2026/11/29 08:00:{:02}.000, {}, GPU-{:08x}-0000-0000-0000-000000000000, NVIDIA H200, 50 %, "
+            "300.00 W\n",
+            r, f * 256 + g, f * 256 + g);
+    write_bytes(d / fmt::format("query-gpu-{:02}.csv", f), csv);
+  }
+  auto a = analyze(d.path());
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err.substr(0, 2000);
+  EXPECT_EQ(a->child.exit_code, 0) << a->child.err.substr(0, 2000);
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
+  simdjson::dom::array gpus;
+  ASSERT_EQ(a->doc["gpus"].get(gpus), simdjson::SUCCESS);
+  EXPECT_EQ(gpus.size(), 256u);
+  EXPECT_EQ(a->samples_rows(), 2u * 256u);
+  std::string notes;
+  simdjson::dom::array arr;
+  if (a->doc["diagnostics"]["notes"].get(arr) == simdjson::SUCCESS)
+    for (auto n : arr) notes += std::string(n.get_string().value()) + "\n";
+  EXPECT_NE(notes.find("the logs name 8192 GPU indices, more than one machine has (256 are read per directory"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("the 7936 GPUs at index 256 and above were left out"), std::string::npos) << notes;
+}
+
+// Two machines in one directory: the error names the first GPUs, counts the rest, and keeps its
+// lines (each escaped on its own: it printed `\x0a` for every line break, one line of 40 KB).
+TEST(RobustHostile, TheTwoMachinesErrorIsShortAndKeepsItsLines) {
+  Scratch d("two_machines");
+  for (int f = 0; f < 2; ++f) {
+    std::string csv = "timestamp, index, uuid, name, utilization.gpu [%], power.draw [W]\n";
+    for (int g = 0; g < 20; ++g)
+      csv += fmt::format(
+          "2026/11/29 08:00:00.000, {}, GPU-{:04x}{:04x}-0000-0000-0000-000000000000, NVIDIA H200, "
+          "50 %, 300.00 W\n",
+          g, f, g);
+    write_bytes(d / fmt::format("machine\x1b{}.csv", f), csv);
+  }
+  auto a = analyze(d.path());
+  EXPECT_EQ(a->child.exit_code, 2) << a->child.err;
+  const std::string& err = a->child.err;
+  EXPECT_EQ(err.find("\\x0a"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  EXPECT_NE(err.find("(machine\\x1b0.csv)\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("\n  and 32 more GPUs\nOne answer per machine"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 11) << err;
+}
+
 }  // namespace
 }  // namespace gpucost::robust
