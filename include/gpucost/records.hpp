@@ -119,7 +119,9 @@ enum FormatTrait : std::uint8_t {
   X(acpid, "acpid", 0, 0, "acpid",                                                                 \
     "acpid's own log (`/var/log/acpid`): `[ctime] received event ...`")                           \
   X(nvidia_smi_list, "dmon", 0, 0, "",                                                             \
-    "`nvidia-smi -L` GPU list, with each GPU's MIG devices")
+    "`nvidia-smi -L` GPU list, with each GPU's MIG devices")                                       \
+  X(nvidia_smi_table, "dmon", 0, 0, "",                                                            \
+    "`nvidia-smi` table: GPU rows (name, PCI address, power cap, memory) and MIG devices")
 
 /// A log format that detection can choose.
 enum class FormatId : std::uint8_t {

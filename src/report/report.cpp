@@ -179,7 +179,10 @@ void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
   };
   w.key("mig_devices").begin_array();
   for (const auto& m : d.mig_devices) {
-    w.begin_object().kv("profile", m.profile).kv("device", static_cast<std::int64_t>(m.device));
+    w.begin_object().key("profile");
+    if (m.profile.empty()) w.null();  // the nvidia-smi table names no profile
+    else w.value(m.profile);
+    w.kv("device", static_cast<std::int64_t>(m.device));
     optional_int("gpu_instance", m.gpu_instance);
     optional_int("compute_instance", m.compute_instance);
     w.kv("compute_slices", static_cast<std::int64_t>(m.compute_slices)).kv("memory_gb", m.memory_gb);
