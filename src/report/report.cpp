@@ -185,12 +185,19 @@ void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
     w.kv("device", static_cast<std::int64_t>(m.device));
     optional_int("gpu_instance", m.gpu_instance);
     optional_int("compute_instance", m.compute_instance);
-    w.kv("compute_slices", static_cast<std::int64_t>(m.compute_slices)).kv("memory_gb", m.memory_gb);
-    w.kv("uuid", m.uuid);
+    // The nvidia-smi table names neither profile nor UUID: what is not printed is null.
+    w.key("compute_slices");
+    if (m.compute_slices > 0) w.value(static_cast<std::int64_t>(m.compute_slices));
+    else w.null();
+    w.kv("memory_gb", m.memory_gb);
+    w.key("uuid");
+    if (m.uuid.empty()) w.null();
+    else w.value(m.uuid);
     w.key("share");
     if (m.share) w.value(*m.share);
     else w.null();
-    w.kv("share_basis", "memory slices of the profile (eighths of the GPU's memory)");
+    w.kv("share_basis", m.profile.empty() ? "the device's memory over the GPU's (eighths of the GPU's memory)"
+                                          : "memory slices of the profile (eighths of the GPU's memory)");
     w.end_object();
   }
   w.end_array();
