@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,53 @@ TEST(NvidiaSmiQFormat, TwoGpusWithX16AndX8Links) {
   EXPECT_EQ(b.pcie_width_max, 16);
   EXPECT_EQ(b.pcie_width_current, 8);
   EXPECT_EQ(b.driver_version, "535.154.05");
+}
+
+// A MIG-enabled GPU's report nests a `MIG Device` section per device (the XML's <mig_devices>),
+// each with its own `ECC Errors` and `FB Memory Usage`: they are the device's, and read as its
+// MIG devices; the devices' ECC counts were added to the GPU's (14 uncorrected where it had 0),
+// and a device's memory would replace the GPU's where it came after the GPU's own. No real
+// `-q` of a MIG GPU is at hand: the real H200 report with its MIG mode switched on and two MIG
+// Device sections laid out as the report's other sections are.
+TEST(NvidiaSmiQFormat, MigDeviceSectionsAreTheDevicesNotTheGpus) {
+  std::string q = read_data("real/collect-h200-580/nvidia-smi-q-start.txt");
+  const std::string mode = "    MIG Mode\n        Current                                        : Disabled\n";
+  ASSERT_NE(q.find(mode), std::string::npos);
+  std::string mig = "    MIG Mode\n        Current                                        : Enabled\n";
+  const std::string pending = "        Pending                                        : Disabled\n";
+  std::string devices = "    MIG Devices\n";
+  for (int i = 0; i < 2; ++i)
+    devices += fmt::format(
+        "        MIG Device\n"
+        "            Index                                      : {}\n"
+        "            GPU Instance ID                            : {}\n"
+        "            Compute Instance ID                        : 0\n"
+        "            Device Attributes\n"
+        "                Shared\n"
+        "                    Multiprocessor count               : 32\n"
+        "            ECC Errors\n"
+        "                Volatile\n"
+        "                    SRAM Uncorrectable                 : 7\n"
+        "            FB Memory Usage\n"
+        "                Total                                  : 35840 MiB\n"
+        "                Used                                   : 0 MiB\n",
+        i, i + 1);
+  q.replace(q.find(mode), mode.size() + pending.size(), mig + pending + devices);
+  const Parsed p = parse_text(q, "nvidia-smi-q.txt");
+  EXPECT_EQ(p.file().format, FormatId::nvidia_smi_q);
+  EXPECT_EQ(p.file().rejected(), 0u);
+  ASSERT_EQ(p.out.devices.size(), 1u);
+  const GpuDevice& d = p.out.devices[0];
+  EXPECT_EQ(d.memory_total_mib, 143771.0);
+  EXPECT_EQ(d.ecc_volatile_uncorrected, 0.0);
+  ASSERT_EQ(d.mig_devices.size(), 2u);
+  EXPECT_EQ(d.mig_devices[0].device, 0);
+  EXPECT_EQ(d.mig_devices[1].device, 1);
+  EXPECT_EQ(d.mig_devices[1].gpu_instance, 2);
+  EXPECT_EQ(d.mig_devices[1].compute_instance, 0);
+  EXPECT_DOUBLE_EQ(d.mig_devices[0].memory_gb, 35.0);
+  // 35840 of 143771 MiB: 1.99 of 8 slices, so 2 eighths.
+  EXPECT_EQ(d.mig_devices[0].share, 0.25);
 }
 
 TEST(NvidiaSmiQFormat, OldLayoutPrefersTheEnforcedPowerLimit) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,18 +23,44 @@ constexpr std::string_view kBanner = "NVSMI LOG";
 // More GPUs than a machine has (8 to 16 per node, 72 in an NVL72 rack; one report is one node)
 // is damage or an attack: each further section would cost a search of the devices before it.
 constexpr std::size_t kMaxGpus = 256;
+// MIG devices kept per GPU: an A100 or H100 has at most 7.
+constexpr std::size_t kMaxMigPerGpu = 16;
 constexpr std::string_view kBugReportStart = "Start of NVIDIA bug report log file";
 
 enum class Section : std::uint8_t {
-  kOther, kPci, kPcieGeneration, kLinkWidth, kPowerReadings, kFbMemory,
-  kClockEventCounters,             // `Clocks Event Reasons Counters` (`Clocks Throttle ...`)
-  kEccErrors, kEccVolatile, kEccAggregate,  // `ECC Errors` > `Volatile` / `Aggregate`
-  kEccVolatileSbe, kEccVolatileDbe, kEccAggregateSbe, kEccAggregateDbe,  // older: > `Single Bit`
-  kRetiredPages, kRemappedRows, kTemperature
+  kOther,
+  kPci,
+  kPcieGeneration,
+  kLinkWidth,
+  kPowerReadings,
+  kFbMemory,
+  kClockEventCounters,  // `Clocks Event Reasons Counters` (`Clocks Throttle ...`)
+  kEccErrors,
+  kEccVolatile,
+  kEccAggregate,  // `ECC Errors` > `Volatile` / `Aggregate`
+  kEccVolatileSbe,
+  kEccVolatileDbe,
+  kEccAggregateSbe,
+  kEccAggregateDbe,  // older: > `Single Bit`
+  kRetiredPages,
+  kRemappedRows,
+  kTemperature,
+  // A MIG-enabled GPU's `MIG Devices` > `MIG Device` (issue 38): its ids and `FB Memory Usage`
+  // are the device's; every other section inside is kMigOther, so that a MIG device's ECC counts
+  // and memory never overwrite its GPU's.
+  kMigDevices,
+  kMigDevice,
+  kMigFbMemory,
+  kMigOther
 };
 
 // A section title, read inside its parent (`Volatile` is an ECC section only under `ECC Errors`).
 Section section_of(std::string_view name, Section parent) {
+  if (parent == Section::kMigDevice) return name == "FB Memory Usage" ? Section::kMigFbMemory : Section::kMigOther;
+  if (parent == Section::kMigFbMemory || parent == Section::kMigOther) return Section::kMigOther;
+  if (name == "MIG Device") return Section::kMigDevice;
+  if (parent == Section::kMigDevices) return Section::kMigOther;
+  if (name == "MIG Devices") return Section::kMigDevices;
   if (parent == Section::kEccErrors) {
     if (name == "Volatile") return Section::kEccVolatile;
     if (name == "Aggregate") return Section::kEccAggregate;
@@ -371,6 +398,11 @@ class ReportParser {
       sink_.diagnostics().notes.push_back(
           "nvidia-smi -q: no `GPU <bus id>` section in the report, so it names no GPU"
           + std::string(driver_.empty() ? "" : " (the driver version alone is known)"));
+    // A MIG GPU has 8 memory slices of equal size: each device's share in eighths of the GPU's memory.
+    for (auto& d : devices_)
+      for (MigDevice& m : d.dev.mig_devices)
+        if (m.memory_gb > 0 && d.dev.memory_total_mib && *d.dev.memory_total_mib > 0)
+          m.share = std::min(1.0, std::round(m.memory_gb * 1024 / *d.dev.memory_total_mib * 8) / 8);
     for (auto& d : devices_) sink_.devices().push_back(std::move(d.dev));
   }
 
@@ -395,6 +427,10 @@ class ReportParser {
         const Section parent = depth_ ? stack_[depth_ - 1].section : Section::kOther;
         stack_[depth_] = {indent, section_of(text::trim(t), parent)};
         ++depth_;
+        if (stack_[depth_ - 1].section == Section::kMigDevice && current_ >= 0) {
+          auto& mig = devices_[static_cast<std::size_t>(current_)].dev.mig_devices;
+          if (mig.size() < kMaxMigPerGpu) mig.emplace_back();
+        }
       }
       return;
     }
@@ -465,6 +501,23 @@ class ReportParser {
       case Section::kFbMemory:
         if (key == "Total" && !null && nvsmi::parse_number_with_unit(value, v)) d.memory_total_mib = v;
         return;
+      case Section::kMigDevice:
+      case Section::kMigFbMemory: {
+        if (d.mig_devices.empty() || null || !nvsmi::parse_number_with_unit(value, v) || v < 0 || v > 1e9) return;
+        MigDevice& m = d.mig_devices.back();
+        if (section == Section::kMigFbMemory) {
+          if (key == "Total") m.memory_gb = v / 1024;
+        } else if (key == "Index") {
+          m.device = static_cast<int>(v);
+        } else if (key == "GPU Instance ID") {
+          m.gpu_instance = static_cast<int>(v);
+        } else if (key == "Compute Instance ID") {
+          m.compute_instance = static_cast<int>(v);
+        }
+        return;
+      }
+      case Section::kMigDevices:
+      case Section::kMigOther: return;
       case Section::kClockEventCounters: {
         if (null || !nvsmi::parse_number_with_unit(value, v) || v < 0) return;
         if (key == "SW Power Capping") d.clock_event_sw_power_cap_us = v;
