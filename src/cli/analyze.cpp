@@ -27,14 +27,6 @@ struct AnalyzeOptions {
   JobRowIdentity job;  // --job-id, --user, --host, --gpu: the rows of --format ndjson
 };
 
-ReportFormat report_format(std::string_view name) {
-  return name == "json"   ? ReportFormat::kJson
-         : name == "csv"  ? ReportFormat::kCsv
-         : name == "html" ? ReportFormat::kHtml
-         : name == "prom" ? ReportFormat::kProm
-                          : ReportFormat::kTable;
-}
-
 int run_analyze(const AnalyzeOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   if (int rc = check_input(o.input)) return rc;
@@ -95,7 +87,8 @@ int run_analyze(const AnalyzeOptions& o) {
   const Report rep = make_report(*result, o.input.input, o.input.max_error_rate);
   auto t0 = std::chrono::steady_clock::now();
   if (o.no_timings) result->timings.clear();
-  std::string text = o.format == "ndjson" ? render_job_rows(rep, o.job) : render_report(rep, report_format(o.format));
+  // --format was checked against report_formats() when the options were read.
+  std::string text = render_report(rep, report_format_named(o.format).value_or(ReportFormat::kTable), &o.job);
   if (!o.no_timings) {
     const auto now = std::chrono::steady_clock::now();
     const double secs = std::chrono::duration<double>(now - t0).count();
@@ -121,11 +114,13 @@ void add_analyze(CLI::App& root, RunState& state) {
   add_input_options(*app, opts->input);
   add_feature_options(*app, opts->features);
   add_cost_options(*app, opts->cost, true);
-  app->add_option("-f,--format", opts->format,
-                  "table (default, for people), csv or json (for scripts), html (one self-contained page with "
-                  "charts), prom (Prometheus textfile for node_exporter) or ndjson (one row per GPU and one "
-                  "for the node, for a Slurm epilog and `gpucost fleet`; docs/fleet.md)")
-      ->check(CLI::IsMember({"table", "csv", "json", "html", "prom", "ndjson"}));
+  app->add_option("-f,--format", opts->format, "The report's format: " + report_formats_help())
+      ->check([](const std::string& f) {
+        if (report_format_named(f)) return std::string();
+        std::string names;
+        for (const auto& r : report_formats()) names += fmt::format("{}{}", names.empty() ? "" : ", ", r.name);
+        return fmt::format("{} is none of {}", f, names);
+      });
   app->add_option("--finding-idle-fraction", opts->findings.idle_fraction,
                   "Share of sampled GPU time idle from which idling is a finding (default 0.10; docs/findings.md)")
       ->check(CLI::Range(0.0, 1.0));

@@ -8,6 +8,7 @@
 
 #include "gpucost/report/cost_section.hpp"
 #include "gpucost/report/html_writer.hpp"
+#include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/prom_writer.hpp"
 #include "gpucost/text.hpp"
 #include "gpucost/text/csv.hpp"
@@ -441,8 +442,37 @@ reportdoc::Document report_document(const Report& report) {
   return doc;
 }
 
-std::string render_report(const Report& report, ReportFormat format) {
+namespace {
+
+constexpr ReportFormatInfo kReportFormats[] = {
+    {ReportFormat::kTable, "table", "for people; the default"},
+    {ReportFormat::kCsv, "csv", "the features, for scripts"},
+    {ReportFormat::kJson, "json", "everything, for scripts"},
+    {ReportFormat::kHtml, "html", "one self-contained page with charts"},
+    {ReportFormat::kProm, "prom", "Prometheus textfile for node_exporter"},
+    {ReportFormat::kNdjson, "ndjson",
+     "one row per GPU and one for the node, for a Slurm epilog and `gpucost fleet`; docs/fleet.md"},
+};
+
+}  // namespace
+
+std::span<const ReportFormatInfo> report_formats() { return kReportFormats; }
+
+std::optional<ReportFormat> report_format_named(std::string_view name) {
+  for (const auto& f : kReportFormats)
+    if (f.name == name) return f.format;
+  return std::nullopt;
+}
+
+std::string report_formats_help() {
+  std::string out;
+  for (const auto& f : kReportFormats) out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", f.name, f.use);
+  return out;
+}
+
+std::string render_report(const Report& report, ReportFormat format, const JobRowIdentity* job) {
   switch (format) {
+    case ReportFormat::kNdjson: return render_job_rows(report, job ? *job : JobRowIdentity{});
     case ReportFormat::kJson: return render_json(report);
     case ReportFormat::kCsv: return render_csv(report);
     // File names and log text in it must not drive the terminal that shows it (ESC, BEL).

@@ -6,7 +6,10 @@
 /// the JSON has, they show. Every figure carries the feature id and the evidence it came from.
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpucost/findings/findings.hpp"
@@ -16,7 +19,24 @@
 namespace gpucost {
 
 /// Output formats of analyze.
-enum class ReportFormat { kTable, kCsv, kJson, kHtml, kProm };
+enum class ReportFormat { kTable, kCsv, kJson, kHtml, kProm, kNdjson };
+
+/// One output format of analyze: its `--format` name and what it is for. report_formats() is the
+/// one table that `--format`'s check, its help and render_report() read.
+struct ReportFormatInfo {
+  ReportFormat format;
+  std::string_view name;  ///< `--format` value
+  std::string_view use;  ///< what it is for, in the help
+};
+
+/// Every output format, the default first.
+std::span<const ReportFormatInfo> report_formats();
+/// The format with this `--format` name, or nullopt.
+std::optional<ReportFormat> report_format_named(std::string_view name);
+/// `--format`'s help: each name with what it is for, from report_formats().
+std::string report_formats_help();
+
+struct JobRowIdentity;
 
 /// A section that another module writes into the report (the cost model does this), so the
 /// report does not depend on its internals.
@@ -51,8 +71,9 @@ Report make_report(const PipelineResult& result, std::string input, double max_e
 /// The report as a document, for the writers that read it (HTML, Prometheus, NDJSON).
 reportdoc::Document report_document(const Report& report);
 
-/// Writes the report in a format.
-std::string render_report(const Report& report, ReportFormat format);
+/// Writes the report in a format; `job` names the scheduler job of the ndjson rows (none: the
+/// rows carry no job id, user or GPU filter).
+std::string render_report(const Report& report, ReportFormat format, const JobRowIdentity* job = nullptr);
 
 /// The column header of the analyze CSV (`id,name,value,unit,layer,reason,scope`).
 inline constexpr const char* kFeatureCsvHeader = "id,name,value,unit,layer,reason,scope";
