@@ -24,21 +24,32 @@ std::vector<std::string> named_gpus(const Timeline& tl) {
 }
 
 std::optional<MigSlice> mig_slice(const Timeline& tl) {
+  // A device is its UUID (`nvidia-smi -L`) or, where none is printed (the nvidia-smi table, -q),
+  // its GPU, GPU instance, compute instance and device index: the same listing read twice is one.
+  auto key = [](const GpuDevice& dev, const MigDevice& m) {
+    if (!m.uuid.empty()) return m.uuid;
+    return fmt::format("{}/{}/{}/{}", dev.index.value_or(-1), m.gpu_instance.value_or(-1),
+                       m.compute_instance.value_or(-1), m.device);
+  };
   const GpuDevice* gpu = nullptr;
   const MigDevice* only = nullptr;
-  std::size_t count = 0;
+  std::set<std::string> seen;
   for (const auto& dev : tl.devices)
     for (const auto& m : dev.mig_devices)
-      if (only == nullptr || m.uuid != only->uuid) {
-        ++count;
+      if (seen.insert(key(dev, m)).second) {
         only = &m;
         gpu = &dev;
       }
-  if (count != 1 || !only->share) return std::nullopt;
-  return MigSlice{*only->share,
-                  fmt::format("the MIG device {} ({}) of the {} is the only one listed: priced as {} of the GPU "
-                              "(memory slices of the profile)",
-                              only->profile, only->uuid, gpu->name, format_number(*only->share))};
+  if (seen.size() != 1 || !only->share) return std::nullopt;
+  return MigSlice{
+      *only->share,
+      fmt::format(
+          "the MIG device {} ({}) of the {} is the only one listed: priced as {} of the GPU "
+          "({})",
+          only->profile.empty() ? "GPU instance " + std::to_string(only->gpu_instance.value_or(-1)) : only->profile,
+          only->uuid.empty() ? "no UUID printed" : only->uuid,
+          gpu->name.empty() ? "GPU " + std::to_string(gpu->index.value_or(-1)) : gpu->name, format_number(*only->share),
+          only->profile.empty() ? "its memory over the GPU's" : "memory slices of the profile")};
 }
 
 std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl) {

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpucost/align/timeline.hpp"
+#include "gpucost/cost/from_logs.hpp"
 #include "gpucost/ingest/format.hpp"
 #include "gpucost/ingest/line_source.hpp"
 #include "run_binary.hpp"
@@ -148,6 +150,34 @@ TEST(MigAnalyze, AnXidOnAGpuInstanceNamesTheInstanceInTheReport) {
   auto html = run_gpucost({"analyze", d.string(), "--format", "html", "--no-timings", "--tz", "UTC"});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_NE(html.out.find("0000:4b:00 GPU instance 5"), std::string::npos);
+}
+
+// The nvidia-smi table and -q print no MIG UUID: three devices without one counted as one, and the
+// GPU was priced as one slice. Such a device is its GPU, GI, CI and index; the same device read
+// from two files is still one.
+TEST(MigAnalyze, DevicesWithoutUuidsAreCountedByTheirInstances) {
+  Timeline tl;
+  GpuDevice gpu;
+  gpu.index = 1;
+  gpu.name = "NVIDIA A100 80G";
+  for (int gi : {3, 5, 6}) {
+    MigDevice m;
+    m.device = static_cast<int>(gpu.mig_devices.size());
+    m.gpu_instance = gi;
+    m.compute_instance = 0;
+    m.memory_gb = 19.5;
+    m.share = 0.25;
+    gpu.mig_devices.push_back(m);
+  }
+  tl.devices.push_back(gpu);
+  EXPECT_FALSE(cost::mig_slice(tl).has_value());
+  tl.devices[0].mig_devices.resize(1);
+  tl.devices.push_back(tl.devices[0]);  // the same listing in a second file
+  const auto slice = cost::mig_slice(tl);
+  ASSERT_TRUE(slice.has_value());
+  EXPECT_EQ(slice->share, 0.25);
+  EXPECT_NE(slice->note.find("GPU instance 3 (no UUID printed)"), std::string::npos) << slice->note;
+  EXPECT_NE(slice->note.find("its memory over the GPU's"), std::string::npos) << slice->note;
 }
 
 }  // namespace
