@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
              torch_trace manifest detect time align pipeline journal_plain key_prefilter syslog_prefix
-             nvidia_smi_q_xml acpid)
+             nvidia_smi_q_xml acpid nvidia_smi_list nvidia_smi_table)
 seconds=${1:-60}
 shift || true
 targets=("$@")
@@ -71,7 +71,7 @@ dict_of() {
     dmesg|syslog|syslog_prefix|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
     journal_json|journal_export|journal_plain) echo fuzz/dict/journal.dict ;;
     key_prefilter) echo fuzz/dict/kernel.dict ;;
-    dmon|pmon|query_gpu|nvidia_smi_q) echo fuzz/dict/nvidia.dict ;;
+    dmon|pmon|query_gpu|nvidia_smi_q|nvidia_smi_list|nvidia_smi_table) echo fuzz/dict/nvidia.dict ;;
   esac
 }
 
