@@ -24,9 +24,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json journal_export ps
-             torch_trace manifest detect time align pipeline journal_plain key_prefilter syslog_prefix
-             nvidia_smi_q_xml acpid nvidia_smi_list nvidia_smi_table)
+# The targets are the ones fuzz/CMakeLists.txt builds (its GPUCOST_FUZZ_TARGETS list): one home.
+read -r -a all_targets <<<"$(sed -n '/^set(GPUCOST_FUZZ_TARGETS/,/)/p' fuzz/CMakeLists.txt |
+  sed 's/set(GPUCOST_FUZZ_TARGETS//; s/)//' | tr '\n' ' ')"
+((${#all_targets[@]})) || { echo "fuzz: no targets in fuzz/CMakeLists.txt" >&2; exit 2; }
 seconds=${1:-60}
 shift || true
 targets=("$@")
