@@ -12,7 +12,6 @@
 #include <tuple>
 
 #include "gpucost/align/zone.hpp"
-#include "gpucost/cost/from_logs.hpp"
 
 namespace gpucost {
 
@@ -25,32 +24,6 @@ std::uint64_t peak_rss_bytes() noexcept {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// Prices move: say so when the one used was observed long ago. Only the table (for people) shows
-// it: the JSON and CSV carry the dates, not an age that would change with the day of the run.
-std::vector<std::string> stale_prices(const cost::CostInputs& in) {
-  std::vector<std::string> out;
-  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{today};
-  const std::string now = fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
-                                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
-  auto check = [&](std::string_view what, const std::string& name, const std::string& observed, cost::InputId id) {
-    if (name.empty() || !in[id].value || in[id].origin != "preset:" + name) return;
-    if (observed.empty()) {
-      out.push_back(fmt::format("the {} of {} has no date: check it, or give a dated one with --catalog FILE", what,
-                                name));
-      return;
-    }
-    const auto days = cost::days_between(observed, now);
-    if (days && *days > cost::kStalePriceDays)
-      out.push_back(fmt::format("the {} of {} was observed on {}, {} days ago (more than {}): prices move; refresh "
-                                "it with --catalog FILE or give it as an option",
-                                what, name, observed, *days, cost::kStalePriceDays));
-  };
-  check("purchase price", in.local_gpu, in.local_price_observed_on, cost::InputId::kPurchasePrice);
-  check("hourly rate", in.cloud_offer, in.cloud_price_observed_on, cost::InputId::kHourlyRate);
-  return out;
 }
 
 void run_ingest_and_align(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out) {
@@ -102,27 +75,6 @@ void run_ingest_and_align(const std::filesystem::path& input, const PipelineOpti
 
 }  // namespace
 
-std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const Timeline* timeline,
-                                                 const FeatureSet* features) {
-  cost::ResolveRequest rq = setup.request;
-  if (timeline) {
-    rq.detected_gpus = cost::named_gpus(*timeline);
-    rq.detected_power_limits_w = cost::power_limits(*timeline);
-    rq.mig_slice = cost::mig_slice(*timeline);
-    rq.logs_read = true;
-  }
-  if (features) rq.measured = cost::measured_from_features(*features, setup.measured);
-  if (timeline && features) {
-    if (setup.measured) rq.usage = cost::measure_usage(*timeline, *features, rq.min_usage_span_days);
-    std::tie(rq.gpu_count, rq.gpu_count_note) = cost::gpu_count(*timeline, *features);
-  }
-  cost::CostQuery q;
-  const cost::CostInputs in = cost::resolve_inputs(setup.catalog, rq, &q);
-  auto result = std::make_shared<cost::CostResult>(cost::evaluate(in, q));
-  result->price_warnings = stale_prices(in);
-  return result;
-}
-
 void run_pipeline(const std::filesystem::path& input, const PipelineOptions& options, PipelineResult& out,
                   PipelineStage last) {
   run_ingest_and_align(input, options, out);
@@ -137,7 +89,7 @@ void run_pipeline(const std::filesystem::path& input, const PipelineOptions& opt
 
   if (options.cost) {
     t0 = std::chrono::steady_clock::now();
-    out.cost = run_cost(*options.cost, &out.timeline, &out.features);
+    out.cost = cost::CostStage(*options.cost).run(&out.timeline, &out.features);
     out.timings.push_back({"cost", seconds_since(t0), 0, 0, peak_rss_bytes()});
     spdlog::info("cost: {:.3f} s", out.timings.back().seconds);
   }

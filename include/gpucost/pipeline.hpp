@@ -10,7 +10,7 @@
 
 #include "gpucost/align/align.hpp"
 #include "gpucost/cost/model.hpp"
-#include "gpucost/cost/resolve.hpp"
+#include "gpucost/cost/stage.hpp"
 #include "gpucost/diagnostics.hpp"
 #include "gpucost/features/features.hpp"
 #include "gpucost/findings/findings.hpp"
@@ -30,20 +30,8 @@ struct StageTiming {
 /// The process's peak resident memory so far (getrusage), in bytes; 0 where unknown.
 std::uint64_t peak_rss_bytes() noexcept;
 
-/// The cost stage's setup, made before any log is read, so that a wrong preset name or config
-/// is reported first: the presets and catalogs, loaded once, and the request (presets chosen,
-/// config, command-line values). The pipeline adds what the logs say.
-struct CostSetup {
-  cost::PresetCatalog catalog;
-  cost::ResolveRequest request;
-  bool measured = true;  ///< take power, utilization and incidents from the features (false: --no-measured)
-};
-
-/// The cost model on a setup and what the logs say: the GPUs the timeline names (they pick the
-/// local preset; their power limits) and the inputs measured from the features (either may be
-/// null). Throws std::invalid_argument for unknown presets, impossible or missing inputs.
-std::shared_ptr<const cost::CostResult> run_cost(const CostSetup& setup, const Timeline* timeline,
-                                                 const FeatureSet* features);
+/// The cost stage's setup (cost/stage.hpp).
+using CostSetup = cost::CostSetup;
 
 /// Options of a whole run.
 struct PipelineOptions {

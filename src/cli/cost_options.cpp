@@ -151,7 +151,7 @@ std::shared_ptr<const cost::CostResult> compute_cost(
   const auto setup = make_cost_setup(o);
   setup->request.detected_gpus = detected_gpus;
   setup->request.detected_power_limits_w = detected_power_limits_w;
-  return run_cost(*setup, nullptr, features);
+  return cost::CostStage(*setup).run(nullptr, features);
 }
 
 }  // namespace gpucost::cli

@@ -54,7 +54,7 @@ void add_cost_options(CLI::App& app, CostCliOptions& o, bool measured);
 std::shared_ptr<CostSetup> make_cost_setup(const CostCliOptions& o);
 
 /// The cost model on the options alone (breakeven) or with features and detected GPUs (tests):
-/// make_cost_setup() then run_cost(); throws std::invalid_argument.
+/// make_cost_setup() then cost::CostStage::run(); throws std::invalid_argument.
 std::shared_ptr<const cost::CostResult> compute_cost(
     const CostCliOptions& o, const FeatureSet* features, const std::vector<std::string>& detected_gpus = {},
     const std::vector<std::pair<std::string, double>>& detected_power_limits_w = {});
