@@ -289,6 +289,37 @@ TEST(RobustHostile, ManyDistinctJournalBootIdsAreReadInLinearTime) {
   EXPECT_EQ(a->count("journal.json", "accepted"), static_cast<std::uint64_t>(kBoots));
 }
 
+// `nvidia-smi pmon` with many processes in one interval (a crash loop, a fork bomb on the GPU):
+// each process was compared with every one before it, three times per GPU: two intervals of
+// 50 000 processes took 25 s in the features stage. Distinct pids are counted by sorting; the
+// counts stay exact. Bounded by a generous limit that the quadratic count exceeds tenfold.
+TEST(RobustHostile, APmonIntervalOfManyProcessesIsCountedInLinearTime) {
+  Scratch d("pmon_procs");
+  std::string pmon =
+      "# gpu         pid   type     sm    mem    enc    dec    command\n"
+      "# Idx           #    C/G      %      %      %      %    name\n";
+  constexpr int kProcs = 100000;
+  for (int round = 0; round < 2; ++round)
+    for (int p = 0; p < kProcs; ++p)
+      pmon += fmt::format("    0      {:6d}     C     1      1      -      -    python\n", 1000 + p);
+  write_bytes(d / "pmon.txt", pmon);
+  RunOptions o;
+  o.timeout_s = 60;  // the quadratic count: about 100 s here for 100 000 processes an interval
+  auto a = analyze(d.path(), {}, o);
+  ASSERT_TRUE(a->parsed) << a->child.exit_code << " " << a->child.err.substr(0, 2000);
+  simdjson::dom::array features;
+  ASSERT_EQ(a->doc["features"].get(features), simdjson::SUCCESS);
+  double procs = -1, competing = -1;
+  for (auto f : features) {
+    std::string_view name;
+    if (f["name"].get(name)) continue;
+    if (name == "gpu_processes_max") procs = f["value"].get_double().value();
+    if (name == "gpu_competing_processes_mean") competing = f["value"].get_double().value();
+  }
+  EXPECT_EQ(procs, kProcs);
+  EXPECT_EQ(competing, kProcs - 1);
+}
+
 TEST(RobustHostile, ZeroAndUnsetClockStampsAnchorNoBootAndKeepDedup) {
   const std::string journal = laptop_file("journal.json");
   const auto lines = lines_of(journal);
