@@ -225,6 +225,10 @@ FeatureValue gpu_processes_mean(const FeatureContext& c, int gpu);
 FeatureValue gpu_processes_max(const FeatureContext& c, int gpu);
 FeatureValue gpu_competing_processes_mean(const FeatureContext& c, int gpu);
 FeatureValue gpu_top_process_sm_share(const FeatureContext& c, int gpu);
+/// The GPUs that pmon shows more than one process using, each process with its share of the
+/// GPU's SM use and that share of the GPU's busy seconds (`busy_s` per GPU: the values of F017,
+/// indexed like c.gpus). An estimate, stated as such in the report.
+std::vector<GpuProcessShares> process_shares(const FeatureContext& c, const std::vector<std::optional<double>>& busy_s);
 /// Whether a command line runs a known desktop GPU client (display server, compositor, browser,
 /// editor, player).
 bool is_desktop_gpu_client(std::string_view command) noexcept;

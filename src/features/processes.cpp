@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 #include <vector>
 
 #include "features/compute.hpp"
@@ -236,6 +237,54 @@ FeatureValue gpu_top_process_sm_share(const FeatureContext& c, int gpu) {
   if (auto n = need_pmon(c, gpu, f)) return *n;
   if (f.all_sm <= 0) return null_because("no process used SM in the pmon rows");
   return value(f.top_sm / f.all_sm, pmon_evidence(c, f) + fmt::format("; top {:.6g} of {:.6g} SM %", f.top_sm, f.all_sm));
+}
+
+std::vector<GpuProcessShares> process_shares(const FeatureContext& c,
+                                             const std::vector<std::optional<double>>& busy_s) {
+  std::vector<GpuProcessShares> out;
+  if (c.pmon_groups.empty()) return out;
+  const Column& pid = pcol(c, process_col::pid);
+  const Column& cmd = pcol(c, process_col::command);
+  const ColumnReader sm(pcol(c, process_col::gpu_sm_pct));
+  for (std::size_t k = 0; k < c.gpus.size(); ++k) {
+    const int gpu = c.gpus[k];
+    std::unordered_map<std::int64_t, std::size_t> at;
+    std::vector<ProcessShare> all;
+    double total = 0;
+    for (const auto& g : c.pmon_groups) {
+      if (g.gpu != gpu) continue;
+      for (auto i = g.begin; i < g.end; ++i) {
+        const auto r = c.process_order[i];
+        if (!pid.is_valid(r) || !sm.is_valid(r) || sm.get_float(r) <= 0) continue;
+        const auto [it, fresh] = at.try_emplace(pid.get_int(r), all.size());
+        if (fresh) {
+          ProcessShare p;
+          p.pid = pid.get_int(r);
+          if (cmd.is_valid(r)) p.command = std::string(cmd.get_string(r));
+          all.push_back(std::move(p));
+        }
+        all[it->second].sm_share += sm.get_float(r);
+        ++all[it->second].intervals;
+        total += sm.get_float(r);
+      }
+    }
+    if (all.size() < 2 || total <= 0) continue;  // one process has the GPU to itself: nothing to split
+    for (auto& p : all) {
+      p.sm_share /= total;
+      if (k < busy_s.size() && busy_s[k]) p.busy_s = p.sm_share * *busy_s[k];
+    }
+    std::sort(all.begin(), all.end(), [](const ProcessShare& a, const ProcessShare& b) {
+      return a.sm_share != b.sm_share ? a.sm_share > b.sm_share : a.pid < b.pid;
+    });
+    GpuProcessShares s;
+    s.gpu = gpu;
+    s.processes = all.size();
+    for (std::size_t i = kMaxProcessShares; i < all.size(); ++i) s.others_share += all[i].sm_share;
+    if (all.size() > kMaxProcessShares) all.resize(kMaxProcessShares);
+    s.top = std::move(all);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace gpucost::features

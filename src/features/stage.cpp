@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "features/catalog_rows.hpp"
+#include "features/compute.hpp"
 #include "gpucost/features/features.hpp"
 
 namespace gpucost {
@@ -105,6 +106,11 @@ void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
     else out.per_gpu[s - 1][feature] = compute_gpu_feature(feature, ctx, ctx.gpus[s - 1]);
   };
   run_tasks(n * scopes, threads, task);
+  // A GPU several processes shared: each one's estimated part of its busy time (issue 38).
+  std::vector<std::optional<double>> busy(ctx.gpus.size());
+  const std::size_t busy_index = static_cast<std::size_t>(FeatureId::gpu_busy_s);
+  for (std::size_t k = 0; k < ctx.gpus.size(); ++k) busy[k] = out.per_gpu[k][busy_index].value;
+  out.shared_gpus = process_shares(ctx, busy);
 }
 
 }  // namespace gpucost

@@ -204,6 +204,23 @@ void write_mig_devices(JsonWriter& w, const GpuDevice& d) {
   w.end_array();
 }
 
+// `processes`: a GPU that several processes shared (time-slicing, MPS), each process's estimated
+// part of its busy time from pmon's SM shares (docs/fleet.md).
+void write_process_shares(JsonWriter& w, const GpuProcessShares& g) {
+  w.key("processes").begin_object();
+  w.kv("basis", "estimate: the GPU's busy time split by each process's share of the SM % pmon sampled");
+  w.kv("processes", static_cast<std::uint64_t>(g.processes)).kv("others_share", g.others_share);
+  w.key("top").begin_array();
+  for (const auto& p : g.top) {
+    w.begin_object().kv("pid", p.pid).kv("command", p.command).kv("sm_share", p.sm_share);
+    w.key("busy_s");
+    if (p.busy_s) w.value(*p.busy_s);
+    else w.null();
+    w.kv("intervals", p.intervals).end_object();
+  }
+  w.end_array().end_object();
+}
+
 // Per GPU (its name and bus from the devices the logs describe, and its features), then the host's.
 void write_features(JsonWriter& w, const PipelineResult& r) {
   const auto catalog = feature_catalog();
@@ -219,6 +236,8 @@ void write_features(JsonWriter& w, const PipelineResult& r) {
     w.key("pci_bus");
     if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
     if (const GpuDevice* mig = mig_listing(r.timeline.devices, idx)) write_mig_devices(w, *mig);
+    for (const auto& shared : r.features.shared_gpus)
+      if (shared.gpu == idx) write_process_shares(w, shared);
     w.key("features").begin_array();
     for (std::size_t i = 0; i < catalog.size(); ++i)
       if (catalog[i].scope == FeatureScope::kPerGpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
@@ -383,10 +402,21 @@ std::string render_table(const Report& rep) {
     if (d.mig_devices.empty()) continue;
     std::string devs;
     for (const auto& m : d.mig_devices)
-      devs += fmt::format("{}{} (device {}, share {})", devs.empty() ? "" : ", ", text::printable(m.profile), m.device,
-                          m.share ? format_number(*m.share) : std::string("unknown"));
+      devs += fmt::format(
+          "{}{} (device {}, share {})", devs.empty() ? "" : ", ",
+          m.profile.empty() ? fmt::format("GI {}", m.gpu_instance.value_or(-1)) : text::printable(m.profile), m.device,
+          m.share ? format_number(*m.share) : std::string("unknown"));
     line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(),
          devs);
+  }
+  for (const auto& g : rep.result->features.shared_gpus) {
+    std::string procs;
+    for (std::size_t i = 0; i < g.top.size() && i < 3; ++i)
+      procs += fmt::format("{}{} (pid {}) {:.0f} %{}", i ? ", " : "", text::printable(g.top[i].command), g.top[i].pid,
+                           100 * g.top[i].sm_share,
+                           g.top[i].busy_s ? fmt::format(", about {:.0f} s busy", *g.top[i].busy_s) : std::string());
+    line("Shared: GPU {}: {} processes; SM use (an estimate of each one's part of the busy time): {}{}", g.gpu,
+         g.processes, procs, g.processes > 3 ? ", ..." : "");
   }
   out += '\n';
   write_summary_and_findings(rep, out);

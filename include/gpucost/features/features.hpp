@@ -57,8 +57,31 @@ struct FeatureOptions {
 };
 
 /// All feature values of a run.
+/// One process's share of a GPU shared by several (time-slicing, MPS), from `nvidia-smi pmon`:
+/// its SM % summed over the pmon intervals over all processes' sum (issue 38). An estimate: pmon
+/// samples each process's SM use, and the GPU's busy time is split in that proportion.
+struct ProcessShare {
+  std::int64_t pid = 0;
+  std::string command;  ///< pmon's command column
+  double sm_share = 0;  ///< of the SM % all processes of the GPU used, 0..1
+  std::optional<double> busy_s;  ///< sm_share x the GPU's busy seconds (F017), where known
+  std::uint64_t intervals = 0;  ///< pmon intervals the process was listed in
+};
+
+/// The processes sharing one GPU, largest share first: at most kMaxProcessShares, the rest
+/// counted.
+struct GpuProcessShares {
+  int gpu = -1;
+  std::vector<ProcessShare> top;
+  std::size_t processes = 0;  ///< distinct pids with SM use in the pmon rows
+  double others_share = 0;  ///< the share of those beyond `top`
+};
+inline constexpr std::size_t kMaxProcessShares = 10;
+
 struct FeatureSet {
   FeatureOptions options;
+  /// GPUs that more than one process used (pmon), with each process's estimated share.
+  std::vector<GpuProcessShares> shared_gpus;
   std::vector<FeatureValue> host;               ///< indexed like feature_catalog()
   std::vector<int> gpus;                        ///< GPU indices that have values
   std::vector<std::vector<FeatureValue>> per_gpu;  ///< per_gpu[k] for gpus[k], indexed like the catalog
