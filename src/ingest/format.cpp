@@ -22,8 +22,7 @@ FileSink::FileSink(std::uint32_t file_index, std::string path, TimeNs mtime_ns,
   diag_.mtime_ns = mtime_ns;
   const std::size_t now = live_sinks.fetch_add(1, std::memory_order_relaxed) + 1;
   std::size_t peak = peak_live_sinks.load(std::memory_order_relaxed);
-  while (now > peak && !peak_live_sinks.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
+  while (now > peak && !peak_live_sinks.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
 }
 
 FileSink::~FileSink() { live_sinks.fetch_sub(1, std::memory_order_relaxed); }
