@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_set>
 
 #include "gpucost/text.hpp"
@@ -10,12 +11,25 @@
 
 namespace gpucost {
 
+namespace {
+std::atomic<std::size_t> live_sinks{0}, peak_live_sinks{0};
+}  // namespace
+
 FileSink::FileSink(std::uint32_t file_index, std::string path, TimeNs mtime_ns,
                    const ParseOptions& options, const EventRecognizer& recognizer)
     : file_(file_index), options_(options), recognizer_(recognizer) {
   diag_.path = std::move(path);
   diag_.mtime_ns = mtime_ns;
+  const std::size_t now = live_sinks.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::size_t peak = peak_live_sinks.load(std::memory_order_relaxed);
+  while (now > peak && !peak_live_sinks.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
 }
+
+FileSink::~FileSink() { live_sinks.fetch_sub(1, std::memory_order_relaxed); }
+
+std::size_t FileSink::live() noexcept { return live_sinks.load(std::memory_order_relaxed); }
+std::size_t FileSink::peak_live() noexcept { return peak_live_sinks.load(std::memory_order_relaxed); }
+void FileSink::reset_peak_live() noexcept { peak_live_sinks.store(live(), std::memory_order_relaxed); }
 
 void FileSink::line_read(const Line& line) {
   ++diag_.lines;
@@ -60,18 +74,11 @@ void FileSink::file_problem(Problem p, std::string_view reason) {
 
 bool FileSink::message(const MessageRecord& m) {
   if (m.wall_raw_ns != kNoTime || m.mono_ns != kNoTime) {
-    // Allocates only when the boot changes; lines of one boot only overwrite three stamps.
-    if (last_stamps_.empty() || last_stamps_.back().boot_seq != m.boot_seq || last_stamps_.back().boot_id != m.boot_id) {
-      auto same = std::find_if(last_stamps_.begin(), last_stamps_.end(), [&](const LastStamp& s) {
-        return s.boot_seq == m.boot_seq && s.boot_id == m.boot_id;
-      });
-      if (same == last_stamps_.end()) {
-        last_stamps_.push_back({std::string(m.boot_id), m.boot_seq});
-      } else {
-        std::rotate(same, same + 1, last_stamps_.end());
-      }
-    }
-    LastStamp& s = last_stamps_.back();
+    // Looks up only when the boot changes; lines of one boot only overwrite three stamps.
+    if (current_stamp_ >= last_stamps_.size() || last_stamps_[current_stamp_].boot_seq != m.boot_seq ||
+        last_stamps_[current_stamp_].boot_id != m.boot_id)
+      touch_stamp(m.boot_seq, m.boot_id);
+    LastStamp& s = last_stamps_[current_stamp_];
     s.line = m.line;
     s.wall_kind = m.wall_kind;
     s.wall_raw_ns = m.wall_raw_ns;
@@ -101,7 +108,22 @@ bool FileSink::message(const MessageRecord& m) {
   return true;
 }
 
+FileSink::LastStamp& FileSink::touch_stamp(std::int32_t boot_seq, std::string_view boot_id) {
+  auto it = boot_stamps_.find(std::pair<std::int32_t, std::string_view>(boot_seq, boot_id));
+  if (it == boot_stamps_.end()) {
+    last_stamps_.push_back({std::string(boot_id), boot_seq});
+    it = boot_stamps_.emplace(std::pair(boot_seq, std::string(boot_id)), last_stamps_.size() - 1).first;
+  }
+  current_stamp_ = it->second;
+  LastStamp& s = last_stamps_[current_stamp_];
+  s.touched = ++touches_;
+  return s;
+}
+
 void FileSink::finish() {
+  // In the order the boots were last met.
+  std::sort(last_stamps_.begin(), last_stamps_.end(),
+            [](const LastStamp& a, const LastStamp& b) { return a.touched < b.touched; });
   for (const LastStamp& s : last_stamps_) {
     MessageRecord m;
     m.line = s.line;
@@ -113,6 +135,8 @@ void FileSink::finish() {
     event(EventKind::log_end, m);
   }
   last_stamps_.clear();
+  boot_stamps_.clear();
+  current_stamp_ = SIZE_MAX;
 }
 
 EventFields FileSink::fields_of(EventKind kind, const MessageRecord& m, std::int64_t code, std::int64_t pid,

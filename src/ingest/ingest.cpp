@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
 #include <exception>
 #include <iterator>
 #include <mutex>
@@ -273,12 +274,18 @@ void list_input_files(const fs::path& input, std::vector<InputFile>& files, std:
 
 // Runs read_job(k) for every k of `order` on `threads` threads and merges each job's sink into
 // `out` in file order (jobs' order), as soon as every file before it is read: thousands of small
-// files do not all hold their state at once. Rethrows a merge's bad_alloc after the threads end.
+// files do not all hold their state at once. From `in_file_order` on, `order` is in file order,
+// and a file is read only when fewer than kFilesReadAheadPerThread × threads files lie between it
+// and the first file not merged yet (those before it wait, read, for their turn): a sink waiting
+// to be merged costs its tables' schemas (some 25 KB) whatever its file held, so the wait is
+// bounded in files, not in bytes. Rethrows a merge's bad_alloc after the threads end.
 template <typename ReadJob>
-void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& order, unsigned threads,
-                      ReadJob read_job, IngestResult& out, Diagnostics& diag) {
+void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& order, std::size_t in_file_order,
+                      unsigned threads, ReadJob read_job, IngestResult& out, Diagnostics& diag) {
   std::atomic<std::size_t> next{0};
   std::mutex merge_mutex;
+  std::condition_variable merged_more;
+  const std::size_t read_ahead = kFilesReadAheadPerThread * std::max(1u, threads);
   std::vector<char> done(jobs.size(), 0);
   std::size_t merged = 0;
   std::exception_ptr merge_error;
@@ -286,6 +293,7 @@ void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& or
     const std::lock_guard lock(merge_mutex);
     done[j] = 1;
     if (merge_error) return;
+    const std::size_t merged_before = merged;
     try {
       for (; merged < jobs.size() && done[merged]; ++merged) {
         Job& job = jobs[merged];
@@ -303,15 +311,25 @@ void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& or
         merge(out, diag, std::move(job.file), *job.sink);
         job.sink.reset();  // its tables are merged: free what is left now
       }
+      if (merged != merged_before) merged_more.notify_all();  // the threads waiting for their turn
     } catch (...) {  // no memory to merge: the caller gets the error once the threads are done
       merge_error = std::current_exception();
+      merged_more.notify_all();
     }
+  };
+  // Every file before `file` in file order has been taken by a thread that reads it (a thread
+  // waits here only before it reads), so the first file not merged is always being read: the
+  // wait ends.
+  auto wait_for_turn = [&](std::size_t file) {
+    std::unique_lock lock(merge_mutex);
+    merged_more.wait(lock, [&] { return file < merged + read_ahead || merge_error; });
   };
   // Nothing may leave a worker: an exception out of a thread's function ends the process.
   auto worker = [&]() noexcept {
     for (;;) {
       const std::size_t k = next.fetch_add(1);
       if (k >= order.size()) return;
+      if (k >= in_file_order) wait_for_turn(order[k]);
       try {
         read_job(k);
       } catch (const std::bad_alloc&) {
@@ -387,17 +405,25 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   std::vector<Job> jobs(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) jobs[i].file = std::move(files[i]);
 
-  // Largest files first so that the last thread does not start a big file alone; a rotated
-  // archive counts by the text it holds, not its size on disk (decompress.hpp).
+  const unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  // The files that weigh in balancing the threads (at least 1/(8 × threads) of all the text)
+  // first, largest first, so that the last thread does not start a big file alone; a rotated
+  // archive counts by the text it holds, not its size on disk (decompress.hpp). The others in
+  // file order, the order sinks are merged in: a small file's sink is merged soon after it is
+  // read (read_in_parallel), and 20 000 small files do not wait all at once.
   std::vector<std::size_t> order(jobs.size());
   std::vector<std::uint64_t> work(jobs.size());
+  std::uint64_t total_work = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
     order[i] = i;
     work[i] = expected_text_bytes(jobs[i].file.abs_path, jobs[i].file.size);
+    total_work += work[i];
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
+  const auto weighs = [&](std::size_t i) { return work[i] * 8 * threads >= total_work && work[i] > 0; };
+  const auto small_from = std::stable_partition(order.begin(), order.end(), weighs);
+  std::stable_sort(order.begin(), small_from, [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
+  const auto in_file_order = static_cast<std::size_t>(small_from - order.begin());
 
-  const unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   // File indices continue those already in `out`, so run() can be called for several inputs.
   const auto base = static_cast<std::uint32_t>(out.files.size());
   auto read_job = [&](std::size_t k) {
@@ -420,7 +446,7 @@ void IngestStage::run(const fs::path& input, IngestResult& out, Diagnostics& dia
   };
 
   // Sinks are merged in file order: the output is the same for any thread count.
-  read_in_parallel(jobs, order, threads, read_job, out, diag);
+  read_in_parallel(jobs, order, in_file_order, threads, read_job, out, diag);
   for (auto& d : skipped) diag.files.push_back(std::move(d));
 }
 

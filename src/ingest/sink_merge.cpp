@@ -20,7 +20,12 @@ void FileSink::renumber_boots(std::span<const std::int32_t> to_file) {
   for (std::size_t row = 0; row < seq.size(); ++row) seq.set_int(row, map(seq.get_int(row)));
   for (BootAnchor& a : out_.anchors) a.boot_seq = map(a.boot_seq);
   for (BootAnchor& a : unsynced_) a.boot_seq = map(a.boot_seq);
-  for (LastStamp& s : last_stamps_) s.boot_seq = map(s.boot_seq);
+  boot_stamps_.clear();
+  for (std::size_t i = 0; i < last_stamps_.size(); ++i) {
+    LastStamp& s = last_stamps_[i];
+    s.boot_seq = map(s.boot_seq);
+    boot_stamps_.emplace(std::pair(s.boot_seq, s.boot_id), i);
+  }
   offered_seq_ = map(offered_seq_);
   runs_.renumber_boots(to_file);
 }
@@ -104,18 +109,16 @@ void FileSink::append_chunk(FileSink& chunk) {
   }
 
   // The last stamp of each boot, in the order one pass leaves them: a boot met again moves last.
+  std::sort(chunk.last_stamps_.begin(), chunk.last_stamps_.end(),
+            [](const LastStamp& a, const LastStamp& b) { return a.touched < b.touched; });
   for (LastStamp& s : chunk.last_stamps_) {
-    auto same = std::find_if(last_stamps_.begin(), last_stamps_.end(), [&](const LastStamp& t) {
-      return t.boot_seq == s.boot_seq && t.boot_id == s.boot_id;
-    });
-    if (same != last_stamps_.end()) {
-      std::rotate(same, same + 1, last_stamps_.end());
-      last_stamps_.back() = std::move(s);
-    } else {
-      last_stamps_.push_back(std::move(s));
-    }
+    LastStamp& mine = touch_stamp(s.boot_seq, s.boot_id);
+    s.touched = mine.touched;
+    mine = std::move(s);
   }
   chunk.last_stamps_.clear();
+  chunk.boot_stamps_.clear();
+  chunk.current_stamp_ = SIZE_MAX;
   chunk.out_ = IngestResult();
   chunk.diag_ = FileDiagnostics();
 }

@@ -5,10 +5,13 @@
 /// the best total wins and is locked), then parses the whole file by pulling lines.
 
 #include <array>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpucost/diagnostics.hpp"
@@ -52,6 +55,15 @@ class FileSink {
  public:
   FileSink(std::uint32_t file_index, std::string path, TimeNs mtime_ns, const ParseOptions& options,
            const EventRecognizer& recognizer);
+  ~FileSink();
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  /// How many sinks exist now, and the most that existed at once since reset_peak_live(): the
+  /// accounting that shows per-file state is freed as files finish (tests/unit/ingest_memory_test.cpp).
+  static std::size_t live() noexcept;
+  static std::size_t peak_live() noexcept;
+  static void reset_peak_live() noexcept;
 
   std::uint32_t file_index() const noexcept { return file_; }
   const std::string& path() const noexcept { return diag_.path; }
@@ -176,7 +188,9 @@ class FileSink {
   // An event's fields from a message (no GPU: the caller sets it).
   static EventFields fields_of(EventKind kind, const MessageRecord& m, std::int64_t code, std::int64_t pid,
                                std::string_view process) noexcept;
-  // The last stamped message of each boot of the file, in the order the boots were met.
+  // The last stamped message of each boot of the file, in the order the boots were met; finish()
+  // orders them by `touched`, the serial of their last message's boot change (a boot met again
+  // moves last), and boot_stamps_ finds a boot's in O(log boots).
   struct LastStamp {
     std::string boot_id;
     std::int32_t boot_seq = 0;
@@ -184,8 +198,21 @@ class FileSink {
     WallKind wall_kind = WallKind::kNone;
     TimeNs wall_raw_ns = kNoTime;
     TimeNs mono_ns = kNoTime;
+    std::uint64_t touched = 0;
+  };
+  struct BootLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      return a.first != b.first ? a.first < b.first : std::string_view(a.second) < std::string_view(b.second);
+    }
   };
   std::vector<LastStamp> last_stamps_;
+  std::map<std::pair<std::int32_t, std::string>, std::size_t, BootLess> boot_stamps_;  // index in last_stamps_
+  std::size_t current_stamp_ = SIZE_MAX;  // of the last stamped message's boot
+  std::uint64_t touches_ = 0;
+  // The entry of this boot (made when new), moved last.
+  LastStamp& touch_stamp(std::int32_t boot_seq, std::string_view boot_id);
   ShellHints hints_;
   TimeNs last_anchor_offset_ = kNoTime;  // of the last anchor kept
   TimeNs last_anchor_mono_ = kNoTime;

@@ -25,6 +25,10 @@ struct IngestOptions {
   std::uint64_t chunk_bytes = 0;  ///< bytes per chunk; 0: the file's size / (2 × threads), at most 32 MiB
 };
 
+/// How many files a thread may read ahead of the first file not merged yet, in file order (the
+/// files that weigh in balancing the threads aside): what waits to be merged stays bounded.
+inline constexpr std::size_t kFilesReadAheadPerThread = 256;
+
 /// Reads a directory (or one file) of logs into columnar tables.
 class IngestStage {
  public:
