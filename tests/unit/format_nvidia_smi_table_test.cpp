@@ -60,6 +60,9 @@ TEST(NvidiaSmiTable, AWholeTableGivesEachMigDeviceItsShareOfTheGpu) {
   const auto p = parse_text(table, "nvidia-smi.txt");
   EXPECT_EQ(p.file().format, FormatId::nvidia_smi_table);
   EXPECT_EQ(p.file().rejected(), 0u);
+  // A blank line is counted blank, never accepted too (the fuzz smoke run found it).
+  EXPECT_LE(p.file().accepted + p.file().blank, p.file().lines);
+  EXPECT_GT(p.file().blank, 0u);
   ASSERT_EQ(p.out.devices.size(), 2u);
   const GpuDevice& g1 = p.out.devices[1];
   EXPECT_EQ(g1.index, 1);

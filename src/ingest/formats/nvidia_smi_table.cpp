@@ -208,7 +208,8 @@ class Format final : public LogFormat {
     while (src.next(line)) {
       sink.line_read(line);
       const std::string_view t = text::trim(line.text);
-      if (t.empty() || is_rule(t)) {
+      if (t.empty()) continue;  // counted blank by line_read: not accepted too
+      if (is_rule(t)) {
         sink.accept();
         continue;
       }
