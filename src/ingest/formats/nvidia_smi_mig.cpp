@@ -54,6 +54,10 @@ std::optional<double> name_memory_gb(std::string_view name) {
 
 }  // namespace
 
+double mig_share(double device_memory, double gpu_memory) {
+  return std::min(1.0, std::round(device_memory / gpu_memory * 8) / 8);
+}
+
 std::optional<ListedGpu> parse_listed_gpu(std::string_view line) {
   line = text::trim(line);
   if (line.substr(0, 4) != "GPU ") return std::nullopt;
@@ -91,7 +95,7 @@ std::optional<MigListingDevice> parse_listed_mig(std::string_view line, const Li
   if (const auto i = leading_number(after); i && *i < 1e6) d.device = static_cast<int>(*i);
   d.uuid = std::string(uuid_in(after));
   const auto gpu_gb = name_memory_gb(gpu.name);
-  if (gpu_gb && d.memory_gb > 0) d.share = std::min(1.0, std::round(d.memory_gb / *gpu_gb * 8) / 8);
+  if (gpu_gb && d.memory_gb > 0) d.share = mig_share(d.memory_gb, *gpu_gb);
   return d;
 }
 

@@ -33,6 +33,10 @@ struct ListedGpu {
   std::string uuid;
 };
 
+/// A MIG device's share of its GPU: a MIG GPU has 8 memory slices of equal size, so the device's
+/// memory over the GPU's (in the same unit), rounded to eighths, at most 1.
+double mig_share(double device_memory, double gpu_memory);
+
 /// The GPU a listing line names, or nullopt when it is not a GPU line.
 std::optional<ListedGpu> parse_listed_gpu(std::string_view line);
 /// The MIG device a `MIG 1g.10gb     Device  0: (UUID: MIG-...)` line names, on the GPU listed

@@ -15,6 +15,7 @@
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
 #include "ingest/formats/nvidia_smi_common.hpp"
+#include "ingest/formats/nvidia_smi_mig.hpp"
 
 namespace gpucost::formats {
 namespace {
@@ -395,14 +396,12 @@ class ReportParser {
           "their order in the report (nvidia-smi's order, by PCI bus id)",
           unnumbered, devices_.size()));
     if (devices_.empty() && sink_.diagnostics().accepted > 0)
-      sink_.diagnostics().notes.push_back(
-          "nvidia-smi -q: no `GPU <bus id>` section in the report, so it names no GPU"
-          + std::string(driver_.empty() ? "" : " (the driver version alone is known)"));
-    // A MIG GPU has 8 memory slices of equal size: each device's share in eighths of the GPU's memory.
+      sink_.diagnostics().notes.push_back("nvidia-smi -q: no `GPU <bus id>` section in the report, so it names no GPU" +
+                                          std::string(driver_.empty() ? "" : " (the driver version alone is known)"));
     for (auto& d : devices_)
       for (MigDevice& m : d.dev.mig_devices)
         if (m.memory_gb > 0 && d.dev.memory_total_mib && *d.dev.memory_total_mib > 0)
-          m.share = std::min(1.0, std::round(m.memory_gb * 1024 / *d.dev.memory_total_mib * 8) / 8);
+          m.share = ingest::mig_share(m.memory_gb * 1024, *d.dev.memory_total_mib);
     for (auto& d : devices_) sink_.devices().push_back(std::move(d.dev));
   }
 

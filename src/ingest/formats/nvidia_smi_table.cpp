@@ -11,6 +11,7 @@
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
 #include "ingest/formats/nvidia_smi_common.hpp"
+#include "ingest/formats/nvidia_smi_mig.hpp"
 
 namespace gpucost::formats {
 namespace {
@@ -305,9 +306,8 @@ class Format final : public LogFormat {
           mig.gpu_instance = m->gi;
           mig.compute_instance = m->ci;
           if (m->memory_mib) mig.memory_gb = *m->memory_mib / 1024;
-          // A MIG GPU has 8 memory slices of equal size: the device's share in eighths.
           if (m->memory_mib && parent->memory_total_mib && *parent->memory_total_mib > 0)
-            mig.share = std::min(1.0, std::round(*m->memory_mib / *parent->memory_total_mib * 8) / 8);
+            mig.share = ingest::mig_share(*m->memory_mib, *parent->memory_total_mib);
           parent->mig_devices.push_back(std::move(mig));
           sink.accept();
           sink.record();
