@@ -77,6 +77,7 @@ struct FileDiagnostics {
   std::uint64_t accepted = 0;       ///< lines parsed into a record or recognized as structure
   std::uint64_t continuations = 0;  ///< lines attached to the previous message
   std::uint64_t prompts = 0;        ///< pasted shell prompt lines (neither data nor rejected)
+  std::uint64_t paste_prefixed = 0;  ///< lines read after a paste prefix (paste_prefix.hpp)
   std::uint64_t records = 0;        ///< rows or events produced
   std::array<std::uint64_t, kProblemCount> problems{};
   std::vector<ProblemSample> samples;  ///< first few per problem kind

@@ -162,14 +162,23 @@ void merge_file(std::vector<Cluster>& clusters, const std::vector<std::uint32_t>
 
 // ---- one physical event, one row ----
 // The kernel's ACPI line and acpid's, upower's and logind's reports of one AC unplug or lid close
-// are different messages milliseconds apart: after the copies of each message are merged, the
-// reports of one physical event (same kind, different messages, within kPhysicalEventNs of the
-// first) become one
-// event whose origins list every report.
+// are different messages milliseconds apart; logind's "The system will suspend now!",
+// systemd-sleep's "Entering sleep state" and the kernel's "PM: suspend entry" are one suspend,
+// a second or two apart. After the copies of each message are merged, the reports of one
+// physical event (same kind, different messages, within physical_window of the first) become
+// one event whose origins list every report.
 constexpr TimeNs kPhysicalEventNs = 500 * kNsPerMs;
+// logind announces a suspend before systemd-sleep and the kernel act on it (the sleep hooks run
+// in between); no machine suspends twice in this time.
+constexpr TimeNs kSleepReportsNs = 5 * kNsPerSec;
 
 bool is_physical_kind(EventKind k) {
-  return k == EventKind::ac_online || k == EventKind::ac_offline || k == EventKind::lid_close || k == EventKind::lid_open;
+  return k == EventKind::ac_online || k == EventKind::ac_offline || k == EventKind::lid_close ||
+         k == EventKind::lid_open || k == EventKind::suspend || k == EventKind::resume;
+}
+
+TimeNs physical_window(EventKind k) {
+  return k == EventKind::suspend || k == EventKind::resume ? kSleepReportsNs : kPhysicalEventNs;
 }
 
 template <typename Better>
@@ -194,6 +203,7 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
   // Reports are few (AC and lid): the clusters that take others' members are kept aside.
   std::vector<bool> gone(clusters.size(), false);
   std::unordered_map<std::size_t, std::vector<std::uint32_t>> grown;
+  std::unordered_map<std::size_t, std::vector<std::uint32_t>> fronts;  // each report's best copy
   // Per kind, the open group: its cluster, the time of its first report, the messages in it. A
   // message already in the group is a second event of its reporter (a line printed twice), not
   // another report of this one.
@@ -204,13 +214,18 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
   };
   std::vector<Group> open(kEventKindCount);
   for (const std::size_t i : reports) {
-    Group& g = open[static_cast<std::size_t>(kind.get_int(clusters.front(i)))];
+    const auto k = static_cast<EventKind>(kind.get_int(clusters.front(i)));
+    Group& g = open[static_cast<std::size_t>(k)];
     const std::string_view msg = first_line(i);
-    if (g.cluster != SIZE_MAX && ts_of(i) - g.first <= kPhysicalEventNs &&
+    if (g.cluster != SIZE_MAX && ts_of(i) - g.first <= physical_window(k) &&
         std::find(g.messages.begin(), g.messages.end(), msg) == g.messages.end()) {
       auto [into, fresh] = grown.try_emplace(g.cluster);
-      if (fresh) into->second.assign(clusters[g.cluster].begin(), clusters[g.cluster].end());
+      if (fresh) {
+        into->second.assign(clusters[g.cluster].begin(), clusters[g.cluster].end());
+        fronts[g.cluster].push_back(clusters.front(g.cluster));
+      }
       into->second.insert(into->second.end(), clusters[i].begin(), clusters[i].end());
+      fronts[g.cluster].push_back(clusters.front(i));
       g.messages.push_back(msg);
       gone[i] = true;
     } else {
@@ -229,11 +244,99 @@ void merge_physical_reports(const Table& e, const std::vector<PlacedEvent>& plac
       continue;
     }
     auto& m = g->second;
-    const auto best = std::min_element(m.begin(), m.end(), better);
-    std::rotate(m.begin(), best, best + 1);  // the best-placed report first, the others by (file, line)
+    // The row kept stands for the event: the best-placed report; for a suspend the first report
+    // and for a resume the last (each report by its best copy), so that a cycle spans from the
+    // first announcement to the last "returned" (suspends.cpp), as when every report was a row.
+    const auto k = static_cast<EventKind>(kind.get_int(m.front()));
+    std::uint32_t keep = *std::min_element(m.begin(), m.end(), better);
+    if (k == EventKind::suspend || k == EventKind::resume) {
+      const auto& f = fronts.at(g->first);
+      keep = *std::min_element(f.begin(), f.end(), [&](std::uint32_t a, std::uint32_t b) {
+        if (placed[a].ts != placed[b].ts)
+          return k == EventKind::suspend ? placed[a].ts < placed[b].ts : placed[a].ts > placed[b].ts;
+        return better(a, b);
+      });
+    }
+    const auto best = std::find(m.begin(), m.end(), keep);
+    std::rotate(m.begin(), best, best + 1);  // the kept report first, the others by (file, line)
     std::sort(m.begin() + 1, m.end(), [&](std::uint32_t a, std::uint32_t b) {
       return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
     });
+    out.add(m);
+  }
+  clusters = std::move(out);
+}
+
+// ---- one message twice in one file, in two layouts ----
+// A paste of `journalctl -k | grep Xid` and then `dmesg | grep Xid` holds each message twice:
+// once with the journal's wall time, once with dmesg's monotonic stamp that no anchor places
+// (approximate). Within one file, such an approximate copy is paired, in line order, with a
+// timed copy of the same message that has the other kind of stamp: one event, both lines in its
+// seen_in. Takes the paired copies out of `rows` and returns them with the row each copies.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> take_layout_copies(std::vector<std::uint32_t>& rows,
+                                                                        const Table& e,
+                                                                        const std::vector<PlacedEvent>& placed) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  const Column& file = e.column(event_col::file);
+  const Column& mono = e.column(event_col::mono_ns);
+  const Column& flags = e.column(event_col::flags);
+  const auto approximate = [&](std::uint32_t r) {
+    return placed[r].placement == Placement::kApproximate && (flags.get_int(r) & kFlagUnreliableWall) == 0;
+  };
+  if (std::none_of(rows.begin(), rows.end(), approximate)) return out;
+  std::vector<std::uint32_t> sorted = rows;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return file.get_int(a) != file.get_int(b)
+               ? file.get_int(a) < file.get_int(b)
+               : e.column(event_col::line).get_int(a) < e.column(event_col::line).get_int(b);
+  });
+  for (std::size_t b = 0; b < sorted.size();) {
+    std::size_t end = b;
+    while (end < sorted.size() && file.get_int(sorted[end]) == file.get_int(sorted[b])) ++end;
+    // For each stamp kind (with or without monotonic time), the timed and approximate copies.
+    for (const bool with_mono : {false, true}) {
+      std::vector<std::uint32_t> timed, approx;
+      for (std::size_t i = b; i < end; ++i) {
+        const std::uint32_t r = sorted[i];
+        if (approximate(r) && mono.is_valid(r) != with_mono) approx.push_back(r);
+        else if (!approximate(r) && placed[r].placement != Placement::kApproximate && mono.is_valid(r) == with_mono)
+          timed.push_back(r);
+      }
+      for (std::size_t k = 0; k < std::min(timed.size(), approx.size()); ++k) out.emplace_back(approx[k], timed[k]);
+    }
+    b = end;
+  }
+  if (out.empty()) return out;
+  std::vector<std::uint32_t> gone;
+  gone.reserve(out.size());
+  for (const auto& [copy, of] : out) gone.push_back(copy);
+  std::sort(gone.begin(), gone.end());
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [&](std::uint32_t r) { return std::binary_search(gone.begin(), gone.end(), r); }),
+             rows.end());
+  return out;
+}
+
+// Puts each paired copy (take_layout_copies) into the cluster of the row it copies, among the
+// cluster's other copies by (file, line).
+void attach_layout_copies(const Table& e, EventClusters& clusters,
+                          const std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>& copies) {
+  const Column& file = e.column(event_col::file);
+  const Column& line = e.column(event_col::line);
+  EventClusters out;
+  out.rows.reserve(clusters.rows.size() + copies.size());
+  out.begin.reserve(clusters.begin.size());
+  std::vector<std::uint32_t> m;
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    m.assign(clusters[i].begin(), clusters[i].end());
+    const std::size_t n = m.size();
+    for (std::size_t j = 0; j < n; ++j)
+      if (const auto c = copies.find(m[j]); c != copies.end()) m.insert(m.end(), c->second.begin(), c->second.end());
+    if (m.size() > n)
+      std::sort(m.begin() + 1, m.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b)
+                                                  : line.get_int(a) < line.get_int(b);
+      });
     out.add(m);
   }
   clusters = std::move(out);
@@ -303,7 +406,10 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
     out.add(m);
   };
   std::vector<std::uint32_t> run;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> layout_copies;
   for (auto& rows : by_key) {
+    if (rows.size() > 1)
+      for (const auto& [copy, of] : take_layout_copies(rows, e, placed)) layout_copies[of].push_back(copy);
     if (rows.size() == 1) {
       out.add(rows.front());
       continue;
@@ -364,6 +470,7 @@ EventClusters dedup_events(const Table& e, const std::vector<PlacedEvent>& place
     for (auto& c : clusters) emit(c.members);  // the kept copy first, the others by (file, line)
     std::vector<std::uint32_t>().swap(rows);
   }
+  if (!layout_copies.empty()) attach_layout_copies(e, out, layout_copies);
   merge_physical_reports(e, placed, out, better);
   return out;
 }

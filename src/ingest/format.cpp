@@ -6,6 +6,7 @@
 #include <atomic>
 #include <unordered_set>
 
+#include "gpucost/ingest/paste_prefix.hpp"
 #include "gpucost/text.hpp"
 #include "ingest/formats/formats.hpp"
 
@@ -298,6 +299,7 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
   Line line;
   FormatId prompt_format = FormatId::unknown;
   ShellHints hints;
+  std::size_t kernel_lines = 0;
   while (d.lines_scored < kDetectLines && src.next(line)) {
     if (text::is_blank(line.text)) continue;
     if (parse_shell_prompt(line.text, &hints)) {
@@ -305,8 +307,10 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
       continue;
     }
     ++d.lines_scored;
+    std::string_view text = line.text;
+    text.remove_prefix(paste_prefix_length(text));
     for (std::size_t i = 0; i < formats.size(); ++i) {
-      const int s = formats[i]->score(line.text);
+      const int s = formats[i]->score(text);
       // A signature opens a file (truth.json: `{`, then its first key); further down it is one
       // more line, which a log may have quoted from anywhere.
       if (s == kSignatureScore && d.lines_scored <= 2) {
@@ -315,6 +319,7 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
         return d;
       }
       totals[i] += std::clamp(s, 0, 100);
+      if (s >= kStrongKernelScore && formats[i]->id() == FormatId::dmesg) ++kernel_lines;
     }
   }
   if (d.lines_scored == 0) return d;
@@ -337,7 +342,14 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     d.runner_up = formats[second]->id();
     d.runner_up_score = totals[second];
   }
-  if (totals[best] >= kMinMeanScore * static_cast<int>(d.lines_scored)) d.format = formats[best]->id();
+  if (totals[best] >= kMinMeanScore * static_cast<int>(d.lines_scored)) {
+    d.format = formats[best]->id();
+  } else if (kernel_lines > 0) {
+    // A careful reader finds the kernel's lines in a forum post: the message first, the layout
+    // after (issue 36). dmesg reads an unstamped line as a message, so prose costs nothing.
+    d.format = FormatId::dmesg;
+    d.kernel_lines_in_text = kernel_lines;
+  }
   return d;
 }
 

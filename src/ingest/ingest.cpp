@@ -139,6 +139,11 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
       sink.file_problem(Problem::unreadable_file, "cannot rewind after format detection");
       return;
     }
+    if (det.kernel_lines_in_text)
+      d.notes.push_back(fmt::format(
+          "no log layout fits the first {} lines, but {} of them hold kernel messages: read as dmesg, the text "
+          "around them as unrecognized messages (a paste inside a post)",
+          det.lines_scored, det.kernel_lines_in_text));
   }
   d.format = fmt;
   sink.set_format(fmt);
@@ -158,6 +163,11 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
     d.bytes = src.bytes_read();
     chunked.nul_bytes_skipped = src.nul_bytes_skipped();
   }
+  if (const auto n = d.paste_prefixed)
+    d.notes.push_back(
+        fmt::format("{} line{} read after a paste prefix (quote marks, grep -H file names or line "
+                    "numbers, pdsh host names)",
+                    n, n == 1 ? "" : "s"));
   if (const auto nul = chunked.nul_bytes_skipped)
     d.notes.push_back(std::to_string(nul) +
                       " NUL bytes skipped at line starts (zero padding that a crash or power loss left in the file)");

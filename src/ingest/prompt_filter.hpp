@@ -5,18 +5,27 @@
 
 #include "gpucost/ingest/format.hpp"
 #include "gpucost/ingest/line_source.hpp"
+#include "gpucost/ingest/paste_prefix.hpp"
 #include "gpucost/ingest/shell_prompt.hpp"
 
 namespace gpucost {
 
 // The file's lines as a format sees them: pasted shell prompt lines are taken out here, counted
-// as prompts and turned into hints (FileSink::prompt), so that no format reads them as data.
+// as prompts and turned into hints (FileSink::prompt), so that no format reads them as data; a
+// paste prefix (quote marks, grep -H file names, pdsh hosts: paste_prefix.hpp) is taken off the
+// front of a line and counted.
 class PromptFilter final : public LineSource {
  public:
   PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
   bool next(Line& line) override {
     while (inner_.next(line)) {
-      if (!may_be_shell_prompt(line.text) || !parse_shell_prompt(line.text)) return true;
+      if (!may_be_shell_prompt(line.text) || !parse_shell_prompt(line.text)) {
+        if (const std::size_t n = paste_prefix_length(line.text)) {
+          line.text.remove_prefix(n);
+          ++sink_.diagnostics().paste_prefixed;
+        }
+        return true;
+      }
       sink_.line_read(line);
       sink_.prompt(line);
     }

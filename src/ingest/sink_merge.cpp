@@ -50,6 +50,7 @@ void FileSink::append_chunk(FileSink& chunk) {
   diag_.accepted += c.accepted;
   diag_.continuations += c.continuations;
   diag_.prompts += c.prompts;
+  diag_.paste_prefixed += c.paste_prefixed;
   if (!chunk.hints_.command.empty()) hints_ = std::move(chunk.hints_);
   for (auto& note : c.notes) diag_.notes.push_back(std::move(note));
 

@@ -316,7 +316,14 @@ struct Detection {
   FormatId runner_up = FormatId::unknown;
   int runner_up_score = 0;
   std::size_t lines_scored = 0;
+  /// No format reached the mean, but this many of the lines scored hold a kernel message
+  /// (kStrongKernelScore as dmesg): the file is read as dmesg, a paste with text around its log
+  /// lines (a forum quote), rather than not at all. 0: an ordinary detection.
+  std::size_t kernel_lines_in_text = 0;
 };
+
+/// A line scored at least this as dmesg holds a kernel message (`NVRM: ...`, a stamp).
+inline constexpr int kStrongKernelScore = 40;
 
 /// A line only this format writes; see LogFormat::score.
 inline constexpr int kSignatureScore = 1000;
@@ -329,6 +336,8 @@ inline constexpr std::size_t kDetectLines = 64;
 /// decides; shell prompt lines are not scored, but the format their command writes
 /// (`$ journalctl -o json`), else the file name (`name_hint`), breaks a near tie between the two
 /// best formats (journalctl short output and a classic syslog file can be byte-for-byte alike).
+/// Lines are scored after their paste prefix (paste_prefix.hpp). Where no format wins, a file
+/// with a kernel message among prose is dmesg (Detection::kernel_lines_in_text).
 Detection detect_format(LineSource& src, std::string_view name_hint = {});
 inline constexpr int kMinMeanScore = 20;
 

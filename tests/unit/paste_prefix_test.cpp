@@ -1,0 +1,68 @@
+// Issue 36: what stands before a log line in a paste is taken off (quote marks, grep -H file
+// names and -n line numbers, pdsh hosts), and a message's own `word: ` never is.
+#include "gpucost/ingest/paste_prefix.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace gpucost {
+namespace {
+
+std::string_view after(std::string_view line) { return line.substr(paste_prefix_length(line)); }
+
+TEST(PastePrefix, QuoteMarksBeforeAKernelMessageOrAStamp) {
+  EXPECT_EQ(after("> NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus."),
+            "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.");
+  EXPECT_EQ(after(">> [ 8812.118866] NVRM: Xid (PCI:0000:01:00): 13, pid=2871"), "[ 8812.118866] NVRM: Xid (PCI:0000:01:00): 13, pid=2871");
+  EXPECT_EQ(after("  > > Mar  3 14:02:11 gpu01 kernel: x"), "Mar  3 14:02:11 gpu01 kernel: x");
+  // A quote of prose stays as it is: nothing of a log follows the marks.
+  EXPECT_EQ(paste_prefix_length("> I keep getting this after a few hours"), 0u);
+  EXPECT_EQ(paste_prefix_length(">"), 0u);
+}
+
+TEST(PastePrefix, GrepFileNamesAndLineNumbers) {
+  EXPECT_EQ(after("/var/log/kern.log:Mar  3 14:02:11 gpu01 kernel: [ 5123.456789] NVRM: Xid"),
+            "Mar  3 14:02:11 gpu01 kernel: [ 5123.456789] NVRM: Xid");
+  EXPECT_EQ(after("kern.log.1:Mar  2 09:11:02 gpu01 kernel: x"), "Mar  2 09:11:02 gpu01 kernel: x");
+  EXPECT_EQ(after("/var/log/syslog:1234:2024-03-05T10:12:01.123456+00:00 host kernel: x"),
+            "2024-03-05T10:12:01.123456+00:00 host kernel: x");
+  EXPECT_EQ(after("logs/dmesg.txt:NVRM: Xid (PCI:0000:3b:00): 79, pid=0"), "NVRM: Xid (PCI:0000:3b:00): 79, pid=0");
+  EXPECT_EQ(after("512:[  101.223344] NVRM: Xid (PCI:0000:3b:00): 79"), "[  101.223344] NVRM: Xid (PCI:0000:3b:00): 79");
+}
+
+TEST(PastePrefix, PdshHostsBeforeAStamp) {
+  EXPECT_EQ(after("node017: [Tue Mar  5 10:12:01 2024] NVRM: Xid (PCI:0000:41:00): 48"),
+            "[Tue Mar  5 10:12:01 2024] NVRM: Xid (PCI:0000:41:00): 48");
+  EXPECT_EQ(after("gpu-a100-03.cluster: [ 4711.000001] nvidia 0000:41:00.0: x"), "[ 4711.000001] nvidia 0000:41:00.0: x");
+  EXPECT_EQ(after("ip-10-0-3-7: Mar  5 10:12:01 ip-10-0-3-7 kernel: x"), "Mar  5 10:12:01 ip-10-0-3-7 kernel: x");
+}
+
+TEST(PastePrefix, LinesOfEveryLayoutKeepTheirFront) {
+  for (const std::string_view line : {
+           "NVRM: GPU at PCI:0000:01:00: GPU-8ba16ede-b303-d769-7297-d266d9383b89",
+           "nvidia-uvm: Loaded the UVM driver, major device number 510.",
+           "ACPI: AC adapter [ACAD] (on-line)",
+           "ACPI: PM: Preparing to enter system sleep state S3",
+           "pcieport 0000:00:1d.0: AER: Corrected error received: 0000:03:00.0",
+           "Mar  3 14:02:11 gpu01 kernel: [ 5123.456789] NVRM: Xid",
+           "Jun 01 23:10:02 laptop systemd-logind[812]: The system will suspend now!",
+           "2024-03-05T10:12:01.123456+00:00 host kernel: x",
+           "[ 8812.118866] NVRM: Xid (PCI:0000:01:00): 13",
+           "systemd[1]: Starting System Suspend...",
+           "CPU3: Core temperature above threshold, cpu clock throttled",
+           "2024/03/05 10:12:01.123, NVIDIA H100 80GB HBM3, 00000000:41:00.0, 535.104.05",
+           "    0    245     47      -     98     23      0      0   2619   1980",
+           "    Product Name                          : NVIDIA H200",
+           "{\"__REALTIME_TIMESTAMP\":\"1\",\"MESSAGE\":\"x\"}",
+           "MESSAGE=NVRM: Xid (PCI:0000:01:00): 13",
+           "root      4412 98.0  1.2 1234 5678 ?  Rl   10:12   1:02 python train.py",
+           "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |",
+           "10:12:01 up 3 days,  load average: 0.00",
+       })
+    EXPECT_EQ(paste_prefix_length(line), 0u) << line;
+}
+
+}  // namespace
+}  // namespace gpucost
