@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <unordered_set>
 
 #include "gpucost/ingest/paste_prefix.hpp"
@@ -294,12 +295,12 @@ bool name_hints_at(FormatId f, std::string_view lower_path) {
 
 Detection detect_format(LineSource& src, std::string_view name_hint) {
   const auto formats = all_formats();
-  std::vector<int> totals(formats.size(), 0);
+  std::vector<int> totals(formats.size(), 0), deep_totals(formats.size(), 0);
   Detection d;
   Line line;
   FormatId prompt_format = FormatId::unknown;
   ShellHints hints;
-  std::size_t kernel_lines = 0;
+  std::size_t kernel_lines = 0, deep_kernel_lines = 0;
   while (d.lines_scored < kDetectLines && src.next(line)) {
     if (text::is_blank(line.text)) continue;
     if (parse_shell_prompt(line.text, &hints)) {
@@ -309,8 +310,12 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     ++d.lines_scored;
     std::string_view text = line.text;
     text.remove_prefix(paste_prefix_length(text));
+    const std::size_t deep = message_start(text);
     for (std::size_t i = 0; i < formats.size(); ++i) {
       const int s = formats[i]->score(text);
+      const int ds = deep ? formats[i]->score(text.substr(deep)) : s;
+      deep_totals[i] += std::clamp(ds, 0, 100);
+      if (ds >= kStrongKernelScore && formats[i]->id() == FormatId::dmesg) ++deep_kernel_lines;
       // A signature opens a file (truth.json: `{`, then its first key); further down it is one
       // more line, which a log may have quoted from anywhere.
       if (s == kSignatureScore && d.lines_scored <= 2) {
@@ -342,13 +347,22 @@ Detection detect_format(LineSource& src, std::string_view name_hint) {
     d.runner_up = formats[second]->id();
     d.runner_up_score = totals[second];
   }
-  if (totals[best] >= kMinMeanScore * static_cast<int>(d.lines_scored)) {
+  const int enough = kMinMeanScore * static_cast<int>(d.lines_scored);
+  const auto deep_best = static_cast<std::size_t>(
+      std::distance(deep_totals.begin(), std::max_element(deep_totals.begin(), deep_totals.end())));
+  if (totals[best] >= enough) {
     d.format = formats[best]->id();
-  } else if (kernel_lines > 0) {
+  } else if (deep_totals[deep_best] >= enough) {
+    // Read from where each line's log part starts (a pager cut the headers at the left margin).
+    d.format = formats[deep_best]->id();
+    d.score = deep_totals[deep_best];
+    d.message_first = true;
+  } else if (kernel_lines > 0 || deep_kernel_lines > 0) {
     // A careful reader finds the kernel's lines in a forum post: the message first, the layout
     // after (issue 36). dmesg reads an unstamped line as a message, so prose costs nothing.
     d.format = FormatId::dmesg;
-    d.kernel_lines_in_text = kernel_lines;
+    d.message_first = kernel_lines == 0;
+    d.kernel_lines_in_text = kernel_lines > 0 ? kernel_lines : deep_kernel_lines;
   }
   return d;
 }

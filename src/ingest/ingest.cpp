@@ -102,6 +102,7 @@ Problem read_problem(const LineSource& src) {
 void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunking* chunking = nullptr) {
   FileDiagnostics& d = sink.diagnostics();
   FormatId fmt = forced;
+  bool message_first = false;
   if (fmt == FormatId::unknown && starts_tar_archive(src)) {
     sink.file_problem(Problem::unknown_format,
                       "a tar archive (ustar header at byte 257), whatever its name says: not read; unpack it into "
@@ -139,6 +140,11 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
       sink.file_problem(Problem::unreadable_file, "cannot rewind after format detection");
       return;
     }
+    message_first = det.message_first;
+    if (det.message_first)
+      d.notes.push_back(
+          "no log layout fits the lines as they stand: each is read from where its log part starts (after "
+          "`kernel: `, at a [monotonic] stamp or at NVRM:), as when a pager cut the headers at the left margin");
     if (det.kernel_lines_in_text)
       d.notes.push_back(fmt::format(
           "no log layout fits the first {} lines, but {} of them hold kernel messages: read as dmesg, the text "
@@ -153,12 +159,13 @@ void parse_source(LineSource& src, FileSink& sink, FormatId forced, const Chunki
     return;
   }
   ChunkedRead chunked;
-  if (chunking && parse_in_chunks(chunking->path, *f, sink, chunking->recognizer, chunking->options, chunked)) {
+  if (chunking && !message_first &&
+      parse_in_chunks(chunking->path, *f, sink, chunking->recognizer, chunking->options, chunked)) {
     spdlog::info("{}: parsed in {} chunks on {} threads; {} parsed again from the state before them",
                  text::printable(sink.path()), chunked.chunks, chunking->options.threads, chunked.parsed_again);
     d.bytes = chunked.bytes;
   } else {
-    PromptFilter lines(src, sink);
+    PromptFilter lines(src, sink, message_first);
     f->parse(lines, sink);
     d.bytes = src.bytes_read();
     chunked.nul_bytes_skipped = src.nul_bytes_skipped();

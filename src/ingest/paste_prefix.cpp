@@ -47,10 +47,21 @@ std::size_t line_number_length(std::string_view s) noexcept {
   return i > 0 && i < s.size() && s[i] == ':' ? i + 1 : 0;
 }
 
+std::size_t compose_prefix_length(std::string_view s) noexcept {
+  // docker compose: `service-1  | ` before the container's line.
+  std::size_t i = 0;
+  while (i < s.size() && i < 128 && is_host_char(s[i])) ++i;
+  if (i == 0 || i >= s.size() || s[i] != ' ') return 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i + 2 > s.size() || s[i] != '|' || s[i + 1] != ' ') return 0;
+  return starts_like_log_line(s.substr(i + 2), true) ? i + 2 : 0;
+}
+
 }  // namespace
 
 std::size_t paste_prefix_length(std::string_view line) noexcept {
   if (line.empty()) return 0;
+  if (const std::size_t c = compose_prefix_length(line)) return c;
   std::size_t at = 0;
   // Quote marks: `> `, `>> `, `> > ` (mail and forum quotes), after any indentation.
   {
@@ -87,6 +98,24 @@ std::size_t paste_prefix_length(std::string_view line) noexcept {
   if (rest.size() > 1 && rest[0] == ' ' && is_alpha(s[0]) && starts_like_stamp(rest.substr(1)))
     return at + colon + 2;
   return at;
+}
+
+std::size_t message_start(std::string_view line) noexcept {
+  if (starts_like_log_line(line, true)) return 0;
+  // The syslog or journal header cut at the left (`:02:11 gpu01 kernel: [ 5123.4] NVRM: ...`):
+  // the kernel's part after `kernel: `.
+  if (const auto k = line.find("kernel: ");
+      k != std::string_view::npos && k < 160 && starts_like_log_line(line.substr(k + 8), true))
+    return k + 8;
+  // A monotonic stamp after anything (`...gpu01 [ 5123.456789] NVRM: ...`).
+  for (auto b = line.find('['); b != std::string_view::npos && b < 160; b = line.find('[', b + 1)) {
+    TimeNs mono;
+    std::size_t len;
+    if (formats::parse_mono_stamp(line.substr(b), mono, len)) return b;
+  }
+  // The driver's own words after anything.
+  if (const auto n = line.find("NVRM: "); n != std::string_view::npos && n < 160) return n;
+  return 0;
 }
 
 }  // namespace gpucost

@@ -16,11 +16,15 @@ namespace gpucost {
 // front of a line and counted.
 class PromptFilter final : public LineSource {
  public:
-  PromptFilter(LineSource& inner, FileSink& sink) : inner_(inner), sink_(sink) {}
+  /// `message_first`: also read each line from where its log part starts (message_start).
+  PromptFilter(LineSource& inner, FileSink& sink, bool message_first = false)
+      : inner_(inner), sink_(sink), message_first_(message_first) {}
   bool next(Line& line) override {
     while (inner_.next(line)) {
       if (!may_be_shell_prompt(line.text) || !parse_shell_prompt(line.text)) {
-        if (const std::size_t n = paste_prefix_length(line.text)) {
+        std::size_t n = paste_prefix_length(line.text);
+        if (message_first_) n += message_start(line.text.substr(n));
+        if (n) {
           line.text.remove_prefix(n);
           ++sink_.diagnostics().paste_prefixed;
         }
@@ -45,6 +49,7 @@ class PromptFilter final : public LineSource {
  private:
   LineSource& inner_;
   FileSink& sink_;
+  bool message_first_;
 };
 
 }  // namespace gpucost

@@ -64,5 +64,26 @@ TEST(PastePrefix, LinesOfEveryLayoutKeepTheirFront) {
     EXPECT_EQ(paste_prefix_length(line), 0u) << line;
 }
 
+TEST(PastePrefix, DockerComposeServiceColumn) {
+  EXPECT_EQ(after("trainer-1  | [ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31"),
+            "[ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31");
+  EXPECT_EQ(paste_prefix_length("trainer-1  | epoch 3 loss 0.12"), 0u);
+}
+
+// Only for files no format reads as they stand (detection's message-first retry).
+TEST(MessageStart, AfterACutHeaderAtTheKernelsPart) {
+  const auto from = [](std::string_view l) { return l.substr(message_start(l)); };
+  EXPECT_EQ(from(":02:11 gpu01 kernel: [ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31"),
+            "[ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31");
+  EXPECT_EQ(from("01 gpu01 kernel: nvidia 0000:3b:00.0: PCIe Bus Error: severity=Corrected"),
+            "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Corrected");
+  EXPECT_EQ(from("u01 [ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31"), "[ 5123.456789] NVRM: Xid (PCI:0000:3b:00): 31");
+  EXPECT_EQ(from("ith this: NVRM: Xid (PCI:0000:3b:00): 79, pid=0"), "NVRM: Xid (PCI:0000:3b:00): 79, pid=0");
+  // A line that starts like a log line, or holds nothing of one, is left as it is.
+  EXPECT_EQ(message_start("Mar  3 14:02:11 gpu01 kernel: [ 5123.456789] NVRM: Xid"), 0u);
+  EXPECT_EQ(message_start("[ 5123.456789] NVRM: Xid"), 0u);
+  EXPECT_EQ(message_start("the GPU kernel: fused attention was slow"), 0u);
+}
+
 }  // namespace
 }  // namespace gpucost

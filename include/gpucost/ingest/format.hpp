@@ -320,6 +320,9 @@ struct Detection {
   /// (kStrongKernelScore as dmesg): the file is read as dmesg, a paste with text around its log
   /// lines (a forum quote), rather than not at all. 0: an ordinary detection.
   std::size_t kernel_lines_in_text = 0;
+  /// No format reads the lines as they stand, but one does from where their log part starts
+  /// (message_start in paste_prefix.hpp: a header cut at the left margin): parse them so.
+  bool message_first = false;
 };
 
 /// A line scored at least this as dmesg holds a kernel message (`NVRM: ...`, a stamp).
@@ -336,7 +339,8 @@ inline constexpr std::size_t kDetectLines = 64;
 /// decides; shell prompt lines are not scored, but the format their command writes
 /// (`$ journalctl -o json`), else the file name (`name_hint`), breaks a near tie between the two
 /// best formats (journalctl short output and a classic syslog file can be byte-for-byte alike).
-/// Lines are scored after their paste prefix (paste_prefix.hpp). Where no format wins, a file
+/// Lines are scored after their paste prefix (paste_prefix.hpp). Where no format wins, the lines
+/// are scored again from where their log part starts (Detection::message_first), and then a file
 /// with a kernel message among prose is dmesg (Detection::kernel_lines_in_text).
 Detection detect_format(LineSource& src, std::string_view name_hint = {});
 inline constexpr int kMinMeanScore = 20;

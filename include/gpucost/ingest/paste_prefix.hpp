@@ -14,6 +14,14 @@ namespace gpucost {
 /// log line follows it: a stamp (`[ 12.345678]`, `[Tue Mar  5 ...`, `Mar  5 10:12:01`,
 /// `2024-03-05`), or for quotes and file names also a kernel message without one (`NVRM: ...`),
 /// so that a message's own `word: ` (`nvidia-uvm: Loaded ...`, `ACPI: ...`) is never taken off.
+/// Also docker compose's `service-1  | ` column.
 std::size_t paste_prefix_length(std::string_view line) noexcept;
+
+/// For a file that no format reads as it stands (detection's message-first retry): where the
+/// line's log part starts when something other than a paste prefix stands before it, such as a
+/// syslog header cut at the left margin by a pager (`:02:11 gpu01 kernel: [ 5123.4] NVRM: ...`):
+/// after `kernel: `, at a monotonic stamp, or at `NVRM: `, within the first 160 bytes. 0 where
+/// the line starts like a log line, or no such start is found.
+std::size_t message_start(std::string_view line) noexcept;
 
 }  // namespace gpucost
