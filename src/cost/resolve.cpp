@@ -567,6 +567,22 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs&
   ratio(c->throughput, l->throughput, catalog.throughput_unit, in.speed.compute_bound, in.speed.compute_note);
   ratio(c->memory_bandwidth_gbs, l->memory_bandwidth_gbs, catalog.memory_bandwidth_unit, in.speed.bandwidth_bound,
         in.speed.bandwidth_note);
+  // Neither end of the bracket is the job's without a measurement: a compute-bound job runs at
+  // the throughput ratio, a bandwidth-bound one at the bandwidth ratio. The value is the middle
+  // (the Monte Carlo draws the bracket around it, set_ranges), not the end that favours one side.
+  auto& rs = in[InputId::kRelativeSpeed];
+  if (rs.origin == preset_origin(c->name + "/" + l->name) && in.speed.compute_bound && in.speed.bandwidth_bound &&
+      *in.speed.compute_bound != *in.speed.bandwidth_bound) {
+    const double mid = (*in.speed.compute_bound + *in.speed.bandwidth_bound) / 2;
+    in.set(InputId::kRelativeSpeed, mid, rs.origin,
+           fmt::format(
+               "the middle of the spec-sheet bracket, {} (bandwidth-bound: {}) to {} (compute-bound: {}): "
+               "the logs do not say which the job is; --local-throughput and --cloud-throughput give your own",
+               format_number(std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
+               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.bandwidth_note : in.speed.compute_note,
+               format_number(std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
+               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.compute_note : in.speed.bandwidth_note));
+  }
 }
 
 // Step 9: what the logs measured; a measured incident count is weighed against the prior rate.
@@ -686,43 +702,56 @@ void convert_currencies(const std::vector<FxRate>& fx, CostInputs& in) {
   }
 }
 
-// Step 12: the ranges of the Monte Carlo. The speed bracket when the ratio comes from the spec
-// sheets; the price range where the catalog's comparable offers disagree; the incident rate's
-// Gamma posterior when it is the measured one; then the user's ranges.
-void set_ranges(const PresetCatalog& catalog, const Picked& p, const std::optional<InputRange>& incident_posterior,
-                const ResolveRequest& rq, CostInputs& in) {
+// The buyer's unknowns where their value is assumed (a preset, a class default): what the value
+// may be in fact, centred on it, so that the Monte Carlo's P(buy) and its percentiles are about
+// the same answer as the point values (docs/cost-model.md §3.8).
+struct AssumedSpread {
+  InputId id;
+  double relative;  // ± this share of the value
+  double absolute;  // or ± this much (ratios), clamped to [0, 1]
+  std::string_view why;
+};
+constexpr AssumedSpread kAssumedSpreads[] = {
+    {InputId::kPurchasePrice, 0.15, 0,
+     "assumed spread: one model's street price differs by about ±15 % between sellers and months"},
+    {InputId::kHostPrice, 0.25, 0, "assumed spread: a host of the class costs ±25 % with its parts"},
+    {InputId::kResaleFraction, 0, 0.10,
+     "assumed spread: used prices of one class at one age differ by about ±10 points"},
+    {InputId::kPowerW, 0.15, 0, "assumed spread: board power while busy depends on the job, ±15 %"},
+};
+
+// Step 12: the ranges of the Monte Carlo, each centred on the value used: the speed bracket when
+// the ratio comes from the spec sheets and its value is the bracket's middle; the assumed spreads
+// above; the incident rate's Gamma posterior when it is the measured one (its mean is the value);
+// then the user's ranges. The spread between the catalog's offers is no range: the offer picked
+// has a dated price (gpucost offers lists the others).
+void set_ranges(const Picked& p, const std::optional<InputRange>& incident_posterior, const ResolveRequest& rq,
+                CostInputs& in) {
+  (void)p;
   const auto& rs = in[InputId::kRelativeSpeed];
   // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
   // own figure (the seed article's 1) or a measured one stays a point value.
   const bool from_specs =
       rs.origin == "default" || (rs.origin.rfind("preset:", 0) == 0 && rs.origin.find('/') != std::string::npos);
   if (from_specs && in.speed.compute_bound && in.speed.bandwidth_bound &&
-      *in.speed.compute_bound != *in.speed.bandwidth_bound)
-    in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)] =
-        InputRange{InputRange::Kind::kUniform, std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound),
-                   std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound),
-                   "speed bracket: bandwidth-bound to compute-bound ratio"};
-  // Offers of the same GPU, the same number of GPUs and the same currency compare price for price;
-  // where they disagree the rate ranges over them (the offer picked stays the value used).
-  const CloudOffer* offer = p.offer;
-  if (offer && in[InputId::kHourlyRate].origin == preset_origin(offer->name) && p.pricing == "on-demand") {
-    if (const AcceleratorSpec* a = catalog.find_accelerator(offer->accelerator)) {
-      double lo = 0, hi = 0;
-      int n = 0;
-      for (const auto& o : catalog.cloud)
-        if (o.hourly_rate && o.currency == offer->currency && o.accelerator_count == offer->accelerator_count &&
-            catalog.find_accelerator(o.accelerator) == a) {
-          lo = n == 0 ? *o.hourly_rate : std::min(lo, *o.hourly_rate);
-          hi = n == 0 ? *o.hourly_rate : std::max(hi, *o.hourly_rate);
-          ++n;
-        }
-      if (n >= 2 && lo < hi)
-        in.ranges[static_cast<std::size_t>(InputId::kHourlyRate)] = InputRange{
-            InputRange::Kind::kUniform, lo, hi,
-            fmt::format("the catalog's {} on-demand offers of the {}{} in {} disagree", n,
-                        offer->accelerator_count == 1 ? std::string() : format_number(offer->accelerator_count) + "x ",
-                        a->name, offer->currency)};
+      *in.speed.compute_bound != *in.speed.bandwidth_bound) {
+    const double lo = std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound);
+    const double hi = std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound);
+    if (rs.value && std::abs(*rs.value - (lo + hi) / 2) <= 1e-9 * hi)
+      in.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)] =
+          InputRange{InputRange::Kind::kUniform, lo, hi, "speed bracket: bandwidth-bound to compute-bound ratio"};
+  }
+  for (const auto& a : kAssumedSpreads) {
+    const auto& v = in[a.id];
+    if (!v.value || *v.value <= 0 || input_basis(v) != "assumed") continue;
+    double lo = *v.value * (1 - a.relative) - a.absolute, hi = *v.value * (1 + a.relative) + a.absolute;
+    if (a.absolute > 0) {  // a ratio: clamped, and still centred on the value
+      const double d = std::min({*v.value - std::max(lo, 0.0), std::min(hi, 1.0) - *v.value});
+      lo = *v.value - d;
+      hi = *v.value + d;
     }
+    if (hi > lo)
+      in.ranges[static_cast<std::size_t>(a.id)] = InputRange{InputRange::Kind::kUniform, lo, hi, std::string(a.why)};
   }
   if (incident_posterior && in[InputId::kIncidentsPerHour].origin == incident_posterior->origin)
     in.ranges[static_cast<std::size_t>(InputId::kIncidentsPerHour)] = *incident_posterior;
@@ -837,7 +866,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   // After the options, so that a lifetime given by the user reads the resale curve at that age.
   if (p.local_ref)
     if (const MachineClass* mc = find_machine_class(p.local_ref->kind)) apply_machine_class(*mc, in);
-  set_ranges(catalog, p, incident_posterior, rq, in);
+  set_ranges(p, incident_posterior, rq, in);
   fill_unknowns(in);
   if (query) apply_query(rq, *query);
   return in;

@@ -91,9 +91,27 @@ Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q) {
   std::vector<std::pair<InputId, InputRange>> varied;
   for (const auto& s : input_specs())
     if (const auto& r = in.ranges[static_cast<std::size_t>(s.id)]) varied.emplace_back(s.id, *r);
+  // Uniform inputs are drawn by Latin hypercube: draw i of an input lies in stratum perm[i] of
+  // draws equal strata of its range, each input with its own random permutation. Every stratum is
+  // drawn once, so a share such as P(buy) is right to about 1 / draws where one input decides it,
+  // instead of 1 / sqrt(draws) (plain draws of seed 1 put 31.6 % of 10 000 below 0.3).
+  std::vector<std::vector<std::uint32_t>> strata(varied.size());
+  const double n = static_cast<double>(q.draws);
+  for (std::size_t k = 0; k < varied.size(); ++k) {
+    if (varied[k].second.kind != InputRange::Kind::kUniform) continue;
+    auto& perm = strata[k];
+    perm.resize(q.draws);
+    for (std::size_t i = 0; i < q.draws; ++i) perm[i] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = q.draws; i > 1; --i)  // Fisher-Yates
+      std::swap(perm[i - 1], perm[static_cast<std::size_t>(rng.next() % i)]);
+  }
   for (std::size_t i = 0; i < q.draws; ++i) {
-    for (const auto& [id, r] : varied)
-      var[id].value = r.kind == InputRange::Kind::kUniform ? r.a + (r.b - r.a) * rng.uniform01() : rng.gamma(r.a, r.b);
+    for (std::size_t k = 0; k < varied.size(); ++k) {
+      const auto& [id, r] = varied[k];
+      var[id].value = r.kind == InputRange::Kind::kUniform
+                          ? r.a + (r.b - r.a) * ((static_cast<double>(strata[k][i]) + rng.uniform01()) / n)
+                          : rng.gamma(r.a, r.b);
+    }
     const LocalCost l = local_cost(var);
     const CloudCost c = cloud_cost(var);
     const BreakEven b = break_even(var, l, c, q, /*explain=*/false);

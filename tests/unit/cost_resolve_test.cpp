@@ -40,10 +40,12 @@ TEST(CostResolve, GenericPairWhenNothingIsPicked) {
   EXPECT_EQ(in[InputId::kHourlyRate].origin, "preset:" + in.cloud_offer);
   EXPECT_EQ(in[InputId::kAmortizationHours].origin, "default");
   EXPECT_EQ(in[InputId::kElectricityPrice].origin, "default");  // from the USD defaults
-  // relative speed = cloud throughput / local throughput
+  // relative speed = the middle of the bracket: cloud / local throughput (compute-bound) and
+  // memory bandwidth (bandwidth-bound), issue 34
   const auto* g = builtin_presets().find_local(in.local_gpu);
   const auto* o = builtin_presets().find_cloud(in.cloud_offer);
-  EXPECT_DOUBLE_EQ(*in[InputId::kRelativeSpeed].value, *o->throughput / *g->throughput);
+  EXPECT_DOUBLE_EQ(*in[InputId::kRelativeSpeed].value,
+                   (*o->throughput / *g->throughput + *o->memory_bandwidth_gbs / *g->memory_bandwidth_gbs) / 2);
   EXPECT_EQ(in[InputId::kRelativeSpeed].origin, "preset:" + o->name + "/" + g->name);
 }
 

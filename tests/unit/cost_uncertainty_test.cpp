@@ -175,5 +175,73 @@ TEST(CostUncertainty, ResolveBracketsTheSpeedAndWeighsTheIncidentPosterior) {
   EXPECT_THROW(parse_range("local.effective_utilization=0.5:1.5", "--range", o), std::invalid_argument);
 }
 
+// Issue 34: every range is centred on the value used, so the Monte Carlo speaks of the same answer
+// as the point values: a uniform range's middle is the value, a Gamma posterior's mean is.
+TEST(CostUncertainty, EveryRangeIsCentredOnTheValueUsed) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "aws-g6.xlarge"};
+  rq.measured.push_back({InputId::kIncidentsPerHour, 0.5, "measured:F007", "from the logs", 3.0, 2.0});
+  const CostInputs in = resolve_inputs(builtin_presets(), rq);
+  // The speed is the middle of the bracket (121 / 165.2 TFLOPS, 300 / 1008 GB/s), not an end.
+  EXPECT_NEAR(*in[InputId::kRelativeSpeed].value, (121 / 165.2 + 300.0 / 1008) / 2, 1e-12);
+  int ranged = 0;
+  for (const auto& sp : input_specs()) {
+    const auto& r = in.ranges[static_cast<std::size_t>(sp.id)];
+    if (!r) continue;
+    ++ranged;
+    const double v = *in[sp.id].value;
+    if (r->kind == InputRange::Kind::kUniform)
+      EXPECT_NEAR((r->a + r->b) / 2, v, 1e-9 * std::max(1.0, v)) << input_name(sp.id);
+    else EXPECT_NEAR(r->a / r->b, v, 1e-9 * std::max(1.0, v)) << input_name(sp.id);
+  }
+  // Speed, incidents, and the assumed purchase price, host price, power and resale.
+  EXPECT_EQ(ranged, 6);
+  for (const InputId id : {InputId::kPurchasePrice, InputId::kHostPrice, InputId::kPowerW, InputId::kResaleFraction})
+    EXPECT_TRUE(in.ranges[static_cast<std::size_t>(id)]) << input_name(id);
+  // A value the user gives is a point: no spread.
+  ResolveRequest given = rq;
+  given.cli.values[static_cast<std::size_t>(InputId::kPurchasePrice)] = 1599;
+  EXPECT_FALSE(resolve_inputs(builtin_presets(), given).ranges[static_cast<std::size_t>(InputId::kPurchasePrice)]);
+}
+
+// P(buy) against its closed form on the audit's case (RTX 4090 against RunPod's 4090): with only
+// the purchase price drawn (uniform +-15 %, the other spreads given away as points), the threshold
+// is linear in the price, so P(threshold <= usage) is where the usage lies between the thresholds
+// at the two ends of the price range.
+TEST(CostUncertainty, ProbabilityOfBuyingMatchesItsClosedForm) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "runpod-rtx-4090"};
+  for (const InputId id : {InputId::kHostPrice, InputId::kPowerW, InputId::kResaleFraction}) {
+    ResolveRequest probe = rq;
+    const CostInputs p = resolve_inputs(builtin_presets(), probe);
+    rq.cli.values[static_cast<std::size_t>(id)] = *p[id].value;  // the same value, given: a point
+  }
+  rq.cli.values[static_cast<std::size_t>(InputId::kHoursPerMonth)] = 200;
+  CostInputs in = resolve_inputs(builtin_presets(), rq);
+  const auto& r = in.ranges[static_cast<std::size_t>(InputId::kPurchasePrice)];
+  ASSERT_TRUE(r);
+  int ranged = 0;
+  for (const auto& x : in.ranges) ranged += x.has_value();
+  ASSERT_EQ(ranged, 1);
+  CostQuery q;
+  auto threshold_at = [&](double price) {
+    CostInputs v = in;
+    v[InputId::kPurchasePrice].value = price;
+    return *break_even(v, local_cost(v), cloud_cost(v), q, false).usage_threshold_hours_per_month;
+  };
+  const double lo = threshold_at(r->a), hi = threshold_at(r->b), mid = threshold_at((r->a + r->b) / 2);
+  ASSERT_NEAR(mid, (lo + hi) / 2, 1e-6 * hi);  // linear in the price
+  // A usage 30 % of the way from the low end's threshold to the high end's: buying pays in the
+  // draws whose price lies in the lower 30 % of the range, P(buy) = 0.3.
+  in[InputId::kHoursPerMonth].value = lo + 0.3 * (hi - lo);
+  EXPECT_NEAR(threshold_at(r->a), lo, 1e-9 * hi);  // the threshold does not depend on the usage
+  q.draws = 10000;
+  const Uncertainty u = monte_carlo(in, q);
+  ASSERT_TRUE(u.probability_buy_cheaper);
+  EXPECT_NEAR(*u.probability_buy_cheaper, 0.3, 0.01);
+  // The median threshold is the point value's.
+  EXPECT_NEAR(*u.usage_threshold_hours_per_month.p50, mid, 0.01 * mid);
+}
+
 }  // namespace
 }  // namespace gpucost::cost

@@ -55,7 +55,9 @@ struct Uncertainty {
 };
 
 /// Draws every ranged input from its range (the others stay at their value), `q.draws` times from
-/// `q.seed`, and runs the model on each draw (inputs must be valid).
+/// `q.seed`, and runs the model on each draw (inputs must be valid). Uniform ranges are drawn by
+/// Latin hypercube (one draw per equal stratum, strata in a random order per input); Gamma ones
+/// by Marsaglia-Tsang.
 Uncertainty monte_carlo(const CostInputs& in, const CostQuery& q);
 
 }  // namespace gpucost::cost
