@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gpucost/cli/app.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 namespace gpucost::cli {
 

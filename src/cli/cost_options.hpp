@@ -10,7 +10,7 @@
 
 #include "gpucost/cost/model.hpp"
 #include "gpucost/features/features.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 namespace gpucost::cli {
 

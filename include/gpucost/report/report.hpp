@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpucost/findings/findings.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "gpucost/report/document.hpp"
 
 namespace gpucost {

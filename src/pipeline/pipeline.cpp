@@ -1,4 +1,4 @@
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
