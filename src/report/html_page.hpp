@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "gpucost/report/document.hpp"
-#include "gpucost/report/html_writer.hpp"
+#include "gpucost/text/escape.hpp"
 #include "gpucost/text/number.hpp"
 
 namespace gpucost::html {
@@ -35,7 +35,7 @@ class Page {
     return *this;
   }
   Page& text(std::string_view s) {
-    append_xml_escaped(out, s);
+    text::append_xml_escaped(out, s);
     return *this;
   }
   /// <tag class="cls">text</tag>

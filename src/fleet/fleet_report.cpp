@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "gpucost/fleet/fleet.hpp"
-#include "gpucost/report/html_writer.hpp"
 #include "gpucost/text/csv.hpp"
+#include "gpucost/text/escape.hpp"
 #include "gpucost/text/json.hpp"
 
 namespace gpucost::fleet {
@@ -274,7 +274,7 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
 // every text goes through append_xml_escaped.
 std::string render_html(const FleetSummary& s, std::size_t top) {
   std::string out;
-  auto text = [&](std::string_view t) { append_xml_escaped(out, t); };
+  auto text = [&](std::string_view t) { text::append_xml_escaped(out, t); };
   const bool costs = costs_summable(s);
   const std::string cur = costs ? currency_of(s) : std::string("?");
   const Figures ff = figures(s.fleet, costs);
