@@ -1,6 +1,10 @@
 #pragma once
 // Options and helpers shared by the subcommands.
 
+#ifndef GPUCOST_LAYER_CLI
+#error "gpucost_cli header: include it only in gpucost_cli or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <CLI/CLI.hpp>
 
 #include <string>

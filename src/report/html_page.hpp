@@ -2,6 +2,10 @@
 // The HTML page's building blocks, shared by its sections: the element writer (every text
 // escaped), number formatting for people and the style sheet.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <initializer_list>
 #include <optional>
 #include <string>

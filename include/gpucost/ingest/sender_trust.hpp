@@ -5,6 +5,10 @@
 /// an entry that names the kernel or a power daemon is believed only where those fields agree:
 /// `logger -t kernel` or `logger -t acpid` run by a user must not move the verdict.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string_view>
 

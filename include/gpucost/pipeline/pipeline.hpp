@@ -3,6 +3,10 @@
 /// Runs the stages in order (ingest -> align -> features -> cost -> findings) and times each one;
 /// the report (report/report.hpp) is made from its result.
 
+#ifndef GPUCOST_LAYER_PIPELINE
+#error "gpucost_pipeline header: include it only in gpucost_pipeline or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <filesystem>
 #include <memory>
 #include <string>

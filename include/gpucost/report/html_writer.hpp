@@ -3,6 +3,10 @@
 /// `gpucost analyze --format html`: one self-contained page (inline CSS and SVG, no script, no
 /// external reference) rendered from the report document. The page is also well-formed XML.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 
 #include "gpucost/report/document.hpp"

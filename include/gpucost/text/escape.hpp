@@ -14,6 +14,10 @@
 /// `less` assume; a backslash is kept as it is (a writer whose format gives it a meaning, such
 /// as a Prometheus label, escapes it afterwards).
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string>
 #include <string_view>
