@@ -16,10 +16,10 @@ namespace gpucost {
 
 /// What the journal says about the sender of one entry (absent fields are nullopt).
 struct JournalSender {
-  std::optional<std::string_view> transport;     ///< _TRANSPORT
-  std::optional<std::string_view> uid;           ///< _UID
-  std::optional<std::string_view> comm;          ///< _COMM
-  std::optional<std::string_view> pid;           ///< _PID
+  std::optional<std::string_view> transport;  ///< _TRANSPORT
+  std::optional<std::string_view> uid;  ///< _UID
+  std::optional<std::string_view> comm;  ///< _COMM
+  std::optional<std::string_view> pid;  ///< _PID
   std::optional<std::string_view> systemd_unit;  ///< _SYSTEMD_UNIT
 };
 
