@@ -12,7 +12,7 @@
 #include "fuzz_common.hpp"
 #include "gpucost/align/align.hpp"
 #include "gpucost/features/features.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "gpucost/report/report.hpp"
 #include "gpucost/report/timeline_writer.hpp"
 #include "json_reading.hpp"

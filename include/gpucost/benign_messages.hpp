@@ -4,6 +4,10 @@
 /// and, on some machines, repeat thousands of times an hour. Features count them on their own
 /// (F066), never as driver errors; ingest aggregates them by the minute (RepeatRuns).
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <span>
 #include <string_view>
 

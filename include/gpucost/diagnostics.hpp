@@ -3,6 +3,10 @@
 /// Per-line problems are counted per file and kind, with the first few samples kept (file, line,
 /// byte offset, excerpt, reason). Nothing here throws: the run goes on with everything else.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <string>

@@ -4,6 +4,10 @@
 /// processes), the kinds of events, the log formats, and the few small records (boot anchors,
 /// GPU devices, profiler summaries) that are not rows of a table.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -3,6 +3,10 @@
 /// Files that are read whole (--config, --presets, --patterns, --catalog, --fx): each has a size cap, and only a
 /// regular file is read, so a FIFO cannot block the run and /dev/zero cannot fill the memory.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string>
 

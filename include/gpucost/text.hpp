@@ -2,6 +2,10 @@
 /// \file text.hpp
 /// Allocation-free helpers over std::string_view for the parsers' hot loops.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <charconv>
 #include <cstdint>

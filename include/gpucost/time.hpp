@@ -3,6 +3,10 @@
 /// Instants as int64 nanoseconds since the Unix epoch (UTC), civil-date arithmetic done by hand
 /// (Howard Hinnant's days-from-civil), so that the parsers' hot loops never call mktime or strptime.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <limits>
 #include <string>

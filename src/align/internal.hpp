@@ -10,6 +10,10 @@
 //   suspends.cpp        Timeline::suspends from suspend/resume events
 //   align.cpp           the stage: places the rows, windows, sorts, writes notes
 
+#ifndef GPUCOST_LAYER_ALIGN
+#error "gpucost_align header: include it only in gpucost_align or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -1,13 +1,17 @@
 #pragma once
 // Options and helpers shared by the subcommands.
 
+#ifndef GPUCOST_LAYER_CLI
+#error "gpucost_cli header: include it only in gpucost_cli or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
 
 #include "gpucost/cli/app.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 namespace gpucost::cli {
 

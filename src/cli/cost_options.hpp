@@ -1,6 +1,10 @@
 #pragma once
 // The cost-model options shared by `gpucost breakeven` and `gpucost analyze`.
 
+#ifndef GPUCOST_LAYER_CLI
+#error "gpucost_cli header: include it only in gpucost_cli or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -10,7 +14,7 @@
 
 #include "gpucost/cost/model.hpp"
 #include "gpucost/features/features.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 namespace gpucost::cli {
 

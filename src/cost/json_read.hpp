@@ -2,6 +2,10 @@
 // Small helpers to read the presets and config files with simdjson's DOM API, with errors that
 // name the file and the key (std::invalid_argument, reported as usage errors).
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <fmt/format.h>
 #include <simdjson.h>
 

@@ -2,6 +2,10 @@
 // What the feature stage (stage.cpp) needs of the catalog's rows (catalog.cpp): how many there
 // are and each row's computation, without the table itself.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 
 #include "features/context.hpp"

@@ -3,6 +3,10 @@
 // here and defined in per-topic files. catalog.cpp binds them to their catalog rows.
 // Every function takes the context and a scope: gpu < 0 is the host, else one GPU index.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <span>
 #include <string>

@@ -3,6 +3,10 @@
 // GPU, events per kind, the GPU each event names, which log sources exist, the host's sampled
 // coverage) and a cache of per-metric statistics, so each feature is a lookup or one pass.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <limits>
 #include <map>

@@ -3,6 +3,10 @@
 // in parallel, each from a fresh parser state, and merged in order into what one pass gives
 // (docs/performance.md, "Chunked parsing of one large file").
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <string>
 

@@ -11,6 +11,11 @@
 // the hash table. Where the CPU has AVX-512BW, the same fingerprint covers 64 positions at a
 // time, and masked loads read a message's tail without a copy. The answer is the same every way
 // (tests/unit/key_prefilter_test.cpp compares them).
+
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <span>

@@ -1,6 +1,10 @@
 #pragma once
 // The lines of a file as a format sees them (ingest.cpp, chunked_parse.cpp).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 
 #include "gpucost/ingest/format.hpp"

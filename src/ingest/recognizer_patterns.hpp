@@ -3,6 +3,10 @@
 // fields of a matching message are read. recognizer.cpp matches them, recognizer_extract.cpp
 // reads the fields, recognizer_docs.cpp writes docs/events.md from them.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <span>

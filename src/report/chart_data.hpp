@@ -3,6 +3,10 @@
 // renders from the same document: the host name, the GPU series (downsampled) and the marks
 // (notable events). See docs/reports.md for the shapes.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <optional>
 #include <string>

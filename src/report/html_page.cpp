@@ -1,11 +1,9 @@
-// The page's escaping, number formatting and style sheet.
+// The page's number formatting and style sheet (its escaping is text::append_xml_escaped).
 #include "report/html_page.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
-
-#include "gpucost/text/utf8.hpp"
 
 namespace gpucost {
 
@@ -58,46 +56,5 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; border-top: 1px solid 
 }
 
 }  // namespace html
-
-namespace {
-
-// Length of the UTF-8 character at s[i] that XML accepts, or 0: well-formed UTF-8 (one decoder,
-// text/utf8.hpp) without the controls but tab, LF and CR, DEL, U+FFFE and U+FFFF.
-std::size_t xml_char_length(std::string_view s, std::size_t i) {
-  const auto [cp, n] = text::decode_utf8(s, i);
-  if (n == 1) return (cp >= 0x20 && cp != 0x7F) || cp == '\t' || cp == '\n' || cp == '\r' ? 1 : 0;
-  return cp == 0xFFFE || cp == 0xFFFF ? 0 : n;
-}
-
-}  // namespace
-
-void append_xml_escaped(std::string& out, std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const char c = s[i];
-    switch (c) {
-      case '&': out += "&amp;"; ++i; continue;
-      case '<': out += "&lt;"; ++i; continue;
-      case '>': out += "&gt;"; ++i; continue;
-      case '"': out += "&quot;"; ++i; continue;
-      case '\'': out += "&#39;"; ++i; continue;
-      default: break;
-    }
-    const std::size_t n = xml_char_length(s, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    } else {
-      out.append(s.data() + i, n);
-      i += n;
-    }
-  }
-}
-
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  append_xml_escaped(out, text);
-  return out;
-}
 
 }  // namespace gpucost

@@ -2,13 +2,17 @@
 // The HTML page's building blocks, shared by its sections: the element writer (every text
 // escaped), number formatting for people and the style sheet.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "gpucost/report/document.hpp"
-#include "gpucost/report/html_writer.hpp"
+#include "gpucost/text/escape.hpp"
 #include "gpucost/text/number.hpp"
 
 namespace gpucost::html {
@@ -35,7 +39,7 @@ class Page {
     return *this;
   }
   Page& text(std::string_view s) {
-    append_xml_escaped(out, s);
+    text::append_xml_escaped(out, s);
     return *this;
   }
   /// <tag class="cls">text</tag>

@@ -1,6 +1,10 @@
 #pragma once
 // The sections of the HTML page, in page order (report/html_writer.cpp puts them together).
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include "report/html_page.hpp"
 
 namespace gpucost::html {

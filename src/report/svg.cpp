@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gpucost/report/html_writer.hpp"
+#include "gpucost/text/escape.hpp"
 
 namespace gpucost::svg {
 
@@ -30,7 +30,7 @@ void text(std::string& out, double x, double y, std::string_view s, std::string_
           std::string_view fill = kAxis) {
   out += fmt::format("<text x=\"{}\" y=\"{}\" {} font-size=\"{}\" fill=\"{}\"{}{}>", num(x), num(y), kFont, size,
                      fill, attrs.empty() ? "" : " ", attrs);
-  append_xml_escaped(out, s);
+  text::append_xml_escaped(out, s);
   out += "</text>";
 }
 
@@ -42,7 +42,7 @@ void line(std::string& out, double x1, double y1, double x2, double y2, std::str
 
 void open_svg(std::string& out, double height, std::string_view aria_label) {
   out += fmt::format("<svg viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"", num(kWidth), num(height));
-  append_xml_escaped(out, aria_label);
+  text::append_xml_escaped(out, aria_label);
   out += "\">";
 }
 
@@ -267,7 +267,7 @@ std::string time_chart(std::span<const TimeNs> ts, std::span<const Panel> panels
     out += "<g>";
     if (!m.title.empty()) {
       out += "<title>";
-      append_xml_escaped(out, m.title);
+      text::append_xml_escaped(out, m.title);
       out += "</title>";
     }
     line(out, px, kTop - 4, px, bottom, c, "stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
@@ -367,7 +367,7 @@ std::string tornado(std::span<const TornadoBar> bars, double base, std::string_v
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">", num(std::min(a, e)),
                          num(cy - 9), num(std::max(std::fabs(e - a), 1.0)), num(18), fill);
       out += "<title>";
-      append_xml_escaped(out, fmt::format("{} at {}: {} {}", b.label, note, tick_label(*v, step / 100), unit));
+      text::append_xml_escaped(out, fmt::format("{} at {}: {} {}", b.label, note, tick_label(*v, step / 100), unit));
       out += "</title></rect>";
       right_end = std::max(right_end, std::max(a, e));
     };

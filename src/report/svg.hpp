@@ -5,6 +5,10 @@
 // append_xml_escaped. Colours are the Okabe-Ito palette: distinct in print and for colour-blind
 // readers.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <span>
 #include <string>

@@ -2,6 +2,10 @@
 // Internal helpers of the simulator: adding records to a list, formatting numbers and stamps
 // without allocating, and random identifiers.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 #include <string_view>
 #include <vector>

@@ -2,6 +2,10 @@
 // Internal: what one GPU's sensors read second by second, from the world's plan (job phases,
 // heat, battery) and a little noise. Integers, as nvidia-smi dmon prints them.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include "gpucost/sim/rng.hpp"
 #include "gpucost/sim/world.hpp"
 

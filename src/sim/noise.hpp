@@ -3,6 +3,10 @@
 // firewall and audit lines), generated window by window so that a corpus of any size never
 // sits in memory.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <vector>
 
 #include "gpucost/sim/rng.hpp"

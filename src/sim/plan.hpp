@@ -2,6 +2,10 @@
 // Internal: the plan of a world (what happens when), shared by the planner (scenario.cpp) and
 // the builders of the planned messages (boot_messages.cpp, event_messages.cpp).
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <vector>
 
 #include "gpucost/sim/rng.hpp"

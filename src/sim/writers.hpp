@@ -3,6 +3,10 @@
 // that goes to disk in big blocks; a file opened without a path only counts its bytes (the
 // --size calibration runs the generator that way).
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdio>
 #include <memory>
 #include <string>

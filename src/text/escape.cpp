@@ -73,4 +73,53 @@ std::string escape_control(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// Length of the UTF-8 character at s[i] that XML accepts, or 0: well-formed UTF-8 (one decoder,
+// text/utf8.hpp) without the controls but tab, LF and CR, DEL, U+FFFE and U+FFFF.
+std::size_t xml_char_length(std::string_view s, std::size_t i) {
+  const auto [cp, n] = decode_utf8(s, i);
+  if (n == 1) return (cp >= 0x20 && cp != 0x7F) || cp == '\t' || cp == '\n' || cp == '\r' ? 1 : 0;
+  return cp == 0xFFFE || cp == 0xFFFF ? 0 : n;
+}
+
+// The entity written for c, or "" for a character written as it is.
+std::string_view xml_entity(char c) noexcept {
+  switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    default: return {};
+  }
+}
+
+}  // namespace
+
+void append_xml_escaped(std::string& out, std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (const std::string_view entity = xml_entity(s[i]); !entity.empty()) {
+      out += entity;
+      ++i;
+      continue;
+    }
+    const std::size_t n = xml_char_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+}
+
+std::string xml_escaped(std::string_view text) {
+  std::string out;
+  append_xml_escaped(out, text);
+  return out;
+}
+
 }  // namespace gpucost::text

@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "timeline_builder.hpp"
 
 namespace gpucost {

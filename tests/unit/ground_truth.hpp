@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gpucost/features/features.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "unit/sim_test_util.hpp"
 
 namespace gpucost::ground_truth {

@@ -1,5 +1,5 @@
 // run_pipeline: every stage, in order, up to the one asked for; cost and findings on usable input.
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,6 +13,7 @@
 
 #include "gpucost/report/html_writer.hpp"
 #include "gpucost/report/report.hpp"
+#include "gpucost/text/escape.hpp"
 #include "report/svg.hpp"
 #include "json_reading.hpp"
 #include "run_binary.hpp"
@@ -23,6 +24,7 @@ namespace {
 
 using testing::check_xml;
 using testing::run_gpucost;
+using text::xml_escaped;
 
 // The log directory the report is rendered for: GPUCOST_REPORT_EXAMPLE when set (point it at
 // examples/laptop-training), else the copies of real samples in tests/data/report/logs.

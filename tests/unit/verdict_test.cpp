@@ -13,7 +13,7 @@
 
 #include "gpucost/cost/from_logs.hpp"
 #include "gpucost/cost/presets.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "gpucost/report/ndjson_writer.hpp"
 #include "gpucost/report/report.hpp"
 

@@ -5,6 +5,10 @@
 /// (`--tz`, else evident from the directory, else the machine's); missing years are inferred;
 /// the same kernel message read from several sources becomes one event.
 
+#ifndef GPUCOST_LAYER_ALIGN
+#error "gpucost_align header: include it only in gpucost_align or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 

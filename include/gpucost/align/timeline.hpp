@@ -3,6 +3,10 @@
 /// What the align stage produces: every record on one UTC timeline, events deduplicated across
 /// dmesg, kern.log and the journal, and the assumptions that placing them needed.
 
+#ifndef GPUCOST_LAYER_ALIGN
+#error "gpucost_align header: include it only in gpucost_align or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -3,6 +3,10 @@
 /// A time zone for local-time stamps: a fixed offset (`+08:00`) or an IANA zone (`Asia/Shanghai`)
 /// from the system's tzdata through Howard Hinnant's date library.
 
+#ifndef GPUCOST_LAYER_ALIGN
+#error "gpucost_align header: include it only in gpucost_align or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <memory>
 #include <string>
 #include <string_view>

@@ -2,6 +2,10 @@
 /// \file app.hpp
 /// The command line: `gpucost analyze|timeline|features|breakeven|simulate`.
 
+#ifndef GPUCOST_LAYER_CLI
+#error "gpucost_cli header: include it only in gpucost_cli or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 namespace gpucost::cli {
 
 /// Exit codes (stable; documented in README and --help).

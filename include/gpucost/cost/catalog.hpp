@@ -9,6 +9,10 @@
 /// `--catalog FILE` adds a newer one (its header says which kind it is). Currency conversion
 /// happens only with an explicit, dated rate (`--fx FILE`: From,To,Rate,Source,ObservedOn).
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <string_view>

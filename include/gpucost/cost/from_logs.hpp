@@ -4,6 +4,10 @@
 /// inputs the features measure, the usage with its basis (docs/cost-model.md, "Usage"), and
 /// whether the directory holds one machine at all.
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <utility>

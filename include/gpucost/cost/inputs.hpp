@@ -4,6 +4,10 @@
 /// of a run came from (a default, a preset, a measurement from the logs, the config file or the
 /// command line). docs/cost-model.md explains every one.
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <optional>

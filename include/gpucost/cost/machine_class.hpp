@@ -5,6 +5,10 @@
 /// the share of the price a used machine of that age resells for. Every value names its source
 /// (data/machine-classes.md, docs/cost-model.md "The whole machine").
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <span>
 #include <string_view>
 

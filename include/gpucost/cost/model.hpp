@@ -7,6 +7,10 @@
 /// and the questions are where those two lines cross, how far apart they are at --job-hours, and
 /// after how much work buying the GPU has paid for itself against renting.
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <vector>

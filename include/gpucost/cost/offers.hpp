@@ -6,6 +6,10 @@
 /// `sky show-gpus`. It is how one picks `--cloud NAME` and sees how old and how trustworthy
 /// each price is (the catalogs' SourceKind).
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <string_view>

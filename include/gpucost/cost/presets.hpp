@@ -5,6 +5,10 @@
 /// (`seed-article`) and per-currency defaults. The built-in set is data/presets.json, compiled
 /// into the binary; users add or replace entries with their own files (--presets FILE).
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <map>
 #include <optional>
 #include <string>

@@ -10,6 +10,10 @@
 ///   6. cli                explicit command-line options
 /// Explicit beats measured, measured beats presets.
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <functional>
 #include <optional>

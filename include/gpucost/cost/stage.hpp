@@ -3,6 +3,10 @@
 /// The cost (break-even) stage: the cost model on a setup made before any log is read, and what
 /// the logs say (the GPUs the timeline names, the inputs measured from the features).
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <memory>
 #include <string>
 #include <vector>

@@ -6,6 +6,10 @@
 /// by Box-Muller, gamma by Marsaglia-Tsang) are written here, not taken from <random>, whose
 /// distributions differ between libstdc++ and libc++.
 
+#ifndef GPUCOST_LAYER_COST
+#error "gpucost_cost header: include it only in gpucost_cost or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -9,6 +9,10 @@
 /// to GPUCOST_RETIRED_FEATURES, and its id is never used again; a new feature gets the next id
 /// after every live and retired one, at the end of the table.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,10 @@
 /// in src/features/ is the single source of truth for ids, names, units, layers, sources and
 /// definitions; `gpucost features` and docs/features.md are generated from it.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <span>

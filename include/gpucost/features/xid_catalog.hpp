@@ -3,6 +3,10 @@
 // its meaning, typical cause, recommended action, gpucost's feature class and whether a person
 // must act.
 
+#ifndef GPUCOST_LAYER_FEATURES
+#error "gpucost_features header: include it only in gpucost_features or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

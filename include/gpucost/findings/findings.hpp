@@ -5,6 +5,10 @@
 /// file:line) and what it costs. One table in src/findings/rules.cpp is the single source of
 /// truth for the rules; docs/findings.md is generated from it (`gpucost findings --format md`).
 
+#ifndef GPUCOST_LAYER_FINDINGS
+#error "gpucost_findings header: include it only in gpucost_findings or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -9,6 +9,10 @@
 /// implausible line is counted (with file:line and a named reason for the first ones) and
 /// skipped, never fatal.
 
+#ifndef GPUCOST_LAYER_FLEET
+#error "gpucost_fleet header: include it only in gpucost_fleet or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>

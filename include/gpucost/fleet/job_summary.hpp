@@ -6,6 +6,10 @@
 /// per-job rows, at most kMaxSummaryBytes long, only characters that need no quoting in
 /// `scontrol update` and sacct's `-P` output (no space in a value, no `;` or `|`).
 
+#ifndef GPUCOST_LAYER_FLEET
+#error "gpucost_fleet header: include it only in gpucost_fleet or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <optional>
 #include <string>

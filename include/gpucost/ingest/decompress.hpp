@@ -6,6 +6,10 @@
 /// the build found it (libisal-dev: about twice zlib's speed on log text, docs/performance.md),
 /// else with zlib; zstd with libzstd, xz with liblzma.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>

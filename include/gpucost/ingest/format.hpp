@@ -4,6 +4,10 @@
 /// A format scores lines for detection (lnav-style: every format scores the file's first lines,
 /// the best total wins and is locked), then parses the whole file by pulling lines.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <map>

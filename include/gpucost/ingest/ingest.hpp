@@ -3,6 +3,10 @@
 /// The ingest stage: finds the files under a directory, detects each one's format by content,
 /// parses files in parallel and merges their records in file order (deterministic output).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <filesystem>
 #include <string>
 #include <string_view>

@@ -2,6 +2,10 @@
 /// \file ingest_result.hpp
 /// What the ingest stage hands to align: the files it read and the records it found in them.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -6,6 +6,10 @@
 /// a view that stays valid until the next call to next(), or longer for a reader that a
 /// LineKeeper tells when the bytes are about to move.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <memory>
 #include <string>

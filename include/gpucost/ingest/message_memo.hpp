@@ -6,6 +6,10 @@
 /// milliseconds) is classified and hashed once, then found by comparing bytes; any other line
 /// costs a few length compares more than before.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <array>
 #include <cstdint>
 #include <string>

@@ -4,6 +4,10 @@
 /// that users can extend with --patterns FILE. A cheap first test rejects messages no pattern
 /// can match before any pattern is tried, because most of a syslog is noise.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -6,6 +6,10 @@
 /// what is distinct (messages × seconds), not how many lines repeat. docs/timeline.md says what
 /// a run keeps (its first line as the exemplar, the first stamps, the count).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <span>
 #include <string_view>

@@ -5,6 +5,10 @@
 /// `$ journalctl -o json`). Such a line is neither data nor a rejected line: it is counted as a
 /// prompt, and what the command line says (its options) is a hint for reading the output below.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -5,6 +5,10 @@
 /// JSON (an object), rows of the analyze CSV layout (`id,name,value,unit,layer,reason,scope`
 /// with layer `cost`) and a table for people. The cost model (cost/) computes; this renders.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <memory>
 #include <string>
 #include <string_view>

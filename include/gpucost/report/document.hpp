@@ -10,6 +10,10 @@
 /// Lookups never throw: a missing key, a null and a value of the wrong type all read as
 /// "absent", so a writer renders a report with fewer features too.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>

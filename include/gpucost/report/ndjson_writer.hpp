@@ -6,6 +6,10 @@
 /// written as null, with the reason in `null_reasons`, when this build or these logs lack them.
 /// The schema is documented in docs/fleet.md and versioned by `schema_version`.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 #include <string_view>
 #include <vector>

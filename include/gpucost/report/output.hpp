@@ -6,6 +6,10 @@
 /// rename replaces); devices, FIFOs and descriptor paths (`/dev/stdout`, `/dev/fd/N`) are written
 /// in place; SIGINT or SIGTERM during the write removes the temporary file.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 #include <string_view>
 

@@ -5,6 +5,10 @@
 /// textfile collector. Rendered from the report document; names and conventions in
 /// docs/reports.md.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <span>
 #include <string>
 #include <string_view>

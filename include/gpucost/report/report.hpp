@@ -5,6 +5,10 @@
 /// made by the same calls; the HTML, Prometheus and NDJSON writers read the document, so whatever
 /// the JSON has, they show. Every figure carries the feature id and the evidence it came from.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <functional>
 #include <optional>
 #include <span>
@@ -13,7 +17,7 @@
 #include <vector>
 
 #include "gpucost/findings/findings.hpp"
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 #include "gpucost/report/document.hpp"
 
 namespace gpucost {

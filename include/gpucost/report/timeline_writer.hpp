@@ -2,6 +2,10 @@
 /// \file timeline_writer.hpp
 /// `gpucost timeline`: each distinct event once, in time order, as JSON Lines or CSV.
 
+#ifndef GPUCOST_LAYER_REPORT
+#error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 
 #include "gpucost/align/timeline.hpp"

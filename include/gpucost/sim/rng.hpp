@@ -5,6 +5,10 @@
 /// functions may differ in the last bit between platforms, so nothing here uses either: a seed
 /// gives the same sequence, and the simulator the same bytes, everywhere.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 

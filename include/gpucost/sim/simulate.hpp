@@ -5,6 +5,10 @@
 /// ps.txt, nvidia-smi-q.txt), with truth.json holding what was injected and the true values of
 /// the contract features. Same options, same bytes. See docs/simulate.md.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <string>
 #include <string_view>

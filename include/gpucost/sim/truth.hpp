@@ -4,6 +4,10 @@
 /// and the contract features computed from what was written, with the definitions of the
 /// project (docs/simulate.md repeats them). Written as truth.json beside the logs.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <climits>
 #include <cstdint>
 #include <string>

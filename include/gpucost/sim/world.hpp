@@ -5,6 +5,10 @@
 /// (scenario.cpp). The writers only print this world in each log's format; the truth is
 /// computed from the same world, so both always agree.
 
+#ifndef GPUCOST_LAYER_SIM
+#error "gpucost_sim header: include it only in gpucost_sim or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -2,6 +2,10 @@
 /// \file big_buffer.hpp
 /// Column buffers that large tables touch once: malloc below a size, huge-page mappings above.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 
 namespace gpucost::big_buffer {

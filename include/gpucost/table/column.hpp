@@ -2,6 +2,10 @@
 /// \file column.hpp
 /// Column, one typed nullable column, and ColumnReader, its values for tight read loops.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <memory>
 #include <span>

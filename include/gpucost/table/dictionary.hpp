@@ -2,6 +2,10 @@
 /// \file dictionary.hpp
 /// StringDictionary: interned strings, a dense uint32 code each (the kDict columns).
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <deque>
 #include <string>

@@ -2,6 +2,10 @@
 /// \file packed_floats.hpp
 /// PackedFloats: doubles as decimal fixed point in PackedInts while that is exact.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <bit>
 #include <cstdint>
 #include <span>

@@ -2,6 +2,10 @@
 /// \file packed_ints.hpp
 /// PackedInts: int64 values in the narrowest width and scale that hold them all.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <bit>
 #include <cstdint>
 #include <cstring>

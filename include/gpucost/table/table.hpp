@@ -2,6 +2,10 @@
 /// \file table.hpp
 /// Table: equally long columns with a shared `ts_ns` timestamp column.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <span>
 #include <string>

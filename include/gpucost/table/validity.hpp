@@ -2,6 +2,10 @@
 /// \file validity.hpp
 /// Validity: which rows of a column hold a value, stored only once rows differ.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -6,6 +6,10 @@
 /// before it (OWASP's rule), and control bytes but tab and LF are written as text::printable()
 /// writes them (`\x1b`), so a log line cannot drive the terminal that shows the file.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 #include <string_view>
 

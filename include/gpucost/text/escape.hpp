@@ -14,6 +14,10 @@
 /// `less` assume; a backslash is kept as it is (a writer whose format gives it a meaning, such
 /// as a Prometheus label, escapes it afterwards).
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -28,5 +32,13 @@ bool needs_escape_control(std::string_view s) noexcept;
 
 /// Appends escape_control(s) to out; stops with "..." once out holds max bytes or more.
 void append_escape_control(std::string& out, std::string_view s, std::size_t max = std::string::npos);
+
+/// Appends text escaped for HTML/XML text and attribute values: `& < > " '` become entities,
+/// control characters that XML forbids and bytes that are not valid UTF-8 (surrogates included)
+/// become U+FFFD; tab, LF and CR are kept. The one escaping of the HTML pages (the report, the fleet).
+void append_xml_escaped(std::string& out, std::string_view text);
+
+/// append_xml_escaped into a new string.
+std::string xml_escaped(std::string_view text);
 
 }  // namespace gpucost::text

@@ -5,6 +5,10 @@
 /// losslessly, as the lone surrogates \udc80-\udcff (Python's "surrogateescape" convention),
 /// never dropped. Numbers are written as format_number() writes them.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -3,6 +3,10 @@
 /// How a number is written in every machine-readable output (JSON, CSV, Prometheus, the HTML
 /// tooltips): one rule, so the same value reads the same everywhere.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string>
 
 namespace gpucost {

@@ -4,6 +4,10 @@
 /// forms, no UTF-16 surrogates, nothing above U+10FFFF). The JSON writer keeps the bytes that do
 /// not as `\udcXX` escapes; the HTML writer shows them as U+FFFD.
 
+#ifndef GPUCOST_LAYER_BASE
+#error "gpucost_base header: include it only in gpucost_base or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string_view>
 

@@ -3,6 +3,11 @@
 // time (SSE2 where available): a token is two count-trailing-zeros, not a byte loop whose exit
 // the CPU mispredicts on every column of varying width. Tokens are exactly those of repeated
 // text::next_token (blanks are text::is_space: space, tab, CR, vertical tab, form feed).
+
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <cstring>
 #include <string_view>

@@ -2,6 +2,10 @@
 // Accessors for the built-in formats, one per row of GPUCOST_FORMATS (records.hpp): the format
 // `x` is `formats::x_format()`, defined in its parser file under src/ingest/formats/.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include "gpucost/ingest/format.hpp"
 
 namespace gpucost::formats {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "gpucost/align/sender_trust.hpp"
+#include "gpucost/ingest/sender_trust.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost::formats {

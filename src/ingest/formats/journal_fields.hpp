@@ -4,6 +4,10 @@
 // a JournalEntry (views valid for one call) and hands it to JournalEntrySink, which checks the
 // stamps, counts boots, records the anchor and passes the message to the recognizer.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <string_view>

@@ -3,6 +3,10 @@
 // by a quote walk of its own (journal_plain.hpp), anything else by simdjson, which also judges
 // every damaged line. One reader serves a whole file: nothing is allocated per line.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <memory>
 #include <string>
 #include <string_view>

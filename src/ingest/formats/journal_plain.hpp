@@ -8,6 +8,10 @@
 // by tests/unit/journal_plain_test.cpp and the fuzz target fuzz_journal_plain: whenever this
 // reader accepts a line, the general reader accepts it too and reads the same fields.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string_view>
 
 #include "ingest/formats/journal_fields.hpp"

@@ -1,6 +1,10 @@
 #pragma once
 // Small pieces the simdjson-based parsers share (journal JSON, profiler traces, the manifest).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <simdjson.h>
 
 #include <cstdint>

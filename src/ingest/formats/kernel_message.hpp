@@ -3,6 +3,10 @@
 // `[ 1234.567890]` stamp and printk caller ids, elision lines people insert, whether an unstamped
 // line reads like a kernel message, and the message being assembled from continuation lines.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -3,6 +3,10 @@
 // values, numbers, the Date/Time columns of dmon and pmon, sampling rounds and the inference of
 // the sampling interval. Everything here is allocation-free per row once buffers have grown.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <fmt/format.h>
 
 #include <array>

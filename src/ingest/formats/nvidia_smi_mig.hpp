@@ -3,6 +3,10 @@
 // GPU, then one indented `MIG 1g.10gb     Device  0: (UUID: MIG-...)` line per MIG device.
 // Fixtures: tests/data/mig (real pastes, sources in SOURCES.md).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string>
 #include <string_view>

@@ -2,6 +2,10 @@
 // The kernel-launch queueing arithmetic behind ProfilerSummary (feature F003), apart from the
 // JSON reading so that tests can check the sweep on hand-made intervals.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <optional>
 #include <string_view>

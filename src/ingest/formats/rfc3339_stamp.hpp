@@ -2,6 +2,10 @@
 // RFC 3339 instants as the structured sources print them (`date -Is`, the ps snapshot marker,
 // manifest.json): shared by the ps and manifest parsers.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <string_view>
 
 #include "gpucost/time.hpp"

@@ -3,6 +3,10 @@
 // RFC 3339 (rsyslog, journalctl short-iso, dmesg --time-format iso), BSD `Mmm dd HH:MM:SS`
 // with month names in any locale, dmesg -T ctime, journalctl short-unix and short-full.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string_view>
 

@@ -4,6 +4,10 @@
 // two are byte-for-byte alike in their plainest form, so one grammar reads both and only the
 // scoring (which layouts are evidence for which) and the journal's marker lines differ.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstdint>
 #include <memory>
 #include <string>

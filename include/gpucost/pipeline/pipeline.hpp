@@ -3,6 +3,10 @@
 /// Runs the stages in order (ingest -> align -> features -> cost -> findings) and times each one;
 /// the report (report/report.hpp) is made from its result.
 
+#ifndef GPUCOST_LAYER_PIPELINE
+#error "gpucost_pipeline header: include it only in gpucost_pipeline or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -20,10 +24,10 @@ namespace gpucost {
 
 /// Wall time and throughput of one stage.
 struct StageTiming {
-  std::string stage;          ///< ingest, align, features, cost, report
+  std::string stage;  ///< ingest, align, features, cost, report
   double seconds = 0;
-  std::uint64_t bytes = 0;    ///< input bytes the stage went through (ingest)
-  std::uint64_t rows = 0;     ///< lines (ingest) or rows handled
+  std::uint64_t bytes = 0;  ///< input bytes the stage went through (ingest)
+  std::uint64_t rows = 0;  ///< lines (ingest) or rows handled
   std::uint64_t peak_rss_bytes = 0;  ///< the process's peak resident memory when the stage ended
 };
 
@@ -49,7 +53,7 @@ struct PipelineResult {
   Diagnostics diagnostics;
   FeatureSet features;
   std::shared_ptr<const cost::CostResult> cost;  ///< null without a cost stage
-  std::vector<findings::Finding> findings;       ///< sorted as findings::find() sorts them
+  std::vector<findings::Finding> findings;  ///< sorted as findings::find() sorts them
   std::vector<StageTiming> timings;
 };
 

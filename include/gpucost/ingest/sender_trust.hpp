@@ -5,6 +5,10 @@
 /// an entry that names the kernel or a power daemon is believed only where those fields agree:
 /// `logger -t kernel` or `logger -t acpid` run by a user must not move the verdict.
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <optional>
 #include <string_view>
 
@@ -12,10 +16,10 @@ namespace gpucost {
 
 /// What the journal says about the sender of one entry (absent fields are nullopt).
 struct JournalSender {
-  std::optional<std::string_view> transport;     ///< _TRANSPORT
-  std::optional<std::string_view> uid;           ///< _UID
-  std::optional<std::string_view> comm;          ///< _COMM
-  std::optional<std::string_view> pid;           ///< _PID
+  std::optional<std::string_view> transport;  ///< _TRANSPORT
+  std::optional<std::string_view> uid;  ///< _UID
+  std::optional<std::string_view> comm;  ///< _COMM
+  std::optional<std::string_view> pid;  ///< _PID
   std::optional<std::string_view> systemd_unit;  ///< _SYSTEMD_UNIT
 };
 

@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "gpucost/fleet/fleet.hpp"
-#include "gpucost/report/html_writer.hpp"
 #include "gpucost/text/csv.hpp"
+#include "gpucost/text/escape.hpp"
 #include "gpucost/text/json.hpp"
 
 namespace gpucost::fleet {
@@ -31,8 +31,8 @@ std::optional<double> per(const Sum& a, const Sum& b) {
 
 // The figures of one group, derived from its sums.
 struct Figures {
-  std::optional<double> allocated, busy, idle, unmeasured, unmeasured_share, effective, energy, busy_share, local_cost, idle_cost, cloud_cost,
-      local_per_effective, cloud_per_effective, xid, incidents, lost_s;
+  std::optional<double> allocated, busy, idle, unmeasured, unmeasured_share, effective, energy, busy_share, local_cost,
+      idle_cost, cloud_cost, local_per_effective, cloud_per_effective, xid, incidents, lost_s;
   std::string cheaper;  // local, cloud, or "" when unknown
 };
 
@@ -87,7 +87,8 @@ bool costs_summable(const FleetSummary& s) { return s.currencies.size() <= 1; }
 
 std::string verdict_text(const FleetSummary& s, const Figures& f) {
   if (!costs_summable(s))
-    return fmt::format("no verdict: the rows are priced in {} currencies; analyze with one --currency", s.currencies.size());
+    return fmt::format("no verdict: the rows are priced in {} currencies; analyze with one --currency",
+                       s.currencies.size());
   if (!f.local_cost || !f.cloud_cost) return "no verdict: the rows carry no local or cloud cost";
   const std::string cur = currency_of(s);
   if (*f.local_cost <= *f.cloud_cost)
@@ -104,18 +105,23 @@ void write_figures_json(JsonWriter& w, const Totals& t, const Figures& f) {
   w.kv("busy_share", f.busy_share).kv("effective_gpu_hours", f.effective).kv("energy_kwh", f.energy);
   w.kv("xid_events", f.xid).kv("incidents", f.incidents).kv("gpu_lost_s", f.lost_s);
   w.kv("local_cost", f.local_cost).kv("idle_cost", f.idle_cost).kv("cloud_cost", f.cloud_cost);
-  w.kv("local_cost_per_effective_hour", f.local_per_effective).kv("cloud_cost_per_effective_hour", f.cloud_per_effective);
+  w.kv("local_cost_per_effective_hour", f.local_per_effective)
+      .kv("cloud_cost_per_effective_hour", f.cloud_per_effective);
   w.key("cheaper");
-  if (f.cheaper.empty()) w.null(); else w.value(f.cheaper);
+  if (f.cheaper.empty()) w.null();
+  else w.value(f.cheaper);
   // Rows whose value was null: a total over fewer rows than it seems says so.
   w.key("rows_without").begin_object();
-  const std::pair<std::string_view, const Sum*> sums[] = {
-      {"allocated_gpu_hours", &t.allocated_gpu_hours}, {"busy_gpu_hours", &t.busy_gpu_hours},
-      {"idle_gpu_hours", &t.idle_gpu_hours},           {"unmeasured_gpu_hours", &t.unmeasured_gpu_hours},
-      {"effective_gpu_hours", &t.effective_gpu_hours},
-      {"energy_kwh", &t.energy_kwh},                   {"local_cost", &t.local_cost},
-      {"cloud_cost", &t.cloud_cost},                   {"incidents", &t.incidents},
-      {"gpu_lost_s", &t.gpu_lost_s}};
+  const std::pair<std::string_view, const Sum*> sums[] = {{"allocated_gpu_hours", &t.allocated_gpu_hours},
+                                                          {"busy_gpu_hours", &t.busy_gpu_hours},
+                                                          {"idle_gpu_hours", &t.idle_gpu_hours},
+                                                          {"unmeasured_gpu_hours", &t.unmeasured_gpu_hours},
+                                                          {"effective_gpu_hours", &t.effective_gpu_hours},
+                                                          {"energy_kwh", &t.energy_kwh},
+                                                          {"local_cost", &t.local_cost},
+                                                          {"cloud_cost", &t.cloud_cost},
+                                                          {"incidents", &t.incidents},
+                                                          {"gpu_lost_s", &t.gpu_lost_s}};
   for (const auto& [k, s] : sums)
     if (s->missing) w.kv(k, s->missing);
   w.end_object();
@@ -142,7 +148,11 @@ std::string render_json(const FleetSummary& s) {
   w.end_array();
   w.key("duplicate_rows").begin_array();
   for (const auto& d : s.duplicate_rows)
-    w.begin_object().kv("file", d.file).kv("line", d.line).kv("kept_file", d.kept_file).kv("kept_line", d.kept_line)
+    w.begin_object()
+        .kv("file", d.file)
+        .kv("line", d.line)
+        .kv("kept_file", d.kept_file)
+        .kv("kept_line", d.kept_line)
         .end_object();
   w.end_array();
   w.key("unreadable").begin_array();
@@ -150,7 +160,8 @@ std::string render_json(const FleetSummary& s) {
   w.end_array();
   w.end_object();
   w.key("currency");
-  if (costs && !s.currencies.empty()) w.value(*s.currencies.begin()); else w.null();
+  if (costs && !s.currencies.empty()) w.value(*s.currencies.begin());
+  else w.null();
   w.key("cloud_offers").begin_array();
   for (const auto& c : s.cloud_offers) w.value(c);
   w.end_array();
@@ -177,19 +188,36 @@ std::string render_csv(const FleetSummary& s) {
   std::string out;
   CsvWriter c(out);
   const bool costs = costs_summable(s);
-  for (const char* h : {"group", "key", "gpu_rows", "node_rows", "allocated_gpu_hours", "busy_gpu_hours",
-                        "idle_gpu_hours", "unmeasured_gpu_hours", "busy_share", "effective_gpu_hours", "energy_kwh", "xid_events",
-                        "incidents", "gpu_lost_s", "local_cost", "idle_cost", "cloud_cost",
-                        "local_cost_per_effective_hour", "cloud_cost_per_effective_hour", "cheaper", "currency"})
+  for (const char* h : {"group",
+                        "key",
+                        "gpu_rows",
+                        "node_rows",
+                        "allocated_gpu_hours",
+                        "busy_gpu_hours",
+                        "idle_gpu_hours",
+                        "unmeasured_gpu_hours",
+                        "busy_share",
+                        "effective_gpu_hours",
+                        "energy_kwh",
+                        "xid_events",
+                        "incidents",
+                        "gpu_lost_s",
+                        "local_cost",
+                        "idle_cost",
+                        "cloud_cost",
+                        "local_cost_per_effective_hour",
+                        "cloud_cost_per_effective_hour",
+                        "cheaper",
+                        "currency"})
     c.field(h);
   c.end_row();
   const std::string cur = costs ? currency_of(s) : std::string();
   auto row = [&](std::string_view group, std::string_view key, const Totals& t) {
     const Figures f = figures(t, costs);
     c.field(group).field(key).number(static_cast<double>(t.gpu_rows)).number(static_cast<double>(t.node_rows));
-    for (const auto& v : {f.allocated, f.busy, f.idle, f.unmeasured, f.busy_share, f.effective, f.energy, f.xid, f.incidents,
-                          f.lost_s, f.local_cost, f.idle_cost, f.cloud_cost, f.local_per_effective,
-                          f.cloud_per_effective})
+    for (const auto& v :
+         {f.allocated, f.busy, f.idle, f.unmeasured, f.busy_share, f.effective, f.energy, f.xid, f.incidents, f.lost_s,
+          f.local_cost, f.idle_cost, f.cloud_cost, f.local_per_effective, f.cloud_per_effective})
       c.number(v ? *v : NAN);
     c.field(f.cheaper).field(cur).end_row();
   };
@@ -210,19 +238,20 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
   line("gpucost {} fleet: {} rows from {} files ({} lines, {} malformed, {} duplicates dropped)", GPUCOST_VERSION,
        s.rows - s.duplicates, s.files, s.lines, s.malformed, s.duplicates);
   const Figures ff = figures(s.fleet, costs);
-  line("Fleet: {} GPU-hours allocated = {} busy ({}) + {} idle costing {} {} + {} unmeasured ({} of the allocation "
-       "without samples); {} kWh; {} incidents",
-       cell(ff.allocated), cell(ff.busy), ff.busy_share ? fmt::format("{:.1f} %", 100 * *ff.busy_share) : "-",
-       cell(ff.idle), cell(ff.idle_cost), escape_control(cur), cell(ff.unmeasured),
-       ff.unmeasured_share ? fmt::format("{:.1f} %", 100 * *ff.unmeasured_share) : "-", cell(ff.energy, 3),
-       cell(ff.incidents, 0));
+  line(
+      "Fleet: {} GPU-hours allocated = {} busy ({}) + {} idle costing {} {} + {} unmeasured ({} of the allocation "
+      "without samples); {} kWh; {} incidents",
+      cell(ff.allocated), cell(ff.busy), ff.busy_share ? fmt::format("{:.1f} %", 100 * *ff.busy_share) : "-",
+      cell(ff.idle), cell(ff.idle_cost), escape_control(cur), cell(ff.unmeasured),
+      ff.unmeasured_share ? fmt::format("{:.1f} %", 100 * *ff.unmeasured_share) : "-", cell(ff.energy, 3),
+      cell(ff.incidents, 0));
   std::vector<std::string> offers;
   for (const auto& o : s.cloud_offers) offers.push_back(escape_control(o));
-  line("Cost per effective GPU-hour: {} {} owned vs {} {} rented ({}), over {} measured effective GPU-hours; "
-       "unmeasured hours count as cost, never as work",
-       cell(ff.local_per_effective), escape_control(cur), cell(ff.cloud_per_effective), escape_control(cur),
-       offers.empty() ? std::string("no cloud offer") : fmt::format("{}", fmt::join(offers, ", ")),
-       cell(ff.effective));
+  line(
+      "Cost per effective GPU-hour: {} {} owned vs {} {} rented ({}), over {} measured effective GPU-hours; "
+      "unmeasured hours count as cost, never as work",
+      cell(ff.local_per_effective), escape_control(cur), cell(ff.cloud_per_effective), escape_control(cur),
+      offers.empty() ? std::string("no cloud offer") : fmt::format("{}", fmt::join(offers, ", ")), cell(ff.effective));
   line("Buy vs rent for this usage: {}", escape_control(verdict_text(s, ff)));
   for (const auto& [g, name] : kGroups) {
     const auto keys = sorted(s.group(g));
@@ -257,7 +286,8 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
     for (const auto& [kind, n] : s.refused) kinds.push_back(fmt::format("{} {}", kind, n));
     line("Malformed rows: {} ({}; first {} listed; skipped, not counted above)", s.malformed,
          kinds.empty() ? std::string("none") : fmt::format("{}", fmt::join(kinds, ", ")), s.problems.size());
-    for (const auto& p : s.problems) line("  {}:{}: {}: {}", escape_control(p.file), p.line, p.kind, escape_control(p.reason));
+    for (const auto& p : s.problems)
+      line("  {}:{}: {}: {}", escape_control(p.file), p.line, p.kind, escape_control(p.reason));
     for (const auto& u : s.unreadable) line("  unreadable: {}", escape_control(u));
   }
   if (s.duplicates) {
@@ -274,26 +304,27 @@ std::string render_table(const FleetSummary& s, std::size_t top) {
 // every text goes through append_xml_escaped.
 std::string render_html(const FleetSummary& s, std::size_t top) {
   std::string out;
-  auto text = [&](std::string_view t) { append_xml_escaped(out, t); };
+  auto text = [&](std::string_view t) { text::append_xml_escaped(out, t); };
   const bool costs = costs_summable(s);
   const std::string cur = costs ? currency_of(s) : std::string("?");
   const Figures ff = figures(s.fleet, costs);
-  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>gpucost fleet</title>\n<style>"
-         "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
-         "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,td:first-child{text-align:left}"
-         "th{background:#f2f2f2}.verdict{font-size:1.2em;font-weight:600}.bad{color:#a00}</style></head><body>\n";
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>gpucost fleet</title>\n<style>"
+      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
+      "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,td:first-child{text-align:left}"
+      "th{background:#f2f2f2}.verdict{font-size:1.2em;font-weight:600}.bad{color:#a00}</style></head><body>\n";
   out += "<h1>gpucost fleet</h1>\n<p>";
   text(fmt::format("{} rows from {} files ({} lines, {} malformed, {} duplicates dropped); gpucost {}",
                    s.rows - s.duplicates, s.files, s.lines, s.malformed, s.duplicates, GPUCOST_VERSION));
   out += "</p>\n<p class=\"verdict\">";
   text(fmt::format("Buy vs rent for this usage: {}", verdict_text(s, ff)));
   out += "</p>\n<p>";
-  text(fmt::format("{} GPU-hours allocated = {} busy + {} idle costing {} {} + {} unmeasured (no samples); {} kWh; {} "
-                   "incidents; cost per measured effective GPU-hour {} {} owned vs {} {} rented (unmeasured hours "
-                   "count as cost, never as work).",
-                   cell(ff.allocated), cell(ff.busy), cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.unmeasured),
-                   cell(ff.energy, 3), cell(ff.incidents, 0), cell(ff.local_per_effective), cur,
-                   cell(ff.cloud_per_effective), cur));
+  text(fmt::format(
+      "{} GPU-hours allocated = {} busy + {} idle costing {} {} + {} unmeasured (no samples); {} kWh; {} "
+      "incidents; cost per measured effective GPU-hour {} {} owned vs {} {} rented (unmeasured hours "
+      "count as cost, never as work).",
+      cell(ff.allocated), cell(ff.busy), cell(ff.idle), cell(ff.idle_cost), cur, cell(ff.unmeasured),
+      cell(ff.energy, 3), cell(ff.incidents, 0), cell(ff.local_per_effective), cur, cell(ff.cloud_per_effective), cur));
   out += "</p>\n";
   for (const auto& [g, name] : kGroups) {
     const auto keys = sorted(s.group(g));

@@ -1,4 +1,4 @@
-#include "gpucost/pipeline.hpp"
+#include "gpucost/pipeline/pipeline.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -66,11 +66,13 @@ void run_ingest_and_align(const std::filesystem::path& input, const PipelineOpti
   out.timings.push_back(ta);
   spdlog::info("align: {} samples, {} events, {} process rows in {:.3f} s; peak RSS {:.0f} MiB", tl.samples.rows(),
                tl.events.rows(), tl.processes.rows(), ta.seconds, ta.peak_rss_bytes / 1048576.0);
-  spdlog::debug("tables hold {:.1f} MB of samples ({:.1f} B/row), {:.1f} MB of events, {:.1f} MB of process rows ({:.1f} B/row)",
-                tl.samples.memory_bytes() / 1e6,
-                tl.samples.rows() ? static_cast<double>(tl.samples.memory_bytes()) / static_cast<double>(tl.samples.rows()) : 0.0,
-                tl.events.memory_bytes() / 1e6, tl.processes.memory_bytes() / 1e6,
-                tl.processes.rows() ? static_cast<double>(tl.processes.memory_bytes()) / static_cast<double>(tl.processes.rows()) : 0.0);
+  spdlog::debug(
+      "tables hold {:.1f} MB of samples ({:.1f} B/row), {:.1f} MB of events, {:.1f} MB of process rows ({:.1f} B/row)",
+      tl.samples.memory_bytes() / 1e6,
+      tl.samples.rows() ? static_cast<double>(tl.samples.memory_bytes()) / static_cast<double>(tl.samples.rows()) : 0.0,
+      tl.events.memory_bytes() / 1e6, tl.processes.memory_bytes() / 1e6,
+      tl.processes.rows() ? static_cast<double>(tl.processes.memory_bytes()) / static_cast<double>(tl.processes.rows())
+                          : 0.0);
 }
 
 }  // namespace

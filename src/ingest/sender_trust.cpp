@@ -1,4 +1,4 @@
-#include "gpucost/align/sender_trust.hpp"
+#include "gpucost/ingest/sender_trust.hpp"
 
 #include <array>
 
