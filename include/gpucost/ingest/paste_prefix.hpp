@@ -5,6 +5,10 @@
 /// column of pdsh or clush (`node017: `). The line is read after it, so that every format sees
 /// the layout it knows (issue 36: find the message, whatever stands before it).
 
+#ifndef GPUCOST_LAYER_INGEST
+#error "gpucost_ingest header: include it only in gpucost_ingest or a layer above it (docs/architecture.md, Layers)"
+#endif
+
 #include <cstddef>
 #include <string_view>
 
