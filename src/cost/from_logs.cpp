@@ -24,9 +24,11 @@ std::vector<std::string> named_gpus(const Timeline& tl) {
 }
 
 std::optional<MigSlice> mig_slice(const Timeline& tl) {
-  // A device is its UUID (`nvidia-smi -L`) or, where none is printed (the nvidia-smi table, -q),
-  // its GPU, GPU instance, compute instance and device index: the same listing read twice is one.
+  // A device is its GPU and MIG device index, which every listing prints (`nvidia-smi -L`'s
+  // `Device  0:`, the table's `MIG Dev`, -q's sections): the same device listed by -L and by the
+  // table is one. Without both, its UUID, else its GPU, GPU instance and compute instance.
   auto key = [](const GpuDevice& dev, const MigDevice& m) {
+    if (dev.index && m.device >= 0) return fmt::format("{}/dev{}", *dev.index, m.device);
     if (!m.uuid.empty()) return m.uuid;
     return fmt::format("{}/{}/{}/{}", dev.index.value_or(-1), m.gpu_instance.value_or(-1),
                        m.compute_instance.value_or(-1), m.device);

@@ -180,5 +180,40 @@ TEST(MigAnalyze, DevicesWithoutUuidsAreCountedByTheirInstances) {
   EXPECT_NE(slice->note.find("its memory over the GPU's"), std::string::npos) << slice->note;
 }
 
+// Issue 38: a directory with both `nvidia-smi -L` (UUID, profile) and the nvidia-smi table (GI, CI,
+// no UUID) listed each MIG device twice, so no slice was priced. Both print the GPU and the MIG
+// device index: that is the device.
+TEST(MigAnalyze, TheSameDeviceFromTheListAndTheTableIsOne) {
+  Timeline tl;
+  GpuDevice listed;  // nvidia-smi -L
+  listed.index = 0;
+  listed.name = "NVIDIA A100-SXM4-80GB";
+  MigDevice l;
+  l.device = 0;
+  l.profile = "3g.40gb";
+  l.uuid = "MIG-4e1b7d8e-2a6f-5c33-9d1e-0f3b2a1c4d5e";
+  l.share = 0.5;
+  listed.mig_devices.push_back(l);
+  GpuDevice table;  // the nvidia-smi table's MIG devices block
+  table.index = 0;
+  table.name = "NVIDIA A100-SXM4-80GB";
+  MigDevice t;
+  t.device = 0;
+  t.gpu_instance = 1;
+  t.compute_instance = 0;
+  t.share = 0.5;
+  table.mig_devices.push_back(t);
+  tl.devices = {listed, table};
+  const auto slice = cost::mig_slice(tl);
+  ASSERT_TRUE(slice.has_value());
+  EXPECT_EQ(slice->share, 0.5);
+  // A second device in either listing is a second device: no single slice.
+  MigDevice other = t;
+  other.device = 1;
+  other.gpu_instance = 2;
+  tl.devices[1].mig_devices.push_back(other);
+  EXPECT_FALSE(cost::mig_slice(tl).has_value());
+}
+
 }  // namespace
 }  // namespace gpucost
