@@ -542,7 +542,7 @@ void apply_cloud_offer(const CloudOffer& offer, const ResolveRequest& rq, const 
 // Step 8: the speed ratio and its bracket from the two entries' spec-sheet figures. The ratio
 // follows them when either entry was picked explicitly or both come from the generic pair; a
 // scenario's own figure stands otherwise.
-void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs& in) {
+void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, const ResolveRequest& rq, CostInputs& in) {
   const LocalGpu* l = p.local_ref;
   const CloudOffer* c = p.cloud_ref;
   if (!l || !c) {
@@ -571,17 +571,40 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, CostInputs&
   // the throughput ratio, a bandwidth-bound one at the bandwidth ratio. The value is the middle
   // (the Monte Carlo draws the bracket around it, set_ranges), not the end that favours one side.
   auto& rs = in[InputId::kRelativeSpeed];
-  if (rs.origin == preset_origin(c->name + "/" + l->name) && in.speed.compute_bound && in.speed.bandwidth_bound &&
-      *in.speed.compute_bound != *in.speed.bandwidth_bound) {
+  const bool bracket = rs.origin == preset_origin(c->name + "/" + l->name) && in.speed.compute_bound &&
+                       in.speed.bandwidth_bound && *in.speed.compute_bound != *in.speed.bandwidth_bound;
+  // The logs may say which end is the job's: memory activity against SM activity while busy.
+  if (bracket && rq.activity) {
+    const auto& a = *rq.activity;
+    const double r = a.mem_busy_pct / a.sm_busy_pct;
+    const std::string seen = fmt::format("memory activity {} % at SM activity {} % while busy (ratio {})",
+                                         format_number(a.mem_busy_pct), format_number(a.sm_busy_pct), format_number(r));
+    if (r <= kComputeBoundMemSm) {
+      in.set(InputId::kRelativeSpeed, *in.speed.compute_bound, a.origin,
+             fmt::format("compute-bound from the logs, {} <= {}: the throughput ratio {}", seen,
+                         format_number(kComputeBoundMemSm), in.speed.compute_note));
+      return;
+    }
+    if (r >= kBandwidthBoundMemSm) {
+      in.set(InputId::kRelativeSpeed, *in.speed.bandwidth_bound, a.origin,
+             fmt::format("bandwidth-bound from the logs, {} >= {}: the bandwidth ratio {}", seen,
+                         format_number(kBandwidthBoundMemSm), in.speed.bandwidth_note));
+      return;
+    }
+    in.speed.bound_note = fmt::format("the logs do not tell: {}, between {} and {}", seen,
+                                      format_number(kComputeBoundMemSm), format_number(kBandwidthBoundMemSm));
+  }
+  if (bracket) {
     const double mid = (*in.speed.compute_bound + *in.speed.bandwidth_bound) / 2;
     in.set(InputId::kRelativeSpeed, mid, rs.origin,
            fmt::format(
                "the middle of the spec-sheet bracket, {} (bandwidth-bound: {}) to {} (compute-bound: {}): "
-               "the logs do not say which the job is; --local-throughput and --cloud-throughput give your own",
+               "{}; --local-throughput and --cloud-throughput give your own",
                format_number(std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
                *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.bandwidth_note : in.speed.compute_note,
                format_number(std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
-               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.compute_note : in.speed.bandwidth_note));
+               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.compute_note : in.speed.bandwidth_note,
+               in.speed.bound_note.empty() ? "the logs do not say which the job is" : in.speed.bound_note));
   }
 }
 
@@ -858,7 +881,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   apply_defaults_and_scenario(catalog, p.scenario, in);
   if (p.gpu) apply_local_gpu(*p.gpu, rq.mig_slice, in);
   if (p.offer) apply_cloud_offer(*p.offer, rq, p.pricing, in);
-  apply_spec_speed(catalog, p, in);
+  apply_spec_speed(catalog, p, rq, in);
   const std::optional<InputRange> incident_posterior = apply_measured(rq, in);
   warn_on_contradictions(p, in);
   apply_overrides(rq, in);

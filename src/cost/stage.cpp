@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "gpucost/cost/from_logs.hpp"
+#include "gpucost/features/feature_ids.hpp"
+#include "gpucost/features/features.hpp"
 
 namespace gpucost::cost {
 
@@ -18,6 +20,15 @@ std::shared_ptr<const CostResult> CostStage::run(const Timeline* timeline, const
     rq.logs_read = true;
   }
   if (features) rq.measured = measured_from_features(*features, setup_.measured);
+  if (features && setup_.measured) {
+    const auto sm = features->get(FeatureId::gpu_util_busy_mean_pct);
+    const auto mem = features->get(FeatureId::gpu_mem_util_busy_mean_pct);
+    if (sm && mem && *sm > 0)
+      rq.activity =
+          ResolveRequest::Activity{*sm, *mem,
+                                   fmt::format("measured:{}/{}", feature_code(FeatureId::gpu_mem_util_busy_mean_pct),
+                                               feature_code(FeatureId::gpu_util_busy_mean_pct))};
+  }
   if (timeline && features) {
     if (setup_.measured) rq.usage = measure_usage(*timeline, *features, rq.min_usage_span_days);
     std::tie(rq.gpu_count, rq.gpu_count_note) = gpu_count(*timeline, *features);

@@ -243,5 +243,33 @@ TEST(CostUncertainty, ProbabilityOfBuyingMatchesItsClosedForm) {
   EXPECT_NEAR(*u.usage_threshold_hours_per_month.p50, mid, 0.01 * mid);
 }
 
+// Issue 34, measured speed: memory against SM activity while busy picks the bracket's end.
+TEST(CostUncertainty, TheLogsActivityPicksTheEndOfTheSpeedBracket) {
+  ResolveRequest rq;
+  rq.selection = {"", "rtx-4090", "aws-g6.xlarge"};  // L4 / RTX 4090: 121 / 165.2 TFLOPS, 300 / 1008 GB/s
+  auto speed = [&](double sm, double mem) {
+    ResolveRequest r = rq;
+    r.activity = ResolveRequest::Activity{sm, mem, "measured:F023/F016"};
+    return resolve_inputs(builtin_presets(), r);
+  };
+  const CostInputs compute = speed(98, 23);  // the H200 collection's dense bf16 work
+  EXPECT_DOUBLE_EQ(*compute[InputId::kRelativeSpeed].value, 121 / 165.2);
+  EXPECT_EQ(compute[InputId::kRelativeSpeed].origin, "measured:F023/F016");
+  EXPECT_FALSE(compute.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)]);  // a point
+  const CostInputs bandwidth = speed(90, 81);
+  EXPECT_DOUBLE_EQ(*bandwidth[InputId::kRelativeSpeed].value, 300.0 / 1008);
+  // In between: the middle, drawn over the bracket, and the note says what the logs showed.
+  const CostInputs between = speed(90, 50);
+  EXPECT_DOUBLE_EQ(*between[InputId::kRelativeSpeed].value, (121 / 165.2 + 300.0 / 1008) / 2);
+  EXPECT_TRUE(between.ranges[static_cast<std::size_t>(InputId::kRelativeSpeed)]);
+  EXPECT_NE(between[InputId::kRelativeSpeed].note.find("the logs do not tell: memory activity 50 %"), std::string::npos)
+      << between[InputId::kRelativeSpeed].note;
+  // A speed the user gives wins over the logs.
+  ResolveRequest given = rq;
+  given.activity = ResolveRequest::Activity{98, 23, "measured:F023/F016"};
+  given.cli.values[static_cast<std::size_t>(InputId::kRelativeSpeed)] = 0.5;
+  EXPECT_EQ(*resolve_inputs(builtin_presets(), given)[InputId::kRelativeSpeed].value, 0.5);
+}
+
 }  // namespace
 }  // namespace gpucost::cost

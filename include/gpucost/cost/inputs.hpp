@@ -137,6 +137,7 @@ struct CostQuery {
 struct SpeedBracket {
   std::optional<double> compute_bound, bandwidth_bound;
   std::string compute_note, bandwidth_note;  ///< the figures divided, or why there is no ratio
+  std::string bound_note;  ///< what the logs said of the job's bound when it picked no end (empty: nothing)
 };
 
 /// The longest month (31 days), in hours: usage a month cannot exceed it.

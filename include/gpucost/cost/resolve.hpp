@@ -132,7 +132,23 @@ struct ResolveRequest {
   /// GPUs of the machine the logs describe (0: not known, one GPU is priced), and how that was told.
   std::size_t gpu_count = 0;
   std::string gpu_count_note;
+  /// What the logs say of the job's bound (analyze): the mean SM and memory activity while busy
+  /// (F016, F023). Their ratio picks the end of the spec-sheet speed bracket (kComputeBoundMemSm,
+  /// kBandwidthBoundMemSm); in between, or without them, the value is the bracket's middle.
+  struct Activity {
+    double sm_busy_pct = 0, mem_busy_pct = 0;
+    std::string origin;  ///< `measured:F023/F016`
+  };
+  std::optional<Activity> activity;
 };
+
+/// Memory activity at or below this share of the SM activity while busy: the job is compute-bound
+/// and runs at the throughput ratio (the H200 collection: 23 % at 98 %, 0.23). An assumption
+/// (docs/cost-model.md §3.7): dense tensor work keeps the memory controller busy a fraction of
+/// the time it keeps the SMs busy; streaming work keeps both about equally busy.
+inline constexpr double kComputeBoundMemSm = 0.4;
+/// At or above this share: bandwidth-bound, the memory bandwidth ratio.
+inline constexpr double kBandwidthBoundMemSm = 0.7;
 
 /// Defaults of the spot model: a checkpoint every 30 minutes, 0.01 interruptions per hour of
 /// running (an assumption: about one a week of round-the-clock use; give your own).
