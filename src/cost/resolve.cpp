@@ -567,6 +567,21 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, const Resol
   ratio(c->throughput, l->throughput, catalog.throughput_unit, in.speed.compute_bound, in.speed.compute_note);
   ratio(c->memory_bandwidth_gbs, l->memory_bandwidth_gbs, catalog.memory_bandwidth_unit, in.speed.bandwidth_bound,
         in.speed.bandwidth_note);
+  // A MIG slice does its share of the GPU's work: the same work on the cloud's whole GPU runs
+  // 1 / share as fast (issue 38; the price was scaled alike, apply_local_gpu).
+  if (rq.mig_slice && rq.mig_slice->share > 0 && rq.mig_slice->share < 1) {
+    const double s = rq.mig_slice->share;
+    const std::string why = fmt::format(", / {} for the local MIG slice", format_number(s));
+    for (auto* b : {&in.speed.compute_bound, &in.speed.bandwidth_bound})
+      if (*b) **b /= s;
+    if (in.speed.compute_bound) in.speed.compute_note += why;
+    if (in.speed.bandwidth_bound) in.speed.bandwidth_note += why;
+    auto& v = in[InputId::kRelativeSpeed];
+    if (v.origin == preset_origin(c->name + "/" + l->name) && v.value) {
+      v.value = *v.value / s;
+      v.note += why;
+    }
+  }
   // Neither end of the bracket is the job's without a measurement: a compute-bound job runs at
   // the throughput ratio, a bandwidth-bound one at the bandwidth ratio. The value is the middle
   // (the Monte Carlo draws the bracket around it, set_ranges), not the end that favours one side.

@@ -120,6 +120,15 @@ TEST(MigAnalyze, TheOnlyListedMigDeviceIsPricedAsItsShareOfTheGpu) {
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   simdjson::dom::element w = parser.parse(whole.out);
   EXPECT_EQ(double(w["cost"]["inputs"]["local"]["purchase_price"]["value"]), 12000.0);
+  // The slice does a quarter of the GPU's work: the cloud's whole GPU does the same work 4 times
+  // as fast (the cloud side of the slice, issue 38), where the whole GPU is compared at its ratio.
+  const double whole_speed = double(w["cost"]["inputs"]["cloud"]["relative_speed"]["value"]);
+  simdjson::dom::parser again;
+  simdjson::dom::element one = again.parse(r.out);
+  EXPECT_NEAR(double(one["cost"]["inputs"]["cloud"]["relative_speed"]["value"]), 4 * whole_speed, 1e-9 * whole_speed);
+  EXPECT_NE(
+      std::string_view(one["cost"]["inputs"]["cloud"]["relative_speed"]["note"]).find("/ 0.25 for the local MIG slice"),
+      std::string_view::npos);
 }
 
 // The Xid line's layout is the issue's quote (no real paste with `GPU-I:` was found).
