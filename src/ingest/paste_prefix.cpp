@@ -90,7 +90,9 @@ std::size_t paste_prefix_length(std::string_view line) noexcept {
   std::string_view rest = s.substr(colon + 1);
   if (digits_only)  // grep -n: `123:` before the line
     return starts_like_stamp(rest) ? at + colon + 1 : at;
-  if (path_like) {  // grep -H: `path:` (and `path:123:` with -n) right before the line
+  // grep -H: `path:` (and `path:123:` with -n) right before the line, with no blank between
+  // (`x86/fpu: Supporting XSAVE` is a message of its own).
+  if (path_like && !rest.empty() && rest[0] != ' ') {
     const std::size_t n = line_number_length(rest);
     if (starts_like_log_line(rest.substr(n), true)) return at + colon + 1 + n;
   }

@@ -60,6 +60,8 @@ TEST(PastePrefix, LinesOfEveryLayoutKeepTheirFront) {
            "root      4412 98.0  1.2 1234 5678 ?  Rl   10:12   1:02 python train.py",
            "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |",
            "10:12:01 up 3 days,  load average: 0.00",
+           "x86/fpu: Supporting XSAVE feature 0x001: 'x87 floating point registers'",
+           "ata1.00: ATA-9: Samsung SSD 860 EVO 500GB, RVT04B6Q, max UDMA/133",
        })
     EXPECT_EQ(paste_prefix_length(line), 0u) << line;
 }
