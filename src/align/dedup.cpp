@@ -285,10 +285,9 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> take_layout_copies(std::vec
   };
   if (std::none_of(rows.begin(), rows.end(), approximate)) return out;
   std::vector<std::uint32_t> sorted = rows;
+  const Column& line = e.column(event_col::line);
   std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return file.get_int(a) != file.get_int(b)
-               ? file.get_int(a) < file.get_int(b)
-               : e.column(event_col::line).get_int(a) < e.column(event_col::line).get_int(b);
+    return file.get_int(a) != file.get_int(b) ? file.get_int(a) < file.get_int(b) : line.get_int(a) < line.get_int(b);
   });
   for (std::size_t b = 0; b < sorted.size();) {
     std::size_t end = b;

@@ -610,16 +610,16 @@ void apply_spec_speed(const PresetCatalog& catalog, const Picked& p, const Resol
                                       format_number(kComputeBoundMemSm), format_number(kBandwidthBoundMemSm));
   }
   if (bracket) {
-    const double mid = (*in.speed.compute_bound + *in.speed.bandwidth_bound) / 2;
-    in.set(InputId::kRelativeSpeed, mid, rs.origin,
-           fmt::format(
-               "the middle of the spec-sheet bracket, {} (bandwidth-bound: {}) to {} (compute-bound: {}): "
-               "{}; --local-throughput and --cloud-throughput give your own",
-               format_number(std::min(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
-               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.bandwidth_note : in.speed.compute_note,
-               format_number(std::max(*in.speed.compute_bound, *in.speed.bandwidth_bound)),
-               *in.speed.bandwidth_bound < *in.speed.compute_bound ? in.speed.compute_note : in.speed.bandwidth_note,
-               in.speed.bound_note.empty() ? "the logs do not say which the job is" : in.speed.bound_note));
+    const double c = *in.speed.compute_bound, b = *in.speed.bandwidth_bound;
+    const bool bandwidth_low = b < c;
+    in.set(InputId::kRelativeSpeed, (c + b) / 2, rs.origin,
+           fmt::format("the middle of the spec-sheet bracket, {} ({}: {}) to {} ({}: {}): {}; --local-throughput and "
+                       "--cloud-throughput give your own",
+                       format_number(std::min(c, b)), bandwidth_low ? "bandwidth-bound" : "compute-bound",
+                       bandwidth_low ? in.speed.bandwidth_note : in.speed.compute_note, format_number(std::max(c, b)),
+                       bandwidth_low ? "compute-bound" : "bandwidth-bound",
+                       bandwidth_low ? in.speed.compute_note : in.speed.bandwidth_note,
+                       in.speed.bound_note.empty() ? "the logs do not say which the job is" : in.speed.bound_note));
   }
 }
 
@@ -763,9 +763,7 @@ constexpr AssumedSpread kAssumedSpreads[] = {
 // above; the incident rate's Gamma posterior when it is the measured one (its mean is the value);
 // then the user's ranges. The spread between the catalog's offers is no range: the offer picked
 // has a dated price (gpucost offers lists the others).
-void set_ranges(const Picked& p, const std::optional<InputRange>& incident_posterior, const ResolveRequest& rq,
-                CostInputs& in) {
-  (void)p;
+void set_ranges(const std::optional<InputRange>& incident_posterior, const ResolveRequest& rq, CostInputs& in) {
   const auto& rs = in[InputId::kRelativeSpeed];
   // The spec-sheet ratio of the two presets (`preset:CLOUD/LOCAL`) or the default; a scenario's
   // own figure (the seed article's 1) or a measured one stays a point value.
@@ -904,7 +902,7 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   // After the options, so that a lifetime given by the user reads the resale curve at that age.
   if (p.local_ref)
     if (const MachineClass* mc = find_machine_class(p.local_ref->kind)) apply_machine_class(*mc, in);
-  set_ranges(p, incident_posterior, rq, in);
+  set_ranges(incident_posterior, rq, in);
   fill_unknowns(in);
   if (query) apply_query(rq, *query);
   return in;
