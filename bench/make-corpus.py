@@ -132,6 +132,11 @@ class Clock:
         self.i += 1
         return t
 
+    def mono(self, r):
+        """The kernel's stamp of the line next() gave last, `r` in [0, 1) placing it in the line's
+        own slot: printk stamps only go forward, like the wall clock."""
+        return 12.0 + (self.i - 1 + 0.9 * r) * self.span / self.n
+
 
 def estimate_lines(size, avg):
     return max(1, size // avg)
@@ -149,7 +154,7 @@ def write_syslog_pair(rng, p, size, syslog_path, kern_path, idents):
         while written < size:
             t = clock.next()
             st = syslog_stamp(t)
-            mono = t - START + 12.0 + rng.random()
+            mono = clock.mono(rng.random())
             if prev is not None and rng.random() < p.repeat_share:
                 line = f"{st} {p.host} {prev}\n"
                 sy.write(line)
@@ -200,7 +205,9 @@ def write_dmon(rng, p, path, seconds=DAY):
 
 def journal_entry(rng, p, t, boot, ident, pid, msg, transport="syslog", prio=6):
     us = t * 1000000 + rng.randint(0, 999999)
-    e = {"__REALTIME_TIMESTAMP": str(us), "__MONOTONIC_TIMESTAMP": str((t - START + 12) * 1000000),
+    # journald reads both clocks for one entry at one instant: the monotonic stamp keeps the
+    # realtime stamp's microseconds (a whole-second one would move the offset on every entry).
+    e = {"__REALTIME_TIMESTAMP": str(us), "__MONOTONIC_TIMESTAMP": str(us - (START - 12) * 1000000),
          "_BOOT_ID": boot, "PRIORITY": str(prio), "_TRANSPORT": transport,
          "SYSLOG_IDENTIFIER": ident, "MESSAGE": msg, "_HOSTNAME": p.host}
     if pid:
@@ -236,7 +243,7 @@ def write_server_kern(rng, p, size, path):
     with open(path, "w") as f:
         while written < size:
             t = clock.next()
-            mono = t - START + 12.0 + rng.random()
+            mono = clock.mono(rng.random())
             if storm == 0 and rng.random() < p.storm_share / p.storm_len * 4:
                 storm = rng.randint(p.storm_len // 2, p.storm_len)
                 kind = rng.choice(["aer", "xid"])
@@ -272,7 +279,7 @@ def write_flood(rng, p, size, path):
     with open(path, "w") as f:
         while written < size:
             t = clock.next()
-            mono = t - START + 12.0 + rng.random()
+            mono = clock.mono(rng.random())
             msg = rng.choice(msgs) if rng.random() < p.flood_share else (kernel_message(rng, p) or audit_line(rng, t))
             line = f"{syslog_stamp(t)} {p.host} kernel: [{mono:12.6f}] {msg}\n"
             f.write(line)
