@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gpucost/cost/model.hpp"
+#include "gpucost/features/feature_ids.hpp"
 #include "gpucost/table/column.hpp"
 #include "gpucost/text/number.hpp"
 
@@ -113,6 +114,100 @@ std::optional<double> gpu_value(const FeatureSet& fs, std::size_t k, std::string
 std::string percent(double share) { return sig3(100 * share) + " %"; }
 
 }  // namespace
+
+namespace {
+
+// One GPU's samples as the stall measure reads them: busy seconds, and the idle samples with
+// their framebuffer use.
+struct StallSamples {
+  TimeNs busy = 0;
+  std::vector<double> busy_fb;
+  std::vector<std::pair<double, TimeNs>> idle;  // fb, interval
+  std::vector<std::size_t> idle_rows;
+  double lowest_fb = 0;
+  bool any_fb = false;
+};
+
+std::map<int, StallSamples> stall_samples(const Timeline& tl, double idle_pct) {
+  std::map<int, StallSamples> per_gpu;
+  const Table& s = tl.samples;
+  if (s.rows() == 0) return per_gpu;
+  const ColumnReader gpu(s.column(sample_col::gpu)), interval(s.column(sample_col::interval_ns)),
+      sm(s.column(sample_metric_col(GpuMetric::sm_pct))), fb(s.column(sample_metric_col(GpuMetric::fb_mb)));
+  for (std::size_t r = 0; r < s.rows(); ++r) {
+    if (!gpu.is_valid(r) || !sm.is_valid(r) || !fb.is_valid(r)) continue;
+    StallSamples& g = per_gpu[static_cast<int>(gpu.get_int(r))];
+    const double mem = fb.get_float(r);
+    g.lowest_fb = g.any_fb ? std::min(g.lowest_fb, mem) : mem;
+    g.any_fb = true;
+    const TimeNs dt = interval.get_int(r);
+    if (sm.get_float(r) > idle_pct) {
+      g.busy += dt;
+      g.busy_fb.push_back(mem);
+    } else {
+      g.idle.emplace_back(mem, dt);
+      g.idle_rows.push_back(r);
+    }
+  }
+  return per_gpu;
+}
+
+std::string sample_line(const Timeline& tl, std::size_t r) {
+  const ColumnReader file(tl.samples.column(sample_col::file)), line(tl.samples.column(sample_col::line));
+  const auto f = static_cast<std::size_t>(file.get_int(r));
+  return fmt::format("{}:{}", f < tl.files.size() ? tl.files[f].path : std::string("?"), line.get_int(r));
+}
+
+}  // namespace
+
+MeasuredInput measure_job_stalls(const Timeline& tl, const FeatureSet& fs) {
+  MeasuredInput m{InputId::kJobStallFraction, std::nullopt, {}, {}, {}, {}};
+  const auto per_gpu = stall_samples(tl, fs.options.idle_threshold_pct);
+  if (per_gpu.empty()) {
+    m.note =
+        "not measured: no GPU sample has both utilization and framebuffer memory (nvidia-smi dmon's sm and fb, "
+        "or --query-gpu's utilization.gpu and memory.used)";
+    return m;
+  }
+  TimeNs busy = 0, stalled = 0;
+  std::string first, floors;
+  for (const auto& [index, g] : per_gpu) {
+    if (g.busy_fb.empty()) continue;
+    std::vector<double> v = g.busy_fb;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    const double median = v[v.size() / 2];
+    const double held = median - std::max(kJobMemoryMarginMb, (median - g.lowest_fb) / 2);
+    busy += g.busy;
+    for (std::size_t i = 0; i < g.idle.size(); ++i)
+      if (g.idle[i].first >= held && held > 0) {
+        stalled += g.idle[i].second;
+        if (first.empty()) first = sample_line(tl, g.idle_rows[i]);
+      }
+    floors += fmt::format("{}GPU {} held at fb >= {} MB (busy median {}, lowest {})", floors.empty() ? "" : "; ", index,
+                          sig3(held), sig3(median), sig3(g.lowest_fb));
+  }
+  if (busy == 0) {
+    m.note = "not measured: no busy GPU sample (SM above the idle threshold), so the job's memory is not known";
+    return m;
+  }
+  const double stall = static_cast<double>(stalled) / static_cast<double>(busy + stalled);
+  auto secs = [](TimeNs t) { return sig3(static_cast<double>(t) / 1e9); };
+  std::string parts = fmt::format("{} s idle while the job held the GPU / ({} s busy + {} s) = {}", secs(stalled),
+                                  secs(busy), secs(stalled), format_number(stall));
+  double total = stall;
+  const FeatureValue* queue = fs.find(FeatureId::launch_queue_fraction);
+  if (queue && queue->value) {
+    total = 1 - (1 - stall) * (1 - *queue->value);
+    parts += fmt::format("; with the launch queue {} ({}): 1 - (1 - {}) x (1 - {}) = {}", format_number(*queue->value),
+                         feature_code(FeatureId::launch_queue_fraction), format_number(stall),
+                         format_number(*queue->value), format_number(total));
+  }
+  m.value = total;
+  m.origin = "measured:dmon";
+  m.note = fmt::format("the job's own stalls, which move to the cloud with it: {}; {}{}", parts, floors,
+                       first.empty() ? "" : "; first " + first);
+  return m;
+}
 
 Usage measure_usage(const Timeline& tl, const FeatureSet& fs, double min_span_days) {
   Usage u;

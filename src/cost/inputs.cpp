@@ -63,7 +63,8 @@ constexpr InputSpec kSpecs[kInputCount] = {
     {InputId::kHoursPerMonth, Side::kLocal, "hours_per_month", "h/month", Domain::kNonNegative, false, kNone, "",
      "Usage: local-equivalent busy GPU-hours a month (measured from the logs by analyze)", "--hours-per-month"},
     {InputId::kJobStallFraction, Side::kCloud, "job_stall_fraction", "ratio", Domain::kRatio, false, 0,
-     "no stalls of the job itself counted on the cloud side (analyze measures the launch-queue share)",
+     "no stalls of the job itself counted on the cloud side (analyze measures them from the GPU samples: idle while "
+     "the job's process holds its memory, and the launch-queue share of a profiler trace)",
      "Share of the job's time lost to its own stalls (input pipeline, kernel-launch queue): they move to the "
      "cloud with the job",
      "--job-stall-fraction"},

@@ -681,7 +681,7 @@ namespace {
 std::string what_flips(const CostResult& r) {
   const BreakEven& b = r.break_even;
   std::vector<std::string> parts;
-  if (b.usage_threshold_hours_per_month)
+  if (b.usage_threshold_hours_per_month && *b.usage_threshold_hours_per_month <= kMeanMonthHours)
     parts.push_back(fmt::format("usage: buying pays from {} a month per GPU",
                                 human_duration(*b.usage_threshold_hours_per_month)));
   if (r.flips_within_speed_bracket && r.at_compute_bound && r.at_bandwidth_bound)
@@ -738,6 +738,14 @@ BuyVerdict buy_verdict(const CostResult& r) {
                                   "{} for every 100 h a month of use over {} months (give --local-purchase-price "
                                   "and --hours-per-month).",
                                   pair, money(per_100h, cur), format_number(months));
+  } else if (b.usage_threshold_hours_per_month && *b.usage_threshold_hours_per_month > kMeanMonthHours) {
+    // A threshold no month can reach: the GPU busy around the clock still does not pay for itself.
+    v.decision = BuyDecision::kNever;
+    v.summary = fmt::format(
+        "{}: never: it would pay only from {} of busy time a month per GPU over {} months, more than a month's {} h "
+        "around the clock.",
+        pair, human_duration(*b.usage_threshold_hours_per_month), format_number(months),
+        format_number(kMeanMonthHours));
   } else if (!b.hours_per_month) {
     v.decision = BuyDecision::kDependsOnUsage;
     v.summary = fmt::format(

@@ -20,6 +20,9 @@ std::shared_ptr<const CostResult> CostStage::run(const Timeline* timeline, const
     rq.logs_read = true;
   }
   if (features) rq.measured = measured_from_features(*features, setup_.measured);
+  if (features && timeline && setup_.measured)
+    for (auto& m : rq.measured)
+      if (m.input == InputId::kJobStallFraction) m = measure_job_stalls(*timeline, *features);
   if (features && setup_.measured) {
     const auto sm = features->get(FeatureId::gpu_util_busy_mean_pct);
     const auto mem = features->get(FeatureId::gpu_mem_util_busy_mean_pct);

@@ -69,7 +69,7 @@ void write_dmon(const World& w, OutFile& out, Truth& truth) {
       if (t >= w.dmon_end[g]) continue;
       const GpuSample s = models[g].sample(t);
       any = true;
-      truth.add_sample(static_cast<int>(g), t, s.sm, s.pwr, s.gtemp);
+      truth.add_sample(static_cast<int>(g), t, s.sm, s.pwr, s.gtemp, s.stalled);
       b.append(stamp, static_cast<std::size_t>(p - stamp));
       append_int(b, static_cast<std::int64_t>(g), 8);
       for (int v : {s.pwr, s.gtemp, s.mtemp, s.sm, s.mem, s.enc, s.dec, s.jpg, s.ofa, s.mclk, s.pclk, s.pviol, s.tviol,

@@ -54,10 +54,16 @@ GpuSample GpuModel::sample(TimeNs t) {
   int mclk = g_.idle_mclk;
   double hot_offset = 0;
   switch (mode) {
-    case GpuMode::kIdle: {
+    case GpuMode::kIdle:
+    case GpuMode::kStall: {
       const double u = rng_.uniform();
       sm = u < 0.8 ? 0 : u < 0.95 ? static_cast<double>(rng_.range(1, 3)) : static_cast<double>(rng_.range(4, 5));
       power = g_.idle_power_w + rng_.normal(0, 1.0);
+      if (mode == GpuMode::kStall) {  // the process keeps its memory and a few watts of clocks
+        fb_target = g_.train_fb_mib;
+        power += 4;
+        s.stalled = true;
+      }
       break;
     }
     case GpuMode::kLoad:
@@ -108,7 +114,8 @@ GpuSample GpuModel::sample(TimeNs t) {
   fb_ += (fb_target - fb_) / 6.0;
 
   s.sm = clampi(sm, 0, 100);
-  s.mem = mode == GpuMode::kIdle ? clampi(rng_.uniform(0, 1.4), 0, 100) : clampi(s.sm * 0.55 + rng_.normal(0, 4), 0, 100);
+  s.mem = mode == GpuMode::kIdle || mode == GpuMode::kStall ? clampi(rng_.uniform(0, 1.4), 0, 100)
+                                                            : clampi(s.sm * 0.55 + rng_.normal(0, 4), 0, 100);
   s.pwr = clampi(power, 1, static_cast<int>(g_.power_max_w));
   s.gtemp = clampi(temp_, 20, 110);
   s.mtemp = g_.has_mtemp ? clampi(temp_ + 6 + rng_.normal(0, 0.4), 20, 110) : -1;
@@ -122,7 +129,7 @@ GpuSample GpuModel::sample(TimeNs t) {
     s.sbecc = 0;
     s.dbecc = dbe_at_ != kNoTime && t >= dbe_at_ ? 1 : 0;
   }
-  if (mode == GpuMode::kIdle) {
+  if (mode == GpuMode::kIdle || mode == GpuMode::kStall) {
     s.rxpci = static_cast<int>(rng_.range(0, 2));
     s.txpci = static_cast<int>(rng_.range(0, 1));
   } else if (mode == GpuMode::kLoad) {

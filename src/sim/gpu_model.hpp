@@ -16,6 +16,7 @@ struct GpuSample {
   int pwr = 0, gtemp = 0, mtemp = -1, sm = 0, mem = 0, enc = 0, dec = 0, jpg = 0, ofa = 0;
   int mclk = 0, pclk = 0, pviol = 0, tviol = 0, fb = 0, bar1 = 0, ccpm = 0;
   int sbecc = -1, dbecc = -1, pci = 0, rxpci = 0, txpci = 0;
+  bool stalled = false;  ///< the job's own stall (GpuMode::kStall): truth, not printed
 };
 
 class GpuModel {

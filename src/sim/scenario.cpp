@@ -451,7 +451,7 @@ World build_world(const SimOptions& options) {
     all_gpus(x.t + kNsPerSec, w.containers.back().running, GpuMode::kIdle);
     all_gpus(w.containers.back().running, load_end.back(), GpuMode::kLoad);
   }
-  for (const auto& [b, e] : idle_gaps) all_gpus(b, e, GpuMode::kIdle);
+  for (const auto& [b, e] : idle_gaps) all_gpus(b, e, GpuMode::kStall);
   for (const auto& h : plan.hot) w.segments[static_cast<std::size_t>(h.gpu)].push_back({h.begin, h.end, GpuMode::kHot});
   for (auto& segs : w.segments) {
     std::sort(segs.begin(), segs.end(), [](const GpuSegment& a, const GpuSegment& b) { return a.begin < b.begin; });

@@ -105,12 +105,13 @@ std::vector<SuspendSpan> suspend_cycles(const std::vector<TruthEvent>& events) {
 
 Truth::Truth(const World& w) : w_(w), gpus_(w.gpus.size()) {}
 
-void Truth::add_sample(int gpu, TimeNs t, int sm, int power_w, int gtemp) {
+void Truth::add_sample(int gpu, TimeNs t, int sm, int power_w, int gtemp, bool stalled) {
   GpuTotals& g = gpus_[static_cast<std::size_t>(gpu)];
   ++g.rows;
   g.sm_sum += sm;
   g.power_sum += power_w;
   if (sm <= kIdleThresholdPct) ++g.idle_rows;
+  if (sm <= kIdleThresholdPct && stalled) ++g.stall_rows;
   if (gtemp > kTempThresholdC) ++g.hot_rows;
   g.temp_max = std::max(g.temp_max, gtemp);
   if (g.first_row == kNoTime) g.first_row = t;
@@ -327,6 +328,10 @@ std::string Truth::json() const {
     j.kv("power_sum_w", g.power_sum).kv("hot_rows", g.hot_rows);
     if (samples) j.kv("gpu_idle_s", static_cast<double>(g.idle_rows));
     else j.key("gpu_idle_s").null();
+    // The job's own stalls: idle rows while its process held the GPU (cloud.job_stall_fraction
+    // is stall / (busy + stall), busy = rows - idle_rows).
+    if (samples) j.kv("job_stall_s", static_cast<double>(g.stall_rows));
+    else j.key("job_stall_s").null();
     instant(j, "first_row", g.first_row);
     instant(j, "last_row", g.last_row);
     j.end_object();

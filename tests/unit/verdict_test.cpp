@@ -197,6 +197,25 @@ TEST(Verdict, ThreeDaysOfSamplesLeaveTheUsageUnknown) {
   EXPECT_EQ(shorter->cost().inputs.usage.basis, cost::UsageBasis::kMeasured);
 }
 
+TEST(Verdict, AThresholdNoMonthReachesIsNever) {
+  // The bundled laptop against the A10: the cloud costs a little more per effective hour than the
+  // laptop's running cost, so the lines cross, but only above 730.5 busy hours a month.
+  // In the example's own zone (+08:00, from its stamps), as `gpucost analyze` reads it.
+  PipelineOptions o;
+  auto setup = std::make_shared<CostSetup>();
+  setup->catalog = cost::load_presets({}, {});
+  o.cost = setup;
+  PipelineResult result;
+  run_pipeline(std::string(GPUCOST_TEST_DATA) + "/../../examples/laptop-training", o, result);
+  ASSERT_TRUE(result.cost);
+  const auto& c = *result.cost;
+  ASSERT_TRUE(c.break_even.usage_threshold_hours_per_month) << c.buy.summary;
+  ASSERT_GT(*c.break_even.usage_threshold_hours_per_month, cost::kMeanMonthHours);
+  EXPECT_EQ(c.buy.decision, cost::BuyDecision::kNever);
+  EXPECT_NE(c.buy.summary.find("more than a month's 730.5 h"), std::string::npos) << c.buy.summary;
+  EXPECT_EQ(c.buy.flips.find("usage:"), std::string::npos) << c.buy.flips;
+}
+
 TEST(Verdict, LogsThatNameNoGpuModelAnswerWithAPrice) {
   TempDir dir;
   fs::copy_file(kH200 + "/dmesg.txt", dir.path / "dmesg.txt");

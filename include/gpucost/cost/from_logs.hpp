@@ -34,6 +34,18 @@ std::vector<std::pair<std::string, double>> power_limits(const Timeline& tl);
 /// with `take` false each is marked as not taken from the logs (--no-measured).
 std::vector<MeasuredInput> measured_from_features(const FeatureSet& fs, bool take);
 
+/// The job's own stalls (cloud.job_stall_fraction, docs/cost-model.md §3.9): the idle GPU
+/// seconds (SM at or below the idle threshold) while the job's process kept its memory on the
+/// GPU, over those plus the busy seconds, summed over the GPUs. A sample holds the job's memory
+/// when its framebuffer use is at least the busy samples' median less max(256 MiB, half the gap
+/// from the GPU's lowest use to that median). Combined with the launch-queue share (F003) where a
+/// profiler trace gives one: 1 - (1 - stall) x (1 - queue). Null with the reason where the
+/// samples have no utilization or no framebuffer column, or no busy sample.
+MeasuredInput measure_job_stalls(const Timeline& tl, const FeatureSet& fs);
+/// The least framebuffer use by which a job's memory stands above the idle GPU's (a CUDA context
+/// alone takes some 300 MiB; a desktop's compositor holds a few hundred).
+inline constexpr double kJobMemoryMarginMb = 256;
+
 /// The usage the GPU samples show, per GPU: busy and sampled seconds (gpu_busy_s, gpu_sampled_s)
 /// and the span from the first sample to the end of the last. The basis is `measured` only when
 /// every GPU's span reaches `min_span_days` (a week holds the weekly rhythm of use); the value per

@@ -34,6 +34,7 @@ struct TruthEvent {
 /// Sums over the dmon rows written for one GPU.
 struct GpuTotals {
   std::int64_t rows = 0, idle_rows = 0, hot_rows = 0;
+  std::int64_t stall_rows = 0;  ///< idle rows of the job's own stalls (GpuMode::kStall)
   double sm_sum = 0, power_sum = 0;
   int temp_max = INT_MIN;
   TimeNs first_row = kNoTime, last_row = kNoTime;
@@ -71,7 +72,7 @@ class Truth {
   explicit Truth(const World& w);
 
   /// One dmon row of GPU gpu at second t.
-  void add_sample(int gpu, TimeNs t, int sm, int power_w, int gtemp);
+  void add_sample(int gpu, TimeNs t, int sm, int power_w, int gtemp, bool stalled = false);
   /// One sampling interval with at least one row (the host's union of sampled time).
   void add_interval() noexcept { ++host_seconds_; }
   /// A written record; kept when it is an injected event.

@@ -110,10 +110,13 @@ struct GpuSpec {
 
 /// What a GPU is doing.
 enum class GpuMode : std::uint8_t {
-  kIdle,   ///< no job: SM at or below the idle threshold
-  kLoad,   ///< a job is starting (loading data and the model): low, rising SM
+  kIdle,  ///< no job: SM at or below the idle threshold
+  kLoad,  ///< a job is starting (loading data and the model): low, rising SM
   kTrain,  ///< training
-  kHot,    ///< training while too hot: throttled, SM decaying
+  kHot,  ///< training while too hot: throttled, SM decaying
+  /// The job waits on itself (its input pipeline, an evaluation or a checkpoint on the CPU): SM
+  /// idle while its process keeps its memory on the GPU.
+  kStall,
 };
 
 /// A span of a GPU's time in one mode (outside all spans a GPU is in `base` mode).
