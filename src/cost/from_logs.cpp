@@ -70,18 +70,10 @@ std::vector<MeasuredInput> measured_from_features(const FeatureSet& fs, bool tak
       out.push_back({id, std::nullopt, {}, "not taken from the logs (--no-measured)", {}, {}});
     return out;
   }
-  return measured_inputs([&fs](std::string_view name) -> std::optional<FeatureReading> {
-    const auto i = feature_index(name);
-    if (i == kNoFeature) return std::nullopt;
-    FeatureReading r;
-    r.id = std::string(feature_catalog()[i].id);
-    if (i < fs.host.size()) {
-      r.value = fs.host[i].value;
-      r.reason = fs.host[i].reason;
-    } else {
-      r.reason = "not computed in this run";
-    }
-    return r;
+  return measured_inputs([&fs](FeatureId id) -> std::optional<FeatureReading> {
+    const FeatureValue* v = fs.find(id);
+    if (!v) return std::nullopt;
+    return FeatureReading{std::string(feature_code(id)), v->value, v->reason};
   });
 }
 
@@ -105,10 +97,10 @@ std::map<int, std::pair<TimeNs, TimeNs>> sample_spans(const Timeline& tl) {
   return spans;
 }
 
-std::optional<double> gpu_value(const FeatureSet& fs, std::size_t k, std::string_view name) {
-  const auto i = feature_index(name);
-  if (i == kNoFeature || k >= fs.per_gpu.size() || i >= fs.per_gpu[k].size()) return std::nullopt;
-  return fs.per_gpu[k][i].value;
+std::optional<double> gpu_value(const FeatureSet& fs, std::size_t k, FeatureId id) {
+  if (k >= fs.gpus.size()) return std::nullopt;
+  const FeatureValue* v = fs.find_gpu(fs.gpus[k], id);
+  return v ? v->value : std::nullopt;
 }
 
 std::string percent(double share) { return sig3(100 * share) + " %"; }
@@ -215,8 +207,8 @@ Usage measure_usage(const Timeline& tl, const FeatureSet& fs, double min_span_da
   const auto spans = sample_spans(tl);
   std::optional<double> shortest_s;
   for (std::size_t k = 0; k < fs.gpus.size(); ++k) {
-    const auto busy = gpu_value(fs, k, "gpu_busy_s");
-    const auto covered = gpu_value(fs, k, "gpu_sampled_s");
+    const auto busy = gpu_value(fs, k, FeatureId::gpu_busy_s);
+    const auto covered = gpu_value(fs, k, FeatureId::gpu_sampled_s);
     const auto span = spans.find(fs.gpus[k]);
     if (!busy || !covered || *covered <= 0 || span == spans.end()) continue;
     GpuUsage g;

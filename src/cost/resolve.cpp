@@ -180,73 +180,39 @@ CostOverrides load_cost_config(const std::string& path) {
 std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
   std::vector<MeasuredInput> out;
   // One input from one feature of the same meaning.
-  auto direct = [&](InputId input, std::string_view feature, std::string_view what) {
+  auto direct = [&](InputId input, FeatureId feature, std::string_view what) {
     MeasuredInput m{input, std::nullopt, {}, {}, {}, {}};
+    const std::string_view name = feature_name(feature);
     const auto f = lookup(feature);
     if (!f) {
-      m.note = fmt::format("not measured: this build's feature catalog has no {}", feature);
+      m.note = fmt::format("not measured: {} was not computed in this run", name);
     } else if (!f->value) {
-      m.note = fmt::format("not measured: {} ({}) is null: {}", feature, f->id, f->reason);
+      m.note = fmt::format("not measured: {} ({}) is null: {}", name, f->id, f->reason);
     } else if (!std::isfinite(*f->value) || *f->value < 0) {
-      m.note = fmt::format("not measured: {} ({}) = {} is not a usable value", feature, f->id, format_number(*f->value));
+      m.note = fmt::format("not measured: {} ({}) = {} is not a usable value", name, f->id, format_number(*f->value));
     } else {
       m.value = *f->value;
       m.origin = "measured:" + f->id;
-      m.note = fmt::format("{} from the logs ({} = {})", what, feature, format_number(*f->value));
+      m.note = fmt::format("{} from the logs ({} = {})", what, name, format_number(*f->value));
     }
     out.push_back(std::move(m));
   };
-  direct(InputId::kPowerW, "gpu_power_mean_w", "mean GPU power");
-
-  // Effective utilization: the catalog's own feature when it has one (its definition is the
-  // contract); else the same formula from the parts that exist, saying which are missing.
-  if (lookup("effective_utilization")) {
-    direct(InputId::kEffectiveUtilization, "effective_utilization", "effective utilization");
-    auto& m = out.back();
-    if (m.value && *m.value > 1) {
-      m.value.reset();
-      m.origin.clear();
-      m.note = "not measured: effective_utilization is above 1";
-    }
-  } else {
-    MeasuredInput m{InputId::kEffectiveUtilization, std::nullopt, {}, {}, {}, {}};
-    const auto idle = lookup("gpu_idle_fraction");
-    if (!idle) {
-      m.note = "not measured: this build's feature catalog has neither effective_utilization nor gpu_idle_fraction";
-    } else if (!idle->value) {
-      m.note = fmt::format("not measured: gpu_idle_fraction ({}) is null: {}", idle->id, idle->reason);
-    } else {
-      double u = 1 - *idle->value;
-      std::string parts = fmt::format("1 - gpu_idle_fraction {}", format_number(*idle->value));
-      std::string missing;
-      for (std::string_view part : {"launch_queue_fraction", "power_event_loss_fraction"}) {
-        const auto f = lookup(part);
-        if (f && f->value) {
-          u -= *f->value;
-          parts += fmt::format(" - {} {}", part, format_number(*f->value));
-        } else {
-          missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", part,
-                                 f ? "null: " + f->reason : std::string("not in this build's catalog"));
-        }
-      }
-      u = std::clamp(u, 0.0, 1.0);
-      m.value = u;
-      m.origin = "measured:" + idle->id;
-      m.note = fmt::format("effective utilization from the logs: {} = {} (the catalog has no effective_utilization "
-                           "feature){}",
-                           parts, format_number(u), missing.empty() ? "" : "; counted as 0: " + missing);
-    }
-    out.push_back(std::move(m));
+  direct(InputId::kPowerW, FeatureId::gpu_power_mean_w, "mean GPU power");
+  direct(InputId::kEffectiveUtilization, FeatureId::effective_utilization, "effective utilization");
+  if (auto& m = out.back(); m.value && *m.value > 1) {
+    m.value.reset();
+    m.origin.clear();
+    m.note = "not measured: effective_utilization is above 1";
   }
-  direct(InputId::kJobStallFraction, "launch_queue_fraction",
+  direct(InputId::kJobStallFraction, FeatureId::launch_queue_fraction,
          "the job's own stalls, which move to the cloud with it: kernel-launch queueing");
-  direct(InputId::kIncidentsPerHour, "incidents_per_hour", "maintenance incidents per hour of GPU use");
+  direct(InputId::kIncidentsPerHour, FeatureId::incidents_per_hour, "maintenance incidents per hour of GPU use");
   // The count and the hours behind the rate (F007's own basis: host gpu_sampled_s, else the
   // log uptime), so a rate from a short log can be weighed against the prior.
   if (auto& m = out.back(); m.value) {
-    const auto n = lookup("maintenance_incidents");
-    const auto sampled = lookup("gpu_sampled_s");
-    const auto uptime = lookup("log_uptime_s");
+    const auto n = lookup(FeatureId::maintenance_incidents);
+    const auto sampled = lookup(FeatureId::gpu_sampled_s);
+    const auto uptime = lookup(FeatureId::log_uptime_s);
     double hours = 0;
     if (sampled && sampled->value && *sampled->value > 0) hours = *sampled->value / 3600;
     else if (uptime && uptime->value && *uptime->value > 0) hours = *uptime->value / 3600;
@@ -255,7 +221,6 @@ std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup) {
       m.exposure_h = hours;
     }
   }
-
   return out;
 }
 

@@ -22,6 +22,7 @@
 
 #include "gpucost/cost/catalog.hpp"
 #include "gpucost/cost/inputs.hpp"
+#include "gpucost/features/feature_ids.hpp"
 #include "gpucost/cost/presets.hpp"
 
 namespace gpucost::cost {
@@ -81,13 +82,13 @@ struct FeatureReading {
   std::optional<double> value;
   std::string reason;            ///< why null
 };
-/// Looks a feature up by name; nullopt when the catalog has no such feature.
-using FeatureLookup = std::function<std::optional<FeatureReading>(std::string_view name)>;
+/// Looks a feature up; nullopt when the run computed no features.
+using FeatureLookup = std::function<std::optional<FeatureReading>(FeatureId id)>;
 
 /// The measured inputs: power_w <- gpu_power_mean_w, effective_utilization <-
-/// effective_utilization (or, when the catalog has no such feature, 1 - gpu_idle_fraction -
-/// launch_queue_fraction - power_event_loss_fraction from what exists), incidents_per_hour <-
-/// incidents_per_hour. Always one entry per input, with a note when there is no value.
+/// effective_utilization, job_stall_fraction <- launch_queue_fraction (analyze replaces it with
+/// measure_job_stalls), incidents_per_hour <- incidents_per_hour with the count and hours behind
+/// it. Always one entry per input, with a note when there is no value.
 std::vector<MeasuredInput> measured_inputs(const FeatureLookup& lookup);
 
 /// Which presets a run uses (empty = none picked).
