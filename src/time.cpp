@@ -11,10 +11,6 @@ namespace gpucost {
 
 namespace {
 constexpr std::int64_t kNoYearDay0 = days_from_civil(2000, 1, 1);
-std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 }  // namespace
 
 TimeNs no_year_raw(const NoYearStamp& s) noexcept {

@@ -26,6 +26,13 @@ inline constexpr TimeNs kNsPerMin = 60 * kNsPerSec;
 inline constexpr TimeNs kNsPerHour = 3600 * kNsPerSec;
 inline constexpr TimeNs kNsPerDay = 86400 * kNsPerSec;
 
+/// a / b rounded toward negative infinity (b != 0): the day, minute ... that holds a negative
+/// instant, where `/` would round toward zero.
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 /// Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1..12, d 1..31).
 constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
   y -= m <= 2;

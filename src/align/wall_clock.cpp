@@ -6,13 +6,6 @@
 
 namespace gpucost::align_detail {
 
-namespace {
-std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-}  // namespace
-
 TimeNs local_midnight(TimeNs local) noexcept { return floor_div(local, kNsPerDay) * kNsPerDay; }
 
 std::int64_t rollovers_of(TimeNs raw) noexcept { return no_year_stamp(raw).rollovers; }

@@ -62,8 +62,6 @@ bool in_rate_window(const FeatureContext& c, std::uint32_t row) noexcept;
 
 FeatureValue metric_mean(const FeatureContext& c, int gpu, GpuMetric m);
 FeatureValue metric_max(const FeatureContext& c, int gpu, GpuMetric m);
-FeatureValue metric_min(const FeatureContext& c, int gpu, GpuMetric m);
-FeatureValue metric_percentile(const FeatureContext& c, int gpu, GpuMetric m, int p);
 FeatureValue counter_increase(const FeatureContext& c, int gpu, GpuMetric m);
 /// Events of one kind: per GPU the events naming it, host all of them.
 FeatureValue event_count(const FeatureContext& c, int gpu, EventKind k);
@@ -128,10 +126,6 @@ enum MemoHelper : int {
 
 template <GpuMetric M> FeatureValue mean_of(const FeatureContext& c, int gpu) { return metric_mean(c, gpu, M); }
 template <GpuMetric M> FeatureValue max_of(const FeatureContext& c, int gpu) { return metric_max(c, gpu, M); }
-template <GpuMetric M> FeatureValue min_of(const FeatureContext& c, int gpu) { return metric_min(c, gpu, M); }
-template <GpuMetric M, int P> FeatureValue percentile_of(const FeatureContext& c, int gpu) {
-  return metric_percentile(c, gpu, M, P);
-}
 template <GpuMetric M> FeatureValue increase_of(const FeatureContext& c, int gpu) { return counter_increase(c, gpu, M); }
 template <EventKind K> FeatureValue count_of(const FeatureContext& c, int gpu) { return event_count(c, gpu, K); }
 

@@ -148,9 +148,7 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o, unsig
   if (grouping_error) std::rethrow_exception(grouping_error);
   const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
   stats_cache_.resize(slots);
-  counts_cache_.resize(slots);
   stats_once_ = std::make_unique<std::once_flag[]>(slots);
-  counts_once_ = std::make_unique<std::once_flag[]>(slots);
 }
 
 // The traits of the formats read (GPUCOST_FORMATS): which families of logs are present.
@@ -459,116 +457,6 @@ const MetricStats& FeatureContext::stats(int gpu, GpuMetric m) const {
     stats_cache_[slot] = st;
   });
   return *stats_cache_[slot];
-}
-
-namespace {
-
-// Counts of 64-bit keys in an open-addressing table; ~0 (a NaN's bits, never counted) marks
-// empty slots.
-class KeyCounts {
- public:
-  KeyCounts() : keys_(64, kEmpty), counts_(64, 0) {}
-  void add(std::uint64_t key) {
-    std::size_t i = slot(key);
-    if (keys_[i] == kEmpty) {
-      if (2 * (size_ + 1) > keys_.size()) {
-        grow();
-        i = slot(key);
-      }
-      keys_[i] = key;
-      ++size_;
-    }
-    ++counts_[i];
-  }
-  std::size_t size() const noexcept { return size_; }
-  template <class F>
-  void each(F f) const {
-    for (std::size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] != kEmpty) f(keys_[i], counts_[i]);
-  }
-  bool contains(std::uint64_t key) const { return keys_[slot(key)] == key; }
-
- private:
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  std::size_t slot(std::uint64_t key) const noexcept {
-    const std::size_t mask = keys_.size() - 1;
-    // Murmur's finalizer: doubles differ in their high bits, and every bit must reach the index.
-    std::uint64_t h = key;
-    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDull;
-    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ull;
-    std::size_t i = static_cast<std::size_t>(h ^ (h >> 33)) & mask;
-    while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask;
-    return i;
-  }
-  void grow() {
-    std::vector<std::uint64_t> keys(keys_.size() * 2, kEmpty), counts(keys_.size() * 2, 0);
-    keys.swap(keys_);
-    counts.swap(counts_);
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != kEmpty) {
-        const std::size_t j = slot(keys[i]);
-        keys_[j] = keys[i];
-        counts_[j] = counts[i];
-      }
-  }
-  std::vector<std::uint64_t> keys_, counts_;
-  std::size_t size_ = 0;
-};
-
-}  // namespace
-
-FeatureContext::ValueCounts FeatureContext::count_values(int gpu, GpuMetric m) const {
-  // Measurements take few distinct values (whole watts, degrees, percent, MHz): counting them
-  // needs a few KB where a sorted copy of every value needs 8 bytes a row.
-  constexpr std::size_t kMaxDistinct = 1 << 14;
-  ValueCounts out;
-  KeyCounts counts;  // by bit pattern
-  const ColumnReader c(metric(m));
-  for (auto r : rows(gpu)) {
-    if (!c.is_valid(r)) continue;
-    const double v = c.get_float(r);
-    if (v != v) return out;  // NaN has no rank: sort a copy as before
-    counts.add(std::bit_cast<std::uint64_t>(v));
-    if (counts.size() > kMaxDistinct) return out;
-  }
-  // Equal values with different bits (-0.0, 0.0): which one nth_element picks is its business.
-  if (counts.contains(std::bit_cast<std::uint64_t>(0.0)) && counts.contains(std::bit_cast<std::uint64_t>(-0.0)))
-    return out;
-  out.counts.reserve(counts.size());
-  counts.each([&](std::uint64_t bits, std::uint64_t n) { out.counts.emplace_back(std::bit_cast<double>(bits), n); });
-  std::sort(out.counts.begin(), out.counts.end());
-  out.usable = true;
-  return out;
-}
-
-double FeatureContext::percentile(int gpu, GpuMetric m, double p) const {
-  const std::size_t slot = cache_slot(gpu, m);
-  if (gpu < 0 || gpu_slot(gpu) >= 0) {
-    std::call_once(counts_once_[slot], [&] { counts_cache_[slot] = count_values(gpu, m); });
-    const ValueCounts& vc = counts_cache_[slot];
-    if (vc.usable) {
-      std::uint64_t n = 0;
-      for (const auto& e : vc.counts) n += e.second;
-      if (n == 0) return std::nan("");
-      auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
-      rank = std::clamp<std::size_t>(rank, 1, n);
-      std::uint64_t seen = 0;
-      for (const auto& [v, k] : vc.counts) {
-        seen += k;
-        if (seen >= rank) return v;
-      }
-    }
-  }
-  std::vector<double> buf;
-  const ColumnReader c(metric(m));
-  for (auto r : rows(gpu))
-    if (c.is_valid(r)) buf.push_back(c.get_float(r));
-  if (buf.empty()) return std::nan("");
-  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(buf.size())));
-  rank = std::clamp<std::size_t>(rank, 1, buf.size());
-  auto nth = buf.begin() + static_cast<std::ptrdiff_t>(rank - 1);
-  std::nth_element(buf.begin(), nth, buf.end());
-  return *nth;
 }
 
 std::optional<std::int64_t> FeatureContext::event_code(std::uint32_t r) const noexcept {

@@ -139,10 +139,6 @@ struct FeatureContext {
     return *static_cast<const T*>(it->second.get());
   }
 
-  /// Nearest-rank percentile p (0 < p <= 100) of a metric in a scope: the value at rank
-  /// ceil(p/100 × n) of the sorted values. Requires stats(gpu, m).n > 0.
-  double percentile(int gpu, GpuMetric m, double p) const;
-
   // Column shortcuts.
   const Column& sample_ts() const noexcept { return timeline.samples.ts(); }
   const Column& metric(GpuMetric m) const noexcept { return timeline.samples.column(sample_metric_col(m)); }
@@ -199,19 +195,11 @@ struct FeatureContext {
   unsigned traits_present_ = 0;       // FormatTrait bits of the formats read
   bool sample_format_present_ = false;
   double host_sampled_s_ = 0;
-  // The distinct values of a metric in a scope, ascending, with how many rows hold each; empty
-  // when there are too many distinct values to be worth it (percentile() then sorts a copy).
-  struct ValueCounts {
-    std::vector<std::pair<double, std::uint64_t>> counts;
-    bool usable = false;
-  };
   // Cache slot of (scope, metric); scopes that are the same rows share a slot. Slots are filled
   // once, also when features are computed on several threads.
   std::size_t cache_slot(int gpu, GpuMetric m) const noexcept;
-  ValueCounts count_values(int gpu, GpuMetric m) const;
   mutable std::vector<std::optional<MetricStats>> stats_cache_;
-  mutable std::vector<ValueCounts> counts_cache_;
-  mutable std::unique_ptr<std::once_flag[]> stats_once_, counts_once_;
+  mutable std::unique_ptr<std::once_flag[]> stats_once_;
   int memo_scope(int gpu) const noexcept;
   mutable std::mutex memo_mutex_;
   mutable std::map<std::pair<int, int>, std::shared_ptr<const void>> memo_;

@@ -110,18 +110,6 @@ FeatureValue metric_max(const FeatureContext& c, int gpu, GpuMetric m) {
   return value(st.max, rows_evidence(c, gpu, st.n, st.first_row));
 }
 
-FeatureValue metric_min(const FeatureContext& c, int gpu, GpuMetric m) {
-  if (auto n = need_metric(c, gpu, m)) return *n;
-  const auto& st = c.stats(gpu, m);
-  return value(st.min, rows_evidence(c, gpu, st.n, st.first_row));
-}
-
-FeatureValue metric_percentile(const FeatureContext& c, int gpu, GpuMetric m, int p) {
-  if (auto n = need_metric(c, gpu, m)) return *n;
-  const auto& st = c.stats(gpu, m);
-  return value(c.percentile(gpu, m, p), rows_evidence(c, gpu, st.n, st.first_row) + fmt::format("; nearest rank p{}", p));
-}
-
 FeatureValue counter_increase(const FeatureContext& c, int gpu, GpuMetric m) {
   if (auto n = need_metric(c, gpu, m)) return *n;
   const ColumnReader col(c.metric(m));
