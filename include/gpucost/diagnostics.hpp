@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/formats.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost {

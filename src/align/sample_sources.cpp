@@ -12,7 +12,7 @@ namespace gpucost::align_detail {
 namespace {
 
 // The format's registered sample priority: dmon first (it has the violation counters and
-// clocks), then --query-gpu (GPUCOST_FORMATS in records.hpp).
+// clocks), then --query-gpu (GPUCOST_FORMATS in records/formats.hpp).
 int format_rank(FormatId f) { return format_info(f).sample_priority; }
 
 struct SourceSpan {

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "gpucost/records/devices.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost {

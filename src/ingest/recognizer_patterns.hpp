@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "gpucost/ingest/recognizer.hpp"
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
 
 namespace gpucost::recognizer_detail {
 

@@ -1,11 +1,11 @@
-// docs/timeline.md lists every event kind of records.hpp.
+// docs/timeline.md lists every event kind of records/events.hpp.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
 
 namespace gpucost {
 namespace {

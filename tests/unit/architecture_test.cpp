@@ -57,13 +57,14 @@ std::string describe(const std::vector<Include>& v) {
 }
 
 // The layer a header belongs to, named as in CMakeLists.txt's gpucost_layer calls: its folder
-// under include/gpucost/ or src/, or `base` for the ground floor.
+// under include/gpucost/ or src/, or `base` for the ground floor (its top-level files, text/,
+// table/, records/).
 std::string layer_of(const fs::path& relative) {
   auto it = relative.begin();
   if (*it == "include") ++it;
   ++it;  // past gpucost/ or src/
   const std::string first = it->string();
-  if (std::next(it) == relative.end() || first == "text" || first == "table") return "base";
+  if (std::next(it) == relative.end() || first == "text" || first == "table" || first == "records") return "base";
   return first;
 }
 

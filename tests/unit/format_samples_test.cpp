@@ -1,4 +1,4 @@
-// The format registration (GPUCOST_FORMATS in records.hpp) and every format's sample lines
+// The format registration (GPUCOST_FORMATS in records/formats.hpp) and every format's sample lines
 // (LogFormat::samples, lnav's idea): each registered format's samples are detected as that
 // format and parsed without a rejected line into as many rows and events as the sample says.
 // A new format is covered here by its registration row alone.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/records/devices.hpp"
+
 namespace gpucost {
 namespace {
 

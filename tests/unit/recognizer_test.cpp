@@ -4,7 +4,8 @@
 #include "gpucost/ingest/recognizer.hpp"
 
 #include "gpucost/features/xid_catalog.hpp"
-#include "gpucost/records.hpp"
+#include "gpucost/records/devices.hpp"
+#include "gpucost/records/events.hpp"
 
 #include <gtest/gtest.h>
 

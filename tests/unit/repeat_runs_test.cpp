@@ -18,7 +18,9 @@
 #include <fmt/format.h>
 
 #include "gpucost/ingest/repeat_runs.hpp"
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
+#include "gpucost/records/formats.hpp"
+#include "gpucost/records/stamps.hpp"
 #include "run_binary.hpp"
 
 namespace gpucost {

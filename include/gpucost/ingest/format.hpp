@@ -261,7 +261,7 @@ class ChunkState {
   virtual ~ChunkState() = default;
 };
 
-/// A log format: one file under src/ingest/formats/ and one row of GPUCOST_FORMATS (records.hpp),
+/// A log format: one file under src/ingest/formats/ and one row of GPUCOST_FORMATS (records/formats.hpp),
 /// which holds its traits. Implementations are stateless; parse() keeps per-file state on its stack.
 class LogFormat {
  public:

@@ -16,7 +16,6 @@
 #include <string_view>
 
 #include "gpucost/ingest/recognizer.hpp"
-#include "gpucost/records.hpp"
 
 namespace gpucost {
 

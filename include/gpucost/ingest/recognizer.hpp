@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
 
 namespace gpucost {
 

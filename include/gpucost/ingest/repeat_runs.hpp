@@ -15,7 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
+#include "gpucost/records/formats.hpp"
+#include "gpucost/records/stamps.hpp"
 #include "gpucost/table.hpp"
 #include "gpucost/time.hpp"
 

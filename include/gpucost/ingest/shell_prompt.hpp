@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/formats.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gpucost/align/zone.hpp"
-#include "gpucost/records.hpp"
+#include "gpucost/records/events.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost::sim {

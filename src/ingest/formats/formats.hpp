@@ -1,5 +1,5 @@
 #pragma once
-// Accessors for the built-in formats, one per row of GPUCOST_FORMATS (records.hpp): the format
+// Accessors for the built-in formats, one per row of GPUCOST_FORMATS (records/formats.hpp): the format
 // `x` is `formats::x_format()`, defined in its parser file under src/ingest/formats/.
 
 #ifndef GPUCOST_LAYER_INGEST

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/profiler.hpp"
 
 namespace gpucost::formats {
 

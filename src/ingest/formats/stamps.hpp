@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "gpucost/records.hpp"
+#include "gpucost/records/stamps.hpp"
 #include "gpucost/time.hpp"
 
 namespace gpucost::formats {
