@@ -97,35 +97,32 @@ void write_finding(JsonWriter& w, const findings::Finding& f) {
   w.end_object();
 }
 
-void write_input_and_window(JsonWriter& w, const Report& rep) {
-  const PipelineResult& r = *rep.result;
-  const Timeline& tl = r.timeline;
-  w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
-  w.kv("input", rep.input);
-  const HostName host = host_name(tl);
-  w.key("host").begin_object().kv("name", host.name).kv("source", host.source).end_object();
-  w.key("zone").begin_object().kv("name", tl.zone_name).kv("reason", tl.zone_reason).end_object();
-  w.kv("year_reason", tl.year_reason);
+void write_input_and_window(JsonWriter& w, const ReportModel& m) {
+  const RunSection& run = m.run;
+  w.key("tool").begin_object().kv("name", "gpucost").kv("version", run.version).end_object();
+  w.kv("input", run.input);
+  w.key("host").begin_object().kv("name", run.host.name).kv("source", run.host.source).end_object();
+  w.key("zone").begin_object().kv("name", run.zone_name).kv("reason", run.zone_reason).end_object();
+  w.kv("year_reason", run.year_reason);
   w.key("window").begin_object();
-  write_ts(w, "since", tl.window_begin);
-  write_ts(w, "until", tl.window_end);
-  write_ts(w, "first", tl.first_ns);
-  write_ts(w, "last", tl.last_ns);
+  write_ts(w, "since", run.since);
+  write_ts(w, "until", run.until);
+  write_ts(w, "first", run.first);
+  write_ts(w, "last", run.last);
   w.end_object();
   w.key("thresholds").begin_object();
-  w.kv("idle_threshold_pct", r.features.options.idle_threshold_pct);
-  w.kv("temp_threshold_c", r.features.options.temp_threshold_c);
+  w.kv("idle_threshold_pct", run.idle_threshold_pct);
+  w.kv("temp_threshold_c", run.temp_threshold_c);
   w.end_object();
 }
 
-void write_diagnostics(JsonWriter& w, const Report& rep) {
-  const Diagnostics& dg = rep.result->diagnostics;
+void write_diagnostics(JsonWriter& w, const InputSection& in) {
+  const Diagnostics& dg = *in.diagnostics;
   w.key("diagnostics").begin_object();
-  w.kv("files", static_cast<std::uint64_t>(dg.files.size()));
-  w.kv("usable_files", static_cast<std::uint64_t>(dg.usable_files()));
-  w.kv("lines", dg.total_lines()).kv("rejected", dg.total_rejected());
-  w.kv("error_rate", dg.error_rate()).kv("max_error_rate", rep.max_error_rate);
-  w.kv("error_rate_exceeded", rep.error_rate_exceeded);
+  w.kv("files", in.files).kv("usable_files", in.usable_files);
+  w.kv("lines", in.lines).kv("rejected", in.rejected);
+  w.kv("error_rate", in.error_rate).kv("max_error_rate", in.max_error_rate);
+  w.kv("error_rate_exceeded", in.error_rate_exceeded);
   w.key("problems").begin_object();
   for (std::size_t i = 0; i < kProblemCount; ++i)
     if (auto n = dg.total(static_cast<Problem>(i))) w.kv(problem_name(static_cast<Problem>(i)), n);
@@ -140,20 +137,14 @@ void write_diagnostics(JsonWriter& w, const Report& rep) {
   w.end_array();
 }
 
-void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
+void write_timeline_counts(JsonWriter& w, const TimelineSection& t) {
   w.key("timeline").begin_object();
-  w.kv("samples", static_cast<std::uint64_t>(tl.samples.rows()));
-  w.kv("events", event_total(tl.events));
-  w.kv("event_rows", static_cast<std::uint64_t>(tl.events.rows()));  // fewer than events: runs of repeats
-  w.kv("processes", static_cast<std::uint64_t>(tl.processes.rows()));
-  std::map<std::string_view, std::uint64_t> kinds;
-  for (std::size_t i = 0; i < tl.events.rows(); ++i)
-    kinds[event_kind_name(static_cast<EventKind>(tl.events.column(event_col::kind).get_int(i)))] += event_repeat(tl.events, i);
+  w.kv("samples", t.samples).kv("events", t.events).kv("event_rows", t.event_rows).kv("processes", t.processes);
   w.key("events_by_kind").begin_object();
-  for (const auto& [k, n] : kinds) w.kv(k, n);
+  for (const auto& [k, n] : t.events_by_kind) w.kv(k, n);
   w.end_object();
   w.key("boots").begin_array();
-  for (const auto& b : tl.boots) {
+  for (const auto& b : t.boots) {
     w.begin_object().kv("boot_id", b.boot_id);
     write_ts(w, "boot_time", b.boot_wall_ns);
     w.kv("anchors", static_cast<std::uint64_t>(b.anchors)).kv("epochs", static_cast<std::uint64_t>(b.epochs));
@@ -161,14 +152,6 @@ void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
   }
   w.end_array();
   w.end_object();
-}
-
-// The device of GPU `idx` that lists MIG devices (`nvidia-smi -L`), or nullptr.
-const GpuDevice* mig_listing(const std::vector<GpuDevice>& devices, int idx) {
-  const GpuDevice* found = nullptr;
-  for (const auto& d : devices)
-    if (d.index && *d.index == idx && !d.mig_devices.empty()) found = &d;
-  return found;
 }
 
 // `mig_devices`: each MIG device of the GPU (docs/fleet.md), its share of the GPU by memory slices.
@@ -222,39 +205,34 @@ void write_process_shares(JsonWriter& w, const GpuProcessShares& g) {
 }
 
 // Per GPU (its name and bus from the devices the logs describe, and its features), then the host's.
-void write_features(JsonWriter& w, const PipelineResult& r) {
-  const auto catalog = feature_catalog();
+void write_features(JsonWriter& w, const ReportModel& m) {
+  auto text_or_null = [&](std::string_view key, std::string_view v) {
+    w.key(key);
+    if (v.empty()) w.null();
+    else w.value(v);
+  };
   w.key("gpus").begin_array();
-  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
-    const int idx = r.features.gpus[k];
-    w.begin_object().kv("index", idx);
-    const GpuDevice* dev = nullptr;
-    for (const auto& d : r.timeline.devices)
-      if (d.index && *d.index == idx) dev = &d;
-    w.key("name");
-    if (dev && !dev->name.empty()) w.value(dev->name); else w.null();
-    w.key("pci_bus");
-    if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
-    if (const GpuDevice* mig = mig_listing(r.timeline.devices, idx)) write_mig_devices(w, *mig);
-    for (const auto& shared : r.features.shared_gpus)
-      if (shared.gpu == idx) write_process_shares(w, shared);
+  for (const auto& g : m.gpus) {
+    w.begin_object().kv("index", g.index);
+    text_or_null("name", g.name);
+    text_or_null("pci_bus", g.pci_bus);
+    if (g.mig_listing) write_mig_devices(w, *g.mig_listing);
+    if (g.shared) write_process_shares(w, *g.shared);
     w.key("features").begin_array();
-    for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::kPerGpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
+    for (const auto& f : g.features) write_feature(w, *f.def, *f.value);
     w.end_array();
     w.end_object();
   }
   w.end_array();
 
   w.key("features").begin_array();
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i)
-    write_feature(w, catalog[i], r.features.host[i]);
+  for (const auto& f : m.features) write_feature(w, *f.def, *f.value);
   w.end_array();
 }
 
 void write_stage_timing(JsonWriter& w, const StageTiming& t) {
   w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
-  w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
+  w.kv("mb_per_s", stage_mb_per_s(t));
   w.kv("rows_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
   if (t.stage == "ingest") w.kv("lines_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
   if (t.peak_rss_bytes) w.kv("peak_rss_bytes", t.peak_rss_bytes);
@@ -263,46 +241,44 @@ void write_stage_timing(JsonWriter& w, const StageTiming& t) {
 
 // The stages' timings, and the report's own: everything written since `started` (the timings are
 // the last key).
-void write_timings(JsonWriter& w, const std::vector<StageTiming>& timings, std::chrono::steady_clock::time_point started) {
-  if (timings.empty()) return;
-  const StageTiming report_stage{
-      "report", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 0, 0, peak_rss_bytes()};
+void write_timings(JsonWriter& w, std::span<const StageTiming> timings, std::chrono::steady_clock::time_point started) {
+  const auto all = report_timings(timings, started);
+  if (all.empty()) return;
   w.key("timings").begin_array();
-  for (const auto& t : timings) write_stage_timing(w, t);
-  if (std::none_of(timings.begin(), timings.end(), [](const StageTiming& t) { return t.stage == "report"; }))
-    write_stage_timing(w, report_stage);
+  for (const auto& t : all) write_stage_timing(w, t);
   w.end_array();
 }
 
-// The report, as JSON text or as the document the other writers read: the same calls.
-void write_report(JsonWriter& w, const Report& rep) {
+// The report model as JSON.
+void write_report(JsonWriter& w, const ReportModel& m) {
   const auto started = std::chrono::steady_clock::now();
-  const PipelineResult& r = *rep.result;
   w.begin_object();
-  write_input_and_window(w, rep);
-  write_diagnostics(w, rep);
-  write_timeline_counts(w, r.timeline);
-  write_features(w, r);
+  write_input_and_window(w, m);
+  write_diagnostics(w, m.inputs);
+  write_timeline_counts(w, m.timeline);
+  write_features(w, m);
   w.key("findings").begin_array();
-  for (const auto& f : rep.findings) write_finding(w, f);
+  for (const auto& f : m.findings) write_finding(w, f);
   w.end_array();
-  for (const auto& s : rep.sections) {
-    w.key(s.name);
-    s.json(w);
+  if (m.cost) {
+    w.key("cost");
+    cost::write_cost_json(w, *m.cost);
   }
   // What the charts of the HTML report draw (docs/reports.md).
-  w.key("series");
-  write_series_json(w, r.timeline, rep.max_series_points);
-  w.key("marks");
-  write_marks_json(w, r.timeline, rep.max_marks);
-  write_timings(w, r.timings, started);
+  if (m.charts) {
+    w.key("series");
+    write_series_json(w, m.charts->series);
+    w.key("marks");
+    write_marks_json(w, m.charts->marks);
+  }
+  write_timings(w, m.timings, started);
   w.end_object();
 }
 
-std::string render_json(const Report& rep) {
+std::string render_json(const ReportModel& m) {
   std::string out;
   JsonWriter w(out);
-  write_report(w, rep);
+  write_report(w, m);
   out += '\n';
   return out;
 }
@@ -320,8 +296,7 @@ std::string render_csv(const Report& rep) {
     c.field(scope).end_row();
   };
   for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) row(catalog[i], r.features.host[i], "host");
-  for (const auto& s : rep.sections)
-    if (s.csv_rows) s.csv_rows(c);
+  if (r.cost) cost::write_cost_csv_rows(c, *r.cost);
   // One row per finding: value = money per month, reason = severity and title.
   for (const auto& f : rep.findings) {
     c.field(f.id).field("finding." + f.rule);
@@ -421,11 +396,10 @@ std::string render_table(const Report& rep) {
   out += '\n';
   write_summary_and_findings(rep, out);
   const auto cost_start = out.size();
-  for (const auto& s : rep.sections)
-    if (s.table) {
-      out += '\n';
-      s.table(out);
-    }
+  if (r.cost) {
+    out += '\n';
+    cost::write_cost_table(out, *r.cost);
+  }
   if (out.size() > cost_start) out += '\n';
   const auto catalog = feature_catalog();
   line("{:<5} {:<38} {:>14} {:<8} {}", "id", "feature (host)", "value", "unit", "layer / null reason");
@@ -459,17 +433,9 @@ Report make_report(const PipelineResult& result, std::string input, double max_e
     rep.verdict = c->summary;
     rep.usage = c->inputs.usage.reason;
   }
-  rep.sections.push_back(cost::cost_section(result.cost));
   rep.max_error_rate = max_error_rate;
   rep.error_rate_exceeded = result.diagnostics.error_rate() > max_error_rate;
   return rep;
-}
-
-reportdoc::Document report_document(const Report& report) {
-  reportdoc::Document doc;
-  reportdoc::DocumentBuilder builder(doc);
-  write_report(builder, report);
-  return doc;
 }
 
 namespace {
@@ -501,14 +467,16 @@ std::string report_formats_help() {
 }
 
 std::string render_report(const Report& report, ReportFormat format, const JobRowIdentity* job) {
+  const bool charts = format == ReportFormat::kJson || format == ReportFormat::kHtml;
+  const ReportModel model = report_model(report, charts ? ReportCharts::kWith : ReportCharts::kWithout);
   switch (format) {
-    case ReportFormat::kNdjson: return render_job_rows(report, job ? *job : JobRowIdentity{});
-    case ReportFormat::kJson: return render_json(report);
+    case ReportFormat::kNdjson: return render_job_rows(model, job ? *job : JobRowIdentity{});
+    case ReportFormat::kJson: return render_json(model);
     case ReportFormat::kCsv: return render_csv(report);
     // File names and log text in it must not drive the terminal that shows it (ESC, BEL).
     case ReportFormat::kTable: return text::printable_lines(render_table(report));
-    case ReportFormat::kHtml: return render_html(report_document(report));
-    case ReportFormat::kProm: return render_prom(report_document(report));
+    case ReportFormat::kHtml: return render_html(model);
+    case ReportFormat::kProm: return render_prom(model);
   }
   return {};
 }
