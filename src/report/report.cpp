@@ -283,37 +283,37 @@ std::string render_json(const ReportModel& m) {
   return out;
 }
 
-std::string render_csv(const Report& rep) {
-  const PipelineResult& r = *rep.result;
+std::string render_csv(const ReportModel& m) {
   std::string out;
   CsvWriter c(out);
   c.field("id").field("name").field("value").field("unit").field("layer").field("reason").field("scope").end_row();
-  const auto catalog = feature_catalog();
-  auto row = [&](const FeatureDef& d, const FeatureValue& v, std::string_view scope) {
+  auto row = [&](const FeatureLine& f, std::string_view scope) {
+    const FeatureDef& d = *f.def;
+    const FeatureValue& v = *f.value;
     c.field(d.id).field(d.name);
-    if (v.value) c.number(*v.value); else c.field("");
-    c.field(d.unit).field(layer_name(d.layer)).field(v.value ? std::string_view{} : std::string_view(v.reason));
+    if (v.value) c.number(*v.value);
+    else c.field("");
+    c.field(d.unit).field(layer_name(d.layer)).field(f.null_reason());
     c.field(scope).end_row();
   };
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) row(catalog[i], r.features.host[i], "host");
-  if (r.cost) cost::write_cost_csv_rows(c, *r.cost);
+  for (const auto& f : m.features) row(f, "host");
+  if (m.cost) cost::write_cost_csv_rows(c, *m.cost);
   // One row per finding: value = money per month, reason = severity and title.
-  for (const auto& f : rep.findings) {
+  for (const auto& f : m.findings) {
     c.field(f.id).field("finding." + f.rule);
     if (f.money.per_month) c.number(*f.money.per_month); else c.field("");
     c.field(f.money.per_month ? f.money.currency + "/month" : std::string()).field("finding");
     c.field(fmt::format("{}: {}", findings::severity_name(f.severity), f.title)).field("host").end_row();
   }
-  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
-    const std::string scope = fmt::format("gpu{}", r.features.gpus[k]);
-    for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::kPerGpu) row(catalog[i], r.features.per_gpu[k][i], scope);
+  for (const auto& g : m.gpus) {
+    const std::string scope = fmt::format("gpu{}", g.index);
+    for (const auto& f : g.features) row(f, scope);
   }
   return out;
 }
 
 // The answer first: the verdict, the usage and the findings that cost most, then every finding.
-void write_summary_and_findings(const Report& rep, std::string& out) {
+void write_summary_and_findings(const ReportModel& m, std::string& out) {
   auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
@@ -326,10 +326,10 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
     return std::string("not priced");
   };
   line("Answer");
-  if (const auto& c = rep.result->cost) cost::write_answer_table(out, *c);
+  if (m.cost) cost::write_answer_table(out, *m.cost);
   else line("  No cost section in this run.");
   std::vector<const findings::Finding*> by_cost;
-  for (const auto& f : rep.findings)
+  for (const auto& f : m.findings)
     if (f.rule != "buy_or_rent" && f.money.per_month) by_cost.push_back(&f);
   std::stable_sort(by_cost.begin(), by_cost.end(), [](const auto* a, const auto* b) {
     return *a->money.per_month > *b->money.per_month;
@@ -339,8 +339,8 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
   for (const auto* f : by_cost)
     line("    {} {}: {}", f->id, f->title, findings::format_money(f->money.per_month, f->money.currency) + " a month");
   out += '\n';
-  line("Findings ({})", rep.findings.size());
-  for (const auto& f : rep.findings) {
+  line("Findings ({})", m.findings.size());
+  for (const auto& f : m.findings) {
     line("  [{}] {} {}: {}", findings::severity_name(f.severity), f.id, f.rule, f.title);
     line("      cost: {}", money(f));
     line("      next: {}", f.next_step);
@@ -354,37 +354,38 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
   }
 }
 
-std::string render_table(const Report& rep) {
-  const PipelineResult& r = *rep.result;
-  const Timeline& tl = r.timeline;
-  const Diagnostics& dg = r.diagnostics;
-  std::string out;
+// The run's input, time span, timeline, MIG devices and shared GPUs: the table's first lines.
+void write_run_lines(const ReportModel& m, std::string& out) {
   auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
   };
+  const RunSection& run = m.run;
+  const InputSection& in = m.inputs;
   // A path with a newline in it must not forge a line of the table: each such text is escaped
   // on its own (text::printable), before the table is escaped line by line.
-  line("gpucost {} - {}", GPUCOST_VERSION, text::printable(rep.input));
-  line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", dg.files.size(), dg.usable_files(),
-       dg.total_lines(), dg.total_rejected(), 100.0 * dg.error_rate());
-  if (tl.first_ns != kNoTime)
-    line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(tl.first_ns, 0), format_rfc3339(tl.last_ns, 0),
-         static_cast<double>(tl.last_ns - tl.first_ns) / kNsPerHour, tl.zone_name, tl.zone_reason);
-  line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), event_total(tl.events),
-       tl.processes.rows());
-  for (const auto& d : tl.devices) {
+  line("gpucost {} - {}", run.version, text::printable(run.input));
+  line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", in.files, in.usable_files, in.lines,
+       in.rejected, 100.0 * in.error_rate);
+  if (run.first != kNoTime)
+    line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(run.first, 0), format_rfc3339(run.last, 0),
+         static_cast<double>(run.last - run.first) / kNsPerHour, run.zone_name, run.zone_reason);
+  line("Timeline: {} GPU samples, {} events, {} process rows", m.timeline.samples, m.timeline.events,
+       m.timeline.processes);
+  for (const auto& d : m.devices) {
     if (d.mig_devices.empty()) continue;
     std::string devs;
-    for (const auto& m : d.mig_devices)
+    for (const auto& md : d.mig_devices)
       devs += fmt::format(
           "{}{} (device {}, share {})", devs.empty() ? "" : ", ",
-          m.profile.empty() ? fmt::format("GI {}", m.gpu_instance.value_or(-1)) : text::printable(m.profile), m.device,
-          m.share ? format_number(*m.share) : std::string("unknown"));
+          md.profile.empty() ? fmt::format("GI {}", md.gpu_instance.value_or(-1)) : text::printable(md.profile),
+          md.device, md.share ? format_number(*md.share) : std::string("unknown"));
     line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(),
          devs);
   }
-  for (const auto& g : rep.result->features.shared_gpus) {
+  for (const auto& gpu : m.gpus) {
+    if (!gpu.shared) continue;
+    const GpuProcessShares& g = *gpu.shared;
     std::string procs;
     for (std::size_t i = 0; i < g.top.size() && i < 3; ++i)
       procs += fmt::format("{}{} (pid {}) {:.0f} %{}", i ? ", " : "", text::printable(g.top[i].command), g.top[i].pid,
@@ -393,26 +394,34 @@ std::string render_table(const Report& rep) {
     line("Shared: GPU {}: {} processes; SM use (an estimate of each one's part of the busy time): {}{}", g.gpu,
          g.processes, procs, g.processes > 3 ? ", ..." : "");
   }
-  out += '\n';
-  write_summary_and_findings(rep, out);
-  const auto cost_start = out.size();
-  if (r.cost) {
+}
+
+std::string render_table(const ReportModel& m) {
+  std::string out;
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
-    cost::write_cost_table(out, *r.cost);
+  };
+  write_run_lines(m, out);
+  out += '\n';
+  write_summary_and_findings(m, out);
+  const auto cost_start = out.size();
+  if (m.cost) {
+    out += '\n';
+    cost::write_cost_table(out, *m.cost);
   }
   if (out.size() > cost_start) out += '\n';
-  const auto catalog = feature_catalog();
   line("{:<5} {:<38} {:>14} {:<8} {}", "id", "feature (host)", "value", "unit", "layer / null reason");
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) {
-    const auto& d = catalog[i];
-    const auto& v = r.features.host[i];
+  for (const auto& f : m.features) {
+    const auto& d = *f.def;
+    const auto& v = *f.value;
     if (v.value)
       line("{:<5} {:<38} {:>14} {:<8} {}", d.id, d.name, format_number(*v.value), d.unit, layer_name(d.layer));
     else
       line("{:<5} {:<38} {:>14} {:<8} {} (null: {})", d.id, d.name, "-", d.unit, layer_name(d.layer), v.reason);
   }
   std::size_t shown = 0;
-  for (const auto& f : dg.files)
+  for (const auto& f : m.inputs.diagnostics->files)
     for (const auto& s : f.samples) {
       if (shown == 0) line("\nInput problems (first samples; all counts are in the JSON report):");
       if (shown++ >= 10) break;
@@ -472,9 +481,9 @@ std::string render_report(const Report& report, ReportFormat format, const JobRo
   switch (format) {
     case ReportFormat::kNdjson: return render_job_rows(model, job ? *job : JobRowIdentity{});
     case ReportFormat::kJson: return render_json(model);
-    case ReportFormat::kCsv: return render_csv(report);
+    case ReportFormat::kCsv: return render_csv(model);
     // File names and log text in it must not drive the terminal that shows it (ESC, BEL).
-    case ReportFormat::kTable: return text::printable_lines(render_table(report));
+    case ReportFormat::kTable: return text::printable_lines(render_table(model));
     case ReportFormat::kHtml: return render_html(model);
     case ReportFormat::kProm: return render_prom(model);
   }
