@@ -52,13 +52,16 @@ void add_to_bucket(Bucket& b, const SeriesReaders& s, std::size_t row) {
   }
 }
 
-void write_point(JsonWriter& w, const Bucket& b) {
-  w.begin_array().value(static_cast<std::int64_t>(b.ts));
-  for (std::size_t m = 0; m < kSeriesWidth; ++m) {
-    if (!b.n[m]) w.null();
-    else w.value(kSeriesMetrics[m].max ? b.max[m] : b.sum[m] / static_cast<double>(b.n[m]));
-  }
-  w.end_array();
+GpuSeries::Point point_of(const Bucket& b) {
+  std::optional<double> v[kSeriesWidth];
+  for (std::size_t m = 0; m < kSeriesWidth; ++m)
+    if (b.n[m]) v[m] = kSeriesMetrics[m].max ? b.max[m] : b.sum[m] / static_cast<double>(b.n[m]);
+  return {b.ts, v[0], v[1], v[2]};
+}
+
+void write_value(JsonWriter& w, const std::optional<double>& v) {
+  if (v) w.value(*v);
+  else w.null();
 }
 
 // Median of the sampling intervals of some rows (0 when none is known): the value at index
@@ -181,7 +184,7 @@ HostName host_name(const Timeline& t) {
   return {"unknown", "unknown"};
 }
 
-void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points) {
+SeriesSection chart_series(const Timeline& t, std::size_t max_points) {
   if (max_points < 2) max_points = 2;
   const Table& s = t.samples;
   // Per GPU: how many rows, the first and the last (rows are in time order already). The rows
@@ -209,18 +212,8 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
     }
   const SeriesReaders metrics(s);
 
-  w.begin_object();
-  w.key("metrics").begin_array();
-  for (const auto& m : kSeriesMetrics)
-    w.begin_object()
-        .kv("name", gpu_metric_name(m.metric))
-        .kv("unit", gpu_metric_unit(m.metric))
-        .kv("bucket_aggregate", m.max ? "max" : "mean")
-        .end_object();
-  w.end_array();
-  w.kv("point_layout", "[ts_ns, sm_pct, power_w, gpu_temp_c]");
-  w.kv("max_points", static_cast<std::uint64_t>(max_points));
-  w.key("gpus").begin_array();
+  SeriesSection series;
+  series.max_points = max_points;
   for (const auto& [index, rows] : rows_by_gpu) {
     // f(r) for each row of this GPU, in order.
     const auto each_row = [&, g = index, &span = rows](auto f) {
@@ -230,11 +223,13 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
     const TimeNs first = ts.get_int(rows.first), last = ts.get_int(rows.last);
     // Bucket width so that (last - first) / bucket < max_points; 0 = one point per sample.
     const TimeNs bucket = rows.count <= max_points ? 0 : (last - first) / static_cast<TimeNs>(max_points) + 1;
-    w.begin_object().kv("gpu", index).kv("samples", rows.count);
-    w.kv("interval_ns", static_cast<std::int64_t>(median_interval(s, each_row)));
-    w.kv("bucket_ns", static_cast<std::int64_t>(bucket));
-    w.kv("first", format_rfc3339(first)).kv("last", format_rfc3339(last));
-    w.key("points").begin_array();
+    GpuSeries& g = series.gpus.emplace_back();
+    g.gpu = index;
+    g.samples = rows.count;
+    g.interval_ns = median_interval(s, each_row);
+    g.bucket_ns = bucket;
+    g.first = first;
+    g.last = last;
     Bucket b;
     std::int64_t current = -1;
     TimeNs begin = 0, end = 0;  // the current bucket's instants [begin, end), with a width
@@ -252,7 +247,7 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
         end = begin + bucket;
       }
       if (k != current) {
-        if (current >= 0) write_point(w, b);
+        if (current >= 0) g.points.push_back(point_of(b));
         b = Bucket{};
         b.ts = bucket ? first + k * bucket : at;
         current = k;
@@ -260,7 +255,37 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
       }
       add_to_bucket(b, metrics, r);
     });
-    if (current >= 0) write_point(w, b);
+    if (current >= 0) g.points.push_back(point_of(b));
+  }
+  return series;
+}
+
+void write_series_json(JsonWriter& w, const SeriesSection& series) {
+  w.begin_object();
+  w.key("metrics").begin_array();
+  for (const auto& m : kSeriesMetrics)
+    w.begin_object()
+        .kv("name", gpu_metric_name(m.metric))
+        .kv("unit", gpu_metric_unit(m.metric))
+        .kv("bucket_aggregate", m.max ? "max" : "mean")
+        .end_object();
+  w.end_array();
+  w.kv("point_layout", "[ts_ns, sm_pct, power_w, gpu_temp_c]");
+  w.kv("max_points", static_cast<std::uint64_t>(series.max_points));
+  w.key("gpus").begin_array();
+  for (const auto& g : series.gpus) {
+    w.begin_object().kv("gpu", g.gpu).kv("samples", g.samples);
+    w.kv("interval_ns", static_cast<std::int64_t>(g.interval_ns));
+    w.kv("bucket_ns", static_cast<std::int64_t>(g.bucket_ns));
+    w.kv("first", format_rfc3339(g.first)).kv("last", format_rfc3339(g.last));
+    w.key("points").begin_array();
+    for (const auto& pt : g.points) {
+      w.begin_array().value(static_cast<std::int64_t>(pt.ts));
+      write_value(w, pt.sm_pct);
+      write_value(w, pt.power_w);
+      write_value(w, pt.gpu_temp_c);
+      w.end_array();
+    }
     w.end_array();
     w.end_object();
   }
@@ -268,7 +293,7 @@ void write_series_json(JsonWriter& w, const Timeline& t, std::size_t max_points)
   w.end_object();
 }
 
-void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
+MarksSection chart_marks(const Timeline& t, std::size_t max_marks) {
   const Table& e = t.events;
   struct Mark {
     std::size_t row;
@@ -310,43 +335,64 @@ void write_marks_json(JsonWriter& w, const Timeline& t, std::size_t max_marks) {
     return std::nullopt;
   };
 
-  w.begin_object();
-  w.kv("total", static_cast<std::uint64_t>(total)).kv("unplaced", unplaced);
-  w.kv("shown", static_cast<std::uint64_t>(marks.size())).kv("left_out", static_cast<std::uint64_t>(total - marks.size()));
-  w.kv("max_marks", static_cast<std::uint64_t>(max_marks));
-  w.kv("benign_left_out", benign);
-  w.key("by_kind").begin_object();
-  for (const auto& [k, n] : by_kind) w.kv(k, n);
-  w.end_object();
-  w.key("items").begin_array();
+  MarksSection out;
+  out.total = total;
+  out.unplaced = unplaced;
+  out.shown = marks.size();
+  out.left_out = total - marks.size();
+  out.max_marks = max_marks;
+  out.benign_left_out = benign;
+  out.by_kind.assign(by_kind.begin(), by_kind.end());
   for (const auto& m : marks) {
     const std::size_t r = m.row;
-    w.begin_object();
-    if (e.ts().is_valid(r)) {
-      w.kv("ts", format_rfc3339(e.ts().get_int(r))).kv("ts_ns", static_cast<std::int64_t>(e.ts().get_int(r)));
-    } else {
-      w.key("ts").null().key("ts_ns").null();
-    }
-    w.kv("kind", event_kind_name(static_cast<EventKind>(e.column(event_col::kind).get_int(r))));
-    w.kv("category", m.category);
-    w.kv("severity", mark_severity(static_cast<EventKind>(e.column(event_col::kind).get_int(r)),
-                                   e.column(event_col::code), text, r));
-    w.key("code");
-    if (e.column(event_col::code).is_valid(r)) w.value(static_cast<std::int64_t>(e.column(event_col::code).get_int(r)));
-    else w.null();
-    const std::string_view g = e.column(event_col::gpu).is_valid(r) ? e.column(event_col::gpu).get_string(r) : "";
-    w.key("gpu");
-    if (g.empty()) w.null(); else w.value(g);
-    w.key("gpu_index").value(gpu_index(g));
+    const auto kind = static_cast<EventKind>(e.column(event_col::kind).get_int(r));
+    ChartMark& c = out.items.emplace_back();
+    if (e.ts().is_valid(r)) c.ts = e.ts().get_int(r);
+    c.kind = event_kind_name(kind);
+    c.category = m.category;
+    c.severity = mark_severity(kind, e.column(event_col::code), text, r);
+    if (e.column(event_col::code).is_valid(r)) c.code = e.column(event_col::code).get_int(r);
+    c.gpu = e.column(event_col::gpu).is_valid(r) ? e.column(event_col::gpu).get_string(r) : "";
+    c.gpu_index = gpu_index(c.gpu);
     // An Xid naming a MIG GPU instance (`GPU-I:05`, issue 38): the instance, on its GPU.
-    if (const auto gi = xid_gpu_instance(e.column(event_col::text).get_string(r)))
-      w.kv("gpu_instance", static_cast<std::int64_t>(*gi));
-    w.kv("text", short_text(e.column(event_col::text).get_string(r)));
+    c.gpu_instance = xid_gpu_instance(text.get_string(r));
+    c.text = short_text(text.get_string(r));
     const auto file = static_cast<std::size_t>(e.column(event_col::file).get_int(r));
+    if (file < t.files.size()) c.file = t.files[file].path;
+    c.line = e.column(event_col::line).get_int(r);
+    c.repeat = event_repeat(e, r);
+  }
+  return out;
+}
+
+void write_marks_json(JsonWriter& w, const MarksSection& marks) {
+  w.begin_object();
+  w.kv("total", marks.total).kv("unplaced", marks.unplaced);
+  w.kv("shown", marks.shown).kv("left_out", marks.left_out);
+  w.kv("max_marks", marks.max_marks);
+  w.kv("benign_left_out", marks.benign_left_out);
+  w.key("by_kind").begin_object();
+  for (const auto& [k, n] : marks.by_kind) w.kv(k, n);
+  w.end_object();
+  w.key("items").begin_array();
+  for (const auto& c : marks.items) {
+    w.begin_object();
+    if (c.ts != kNoTime) w.kv("ts", format_rfc3339(c.ts)).kv("ts_ns", static_cast<std::int64_t>(c.ts));
+    else w.key("ts").null().key("ts_ns").null();
+    w.kv("kind", c.kind).kv("category", c.category).kv("severity", c.severity);
+    w.key("code");
+    if (c.code) w.value(*c.code);
+    else w.null();
+    w.key("gpu");
+    if (c.gpu.empty()) w.null();
+    else w.value(c.gpu);
+    w.key("gpu_index").value(c.gpu_index);
+    if (c.gpu_instance) w.kv("gpu_instance", static_cast<std::int64_t>(*c.gpu_instance));
+    w.kv("text", c.text);
     w.key("file");
-    if (file < t.files.size()) w.value(t.files[file].path); else w.null();
-    w.kv("line", static_cast<std::int64_t>(e.column(event_col::line).get_int(r)));
-    w.kv("repeat", event_repeat(e, r));
+    if (c.file) w.value(*c.file);
+    else w.null();
+    w.kv("line", c.line).kv("repeat", c.repeat);
     w.end_object();
   }
   w.end_array();

@@ -619,13 +619,4 @@ void write_answer_table(std::string& out, const CostResult& r, std::string_view 
   for (const auto& wmsg : in.warnings) line("Warning: {}", wmsg);
 }
 
-ReportSection cost_section(std::shared_ptr<const CostResult> result) {
-  ReportSection s;
-  s.name = "cost";
-  s.json = [result](JsonWriter& w) { write_cost_json(w, *result); };
-  s.csv_rows = [result](CsvWriter& c) { write_cost_csv_rows(c, *result); };
-  s.table = [result](std::string& out) { write_cost_table(out, *result); };
-  return s;
-}
-
 }  // namespace gpucost::cost

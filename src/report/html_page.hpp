@@ -11,15 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "gpucost/report/document.hpp"
+#include "gpucost/report/model.hpp"
 #include "gpucost/text/escape.hpp"
 #include "gpucost/text/number.hpp"
 
 namespace gpucost::html {
-
-namespace rd = reportdoc;
-using rd::Element;
-using OptElement = std::optional<Element>;
 
 /// Numbers for people: integers as integers, others to about three significant digits; `-` for
 /// none.

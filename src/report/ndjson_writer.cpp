@@ -1,6 +1,6 @@
-// The per-job rows (docs/fleet.md): rendered from the report document, like the Prometheus textfile,
-// so a feature is found by its catalog name and the cost through the report's `cost` section;
-// what the JSON does not carry (times as nanoseconds, GPU UUIDs) comes from the timeline.
+// The per-job rows (docs/fleet.md): rendered from the report model, like the Prometheus textfile;
+// every figure as the JSON report states it (stated(), stated_text()), so the rows and the JSON
+// agree to the digit; the GPUs' UUIDs come from the devices on the timeline.
 #include "gpucost/report/ndjson_writer.hpp"
 
 #include <fmt/format.h>
@@ -19,8 +19,6 @@ namespace gpucost {
 
 namespace {
 
-namespace rd = reportdoc;
-
 // A measurement: a value, or null with why.
 struct Measure {
   std::optional<double> value;
@@ -30,35 +28,28 @@ struct Measure {
 Measure known(double v) { return {v, {}}; }
 Measure unknown(std::string reason) { return {std::nullopt, std::move(reason)}; }
 
-// The feature `name` in an array of features: its value or its null reason; absent when the
-// array has no such feature (this build's catalog lacks it, or it is not of this scope).
-std::optional<Measure> find_feature(std::optional<rd::Element> features, std::string_view name) {
-  std::optional<Measure> found;
-  rd::each(features, [&](rd::Element f) {
-    if (found || rd::string(f, "name") != name) return;
-    if (auto v = rd::number(f, "value")) found = known(*v);
-    else found = unknown(std::string(rd::string(f, "reason")));
-  });
-  return found;
+// A feature's value, or null with the reason the report gives.
+Measure measure_of(const FeatureLine& f) {
+  if (auto v = f.stated_value()) return known(*v);
+  return unknown(stated_text(f.null_reason()));
 }
 
-std::string not_in_catalog(std::string_view name) {
-  return fmt::format("feature {} is not in this build's feature catalog", name);
+std::string not_in_catalog(FeatureId id) {
+  return fmt::format("feature {} is not in this build's feature catalog", feature_name(id));
 }
 
 // A feature of one GPU, else the host's value (`host_fallback`), else null with why.
-Measure gpu_feature(std::optional<rd::Element> gpu_features, std::optional<rd::Element> host_features,
-                    std::string_view name, bool host_fallback) {
-  if (auto m = find_feature(gpu_features, name)) return *m;
-  if (host_fallback)
-    if (auto m = find_feature(host_features, name)) return *m;
-  if (!host_fallback && find_feature(host_features, name)) return unknown("counted per node: see the node row");
-  return unknown(not_in_catalog(name));
+Measure gpu_feature(const GpuSection& gpu, const ReportModel& model, FeatureId id, bool host_fallback) {
+  if (const FeatureLine* f = gpu.feature(id)) return measure_of(*f);
+  const FeatureLine* host = model.host_feature(id);
+  if (host && host_fallback) return measure_of(*host);
+  if (host) return unknown("counted per node: see the node row");
+  return unknown(not_in_catalog(id));
 }
 
-Measure host_feature(std::optional<rd::Element> host_features, std::string_view name) {
-  if (auto m = find_feature(host_features, name)) return *m;
-  return unknown(not_in_catalog(name));
+Measure host_feature(const ReportModel& model, FeatureId id) {
+  if (const FeatureLine* f = model.host_feature(id)) return measure_of(*f);
+  return unknown(not_in_catalog(id));
 }
 
 Measure scaled(const Measure& m, double k) { return m.value ? known(*m.value * k) : m; }
@@ -116,36 +107,32 @@ std::string price_seen_from_note(std::string_view note) {
   return std::string(rest);
 }
 
-CostView read_cost(rd::Element root) {
-  CostView c;
+// A figure of the cost section, or null with why.
+Measure cost_figure(std::optional<double> v, std::string_view why) {
+  if (auto x = stated(v)) return known(*x);
+  return unknown(std::string(why));
+}
+
+CostView read_cost(const cost::CostResult* c) {
+  CostView v;
   const std::string none = "the report has no cost section";
-  c.local_per_wall_hour = c.local_per_effective_hour = c.cloud_hourly_rate = c.cloud_per_effective_hour =
-      unknown(none);
-  const auto cost = rd::child(root, "cost");
-  if (!cost) return c;
-  c.currency = rd::string(*cost, "currency");
-  c.local_preset = rd::string(rd::path(*cost, "local_gpu", "preset"));
-  c.cloud_preset = rd::string(rd::path(*cost, "cloud_offer", "preset"));
-  c.price_seen = rd::string(rd::path(*cost, "cloud", "price_observed_on"));
-  if (c.price_seen.empty()) c.price_seen = rd::string(rd::path(*cost, "cloud_offer", "seen"));
-  if (c.price_seen.empty()) c.price_seen = rd::string(rd::path(*cost, "inputs", "cloud", "hourly_rate", "seen"));
-  if (c.price_seen.empty())
-    c.price_seen = price_seen_from_note(rd::string(rd::path(*cost, "inputs", "cloud", "hourly_rate", "note")));
-  c.verdict = rd::string(rd::path(*cost, "break_even", "verdict"));
-  c.own = rd::string(rd::path(*cost, "verdict", "own", "decision"));
-  c.buy = rd::string(rd::path(*cost, "verdict", "buy", "decision"));
-  auto field = [](std::optional<rd::Element> side, std::string_view key, std::string_view why) {
-    if (auto v = side ? rd::number(*side, key) : std::nullopt) return known(*v);
-    return unknown(std::string(why));
-  };
-  const auto local = rd::child(*cost, "local");
-  const auto cloud = rd::child(*cost, "cloud");
-  const std::string no_work = "infinite or unknown: the GPU does no useful work";
-  c.local_per_wall_hour = field(local, "cost_per_wall_hour", "not computed");
-  c.local_per_effective_hour = field(local, "cost_per_effective_hour", no_work);
-  c.cloud_hourly_rate = field(cloud, "hourly_rate", "no hourly rate");
-  c.cloud_per_effective_hour = field(cloud, "cost_per_effective_hour", "not computed");
-  return c;
+  v.local_per_wall_hour = v.local_per_effective_hour = v.cloud_hourly_rate = v.cloud_per_effective_hour = unknown(none);
+  if (!c) return v;
+  const cost::CostInputs& in = c->inputs;
+  v.currency = stated_text(in.currency);
+  v.local_preset = stated_text(in.local_gpu);
+  v.cloud_preset = stated_text(in.cloud_offer);
+  v.price_seen = stated_text(in.cloud_price_observed_on);
+  if (v.price_seen.empty()) v.price_seen = price_seen_from_note(stated_text(in[cost::InputId::kHourlyRate].note));
+  v.verdict = cost::verdict_name(c->break_even.verdict);
+  v.own = cost::own_decision_name(c->own.decision);
+  v.buy = cost::buy_decision_name(c->buy.decision);
+  v.local_per_wall_hour = cost_figure(c->local.cost_per_wall_hour, "not computed");
+  v.local_per_effective_hour =
+      cost_figure(c->local.cost_per_effective_hour, "infinite or unknown: the GPU does no useful work");
+  v.cloud_hourly_rate = cost_figure(in[cost::InputId::kHourlyRate].value, "no hourly rate");
+  v.cloud_per_effective_hour = cost_figure(c->cloud.cost_per_effective_hour, "not computed");
+  return v;
 }
 
 // One row's measurements, in output order.
@@ -269,78 +256,68 @@ bool selected(const GpuIdentity& g, const std::vector<std::string>& selectors) {
 
 }  // namespace
 
-std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
-  const rd::Document doc = report_document(rep);
-  const rd::Element root = doc.root();
-  const Timeline& tl = rep.result->timeline;
+namespace {
 
+RowContext row_context(const ReportModel& model, const JobRowIdentity& identity) {
+  const RunSection& run = model.run;
   RowContext ctx{.identity = identity,
                  .host = identity.host,
-                 .version = std::string(rd::string(rd::path(root, "tool", "version"))),
+                 .version = stated_text(run.version),
                  .window_source = {},
                  .window_start = kNoTime,
                  .window_end = kNoTime,
-                 .first_record = kNoTime,
-                 .last_record = kNoTime,
-                 .cost = read_cost(root),
+                 .first_record = run.first,
+                 .last_record = run.last,
+                 .cost = read_cost(model.cost),
                  .findings = {}};
-  for (const auto& f : rep.findings) ctx.findings.push_back(f.rule);
-  if (ctx.host.empty() && rd::string(rd::path(root, "host", "source")) != "unknown")
-    ctx.host = rd::string(rd::path(root, "host", "name"));
-  const bool since = tl.window_begin != kNoTime, until = tl.window_end != kNoTime;
-  ctx.window_start = since ? tl.window_begin : tl.first_ns;
-  ctx.window_end = until ? tl.window_end : tl.last_ns;
+  for (const auto& f : model.findings) ctx.findings.push_back(f.rule);
+  if (ctx.host.empty() && run.host.source != "unknown") ctx.host = stated_text(run.host.name);
+  const bool since = run.since != kNoTime, until = run.until != kNoTime;
+  ctx.window_start = since ? run.since : run.first;
+  ctx.window_end = until ? run.until : run.last;
   ctx.window_source = since && until ? "since_until" : since || until ? "mixed" : "records";
-  ctx.first_record = tl.first_ns;
-  ctx.last_record = tl.last_ns;
-  const Measure window_hours =
-      ctx.window_start != kNoTime && ctx.window_end != kNoTime && ctx.window_end > ctx.window_start
-          ? known(static_cast<double>(ctx.window_end - ctx.window_start) / static_cast<double>(kNsPerHour))
-          : unknown("no window: neither --since/--until nor placed records");
+  return ctx;
+}
 
-  const auto host_features = rd::child(root, "features");
-  const Measure node_eff = host_feature(host_features, "effective_utilization");
+// The GPU as the report names it, completed from the devices the logs describe (its UUID).
+GpuIdentity gpu_identity(const GpuSection& g, std::span<const GpuDevice> devices) {
+  GpuIdentity id;
+  id.index = g.index;
+  id.model = stated_text(g.name);
+  id.pci_bus = stated_text(g.pci_bus);
+  for (const auto& d : devices) {
+    const bool same =
+        (id.index && d.index && *d.index == *id.index) || (!id.pci_bus.empty() && d.pci_bus == id.pci_bus);
+    if (!same) continue;
+    if (id.uuid.empty()) id.uuid = d.uuid;
+    if (id.pci_bus.empty()) id.pci_bus = d.pci_bus;
+    if (id.model.empty()) id.model = d.name;
+  }
+  return id;
+}
 
-  std::string out;
-  std::vector<RowValues> gpu_rows;
-  std::string node_model;
-  bool mixed_models = false;
-  rd::each(rd::child(root, "gpus"), [&](rd::Element g) {
-    GpuIdentity id;
-    id.index = rd::integer(g, "index");
-    id.model = rd::string(g, "name");
-    id.pci_bus = rd::string(g, "pci_bus");
-    for (const auto& d : tl.devices) {
-      const bool same = (id.index && d.index && *d.index == *id.index) || (!id.pci_bus.empty() && d.pci_bus == id.pci_bus);
-      if (!same) continue;
-      if (id.uuid.empty()) id.uuid = d.uuid;
-      if (id.pci_bus.empty()) id.pci_bus = d.pci_bus;
-      if (id.model.empty()) id.model = d.name;
-    }
-    if (!selected(id, identity.gpus)) return;
-    const auto f = rd::child(g, "features");
-    RowValues v;
-    v.allocated_gpu_hours = window_hours;
-    v.sampled_gpu_hours = scaled(gpu_feature(f, host_features, "gpu_sampled_s", false), 1.0 / 3600);
-    v.busy_gpu_hours = scaled(gpu_feature(f, host_features, "gpu_busy_s", false), 1.0 / 3600);
-    v.idle_gpu_hours = scaled(gpu_feature(f, host_features, "gpu_idle_s", false), 1.0 / 3600);
-    v.energy_kwh = gpu_feature(f, host_features, "gpu_energy_kwh", false);
-    v.busy_fraction = ratio(v.busy_gpu_hours, v.sampled_gpu_hours, "no sampled time");
-    v.effective_utilization = gpu_feature(f, host_features, "effective_utilization", true);
-    v.unmeasured_gpu_hours = unmeasured(v.allocated_gpu_hours, v.sampled_gpu_hours);
-    v.effective_gpu_hours = gpu_feature(f, host_features, "effective_gpu_hours", false);
-    v.xid_events = gpu_feature(f, host_features, "xid_events", false);
-    v.incidents = gpu_feature(f, host_features, "maintenance_incidents", false);
-    v.gpu_lost_s = gpu_feature(f, host_features, "gpu_lost_s", false);
-    v.time_above_temp_s = gpu_feature(f, host_features, "gpu_time_above_temp_s", false);
-    fill_costs(v, ctx.cost);
-    if (gpu_rows.empty()) node_model = id.model;
-    else if (id.model != node_model) mixed_models = true;
-    write_row(out, ctx, "gpu", &id, 1, {}, v);
-    gpu_rows.push_back(std::move(v));
-  });
+RowValues gpu_values(const GpuSection& g, const ReportModel& model, const Measure& window_hours, const CostView& cost) {
+  auto feature = [&](FeatureId id, bool host_fallback = false) { return gpu_feature(g, model, id, host_fallback); };
+  RowValues v;
+  v.allocated_gpu_hours = window_hours;
+  v.sampled_gpu_hours = scaled(feature(FeatureId::gpu_sampled_s), 1.0 / 3600);
+  v.busy_gpu_hours = scaled(feature(FeatureId::gpu_busy_s), 1.0 / 3600);
+  v.idle_gpu_hours = scaled(feature(FeatureId::gpu_idle_s), 1.0 / 3600);
+  v.energy_kwh = feature(FeatureId::gpu_energy_kwh);
+  v.busy_fraction = ratio(v.busy_gpu_hours, v.sampled_gpu_hours, "no sampled time");
+  v.effective_utilization = feature(FeatureId::effective_utilization, true);
+  v.unmeasured_gpu_hours = unmeasured(v.allocated_gpu_hours, v.sampled_gpu_hours);
+  v.effective_gpu_hours = feature(FeatureId::effective_gpu_hours);
+  v.xid_events = feature(FeatureId::xid_events);
+  v.incidents = feature(FeatureId::maintenance_incidents);
+  v.gpu_lost_s = feature(FeatureId::gpu_lost_s);
+  v.time_above_temp_s = feature(FeatureId::gpu_time_above_temp_s);
+  fill_costs(v, cost);
+  return v;
+}
 
-  // The node: the GPU rows summed, and what the logs count per machine (incidents, Xid events).
+// The node: the GPU rows summed, and what the logs count per machine (incidents, Xid events).
+RowValues node_values(const std::vector<RowValues>& gpu_rows, const ReportModel& model, const CostView& cost) {
   RowValues n;
   auto total = [&](Measure RowValues::*field) {
     std::vector<Measure> parts;
@@ -353,16 +330,41 @@ std::string render_job_rows(const Report& rep, const JobRowIdentity& identity) {
   n.idle_gpu_hours = total(&RowValues::idle_gpu_hours);
   n.energy_kwh = total(&RowValues::energy_kwh);
   n.busy_fraction = ratio(n.busy_gpu_hours, n.sampled_gpu_hours, "no sampled time");
-  n.effective_utilization = node_eff;
+  n.effective_utilization = host_feature(model, FeatureId::effective_utilization);
   n.unmeasured_gpu_hours = total(&RowValues::unmeasured_gpu_hours);
   n.effective_gpu_hours = total(&RowValues::effective_gpu_hours);
-  n.xid_events = host_feature(host_features, "xid_events");
-  n.incidents = host_feature(host_features, "maintenance_incidents");
-  n.gpu_lost_s = gpu_rows.empty() ? host_feature(host_features, "gpu_lost_s") : total(&RowValues::gpu_lost_s);
+  n.xid_events = host_feature(model, FeatureId::xid_events);
+  n.incidents = host_feature(model, FeatureId::maintenance_incidents);
+  n.gpu_lost_s = gpu_rows.empty() ? host_feature(model, FeatureId::gpu_lost_s) : total(&RowValues::gpu_lost_s);
   if (!n.gpu_lost_s.value)
-    if (auto h = find_feature(host_features, "gpu_lost_s")) n.gpu_lost_s = *h;
+    if (const FeatureLine* h = model.host_feature(FeatureId::gpu_lost_s)) n.gpu_lost_s = measure_of(*h);
   n.time_above_temp_s = total(&RowValues::time_above_temp_s);
-  fill_costs(n, ctx.cost);
+  fill_costs(n, cost);
+  return n;
+}
+
+}  // namespace
+
+std::string render_job_rows(const ReportModel& model, const JobRowIdentity& identity) {
+  const RowContext ctx = row_context(model, identity);
+  const Measure window_hours =
+      ctx.window_start != kNoTime && ctx.window_end != kNoTime && ctx.window_end > ctx.window_start
+          ? known(static_cast<double>(ctx.window_end - ctx.window_start) / static_cast<double>(kNsPerHour))
+          : unknown("no window: neither --since/--until nor placed records");
+  std::string out;
+  std::vector<RowValues> gpu_rows;
+  std::string node_model;
+  bool mixed_models = false;
+  for (const auto& g : model.gpus) {
+    const GpuIdentity id = gpu_identity(g, model.devices);
+    if (!selected(id, identity.gpus)) continue;
+    RowValues v = gpu_values(g, model, window_hours, ctx.cost);
+    if (gpu_rows.empty()) node_model = id.model;
+    else if (id.model != node_model) mixed_models = true;
+    write_row(out, ctx, "gpu", &id, 1, {}, v);
+    gpu_rows.push_back(std::move(v));
+  }
+  const RowValues n = node_values(gpu_rows, model, ctx.cost);
   write_row(out, ctx, "node", nullptr, gpu_rows.size(), mixed_models ? std::string_view{} : node_model, n);
   return out;
 }

@@ -97,35 +97,32 @@ void write_finding(JsonWriter& w, const findings::Finding& f) {
   w.end_object();
 }
 
-void write_input_and_window(JsonWriter& w, const Report& rep) {
-  const PipelineResult& r = *rep.result;
-  const Timeline& tl = r.timeline;
-  w.key("tool").begin_object().kv("name", "gpucost").kv("version", GPUCOST_VERSION).end_object();
-  w.kv("input", rep.input);
-  const HostName host = host_name(tl);
-  w.key("host").begin_object().kv("name", host.name).kv("source", host.source).end_object();
-  w.key("zone").begin_object().kv("name", tl.zone_name).kv("reason", tl.zone_reason).end_object();
-  w.kv("year_reason", tl.year_reason);
+void write_input_and_window(JsonWriter& w, const ReportModel& m) {
+  const RunSection& run = m.run;
+  w.key("tool").begin_object().kv("name", "gpucost").kv("version", run.version).end_object();
+  w.kv("input", run.input);
+  w.key("host").begin_object().kv("name", run.host.name).kv("source", run.host.source).end_object();
+  w.key("zone").begin_object().kv("name", run.zone_name).kv("reason", run.zone_reason).end_object();
+  w.kv("year_reason", run.year_reason);
   w.key("window").begin_object();
-  write_ts(w, "since", tl.window_begin);
-  write_ts(w, "until", tl.window_end);
-  write_ts(w, "first", tl.first_ns);
-  write_ts(w, "last", tl.last_ns);
+  write_ts(w, "since", run.since);
+  write_ts(w, "until", run.until);
+  write_ts(w, "first", run.first);
+  write_ts(w, "last", run.last);
   w.end_object();
   w.key("thresholds").begin_object();
-  w.kv("idle_threshold_pct", r.features.options.idle_threshold_pct);
-  w.kv("temp_threshold_c", r.features.options.temp_threshold_c);
+  w.kv("idle_threshold_pct", run.idle_threshold_pct);
+  w.kv("temp_threshold_c", run.temp_threshold_c);
   w.end_object();
 }
 
-void write_diagnostics(JsonWriter& w, const Report& rep) {
-  const Diagnostics& dg = rep.result->diagnostics;
+void write_diagnostics(JsonWriter& w, const InputSection& in) {
+  const Diagnostics& dg = *in.diagnostics;
   w.key("diagnostics").begin_object();
-  w.kv("files", static_cast<std::uint64_t>(dg.files.size()));
-  w.kv("usable_files", static_cast<std::uint64_t>(dg.usable_files()));
-  w.kv("lines", dg.total_lines()).kv("rejected", dg.total_rejected());
-  w.kv("error_rate", dg.error_rate()).kv("max_error_rate", rep.max_error_rate);
-  w.kv("error_rate_exceeded", rep.error_rate_exceeded);
+  w.kv("files", in.files).kv("usable_files", in.usable_files);
+  w.kv("lines", in.lines).kv("rejected", in.rejected);
+  w.kv("error_rate", in.error_rate).kv("max_error_rate", in.max_error_rate);
+  w.kv("error_rate_exceeded", in.error_rate_exceeded);
   w.key("problems").begin_object();
   for (std::size_t i = 0; i < kProblemCount; ++i)
     if (auto n = dg.total(static_cast<Problem>(i))) w.kv(problem_name(static_cast<Problem>(i)), n);
@@ -140,20 +137,14 @@ void write_diagnostics(JsonWriter& w, const Report& rep) {
   w.end_array();
 }
 
-void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
+void write_timeline_counts(JsonWriter& w, const TimelineSection& t) {
   w.key("timeline").begin_object();
-  w.kv("samples", static_cast<std::uint64_t>(tl.samples.rows()));
-  w.kv("events", event_total(tl.events));
-  w.kv("event_rows", static_cast<std::uint64_t>(tl.events.rows()));  // fewer than events: runs of repeats
-  w.kv("processes", static_cast<std::uint64_t>(tl.processes.rows()));
-  std::map<std::string_view, std::uint64_t> kinds;
-  for (std::size_t i = 0; i < tl.events.rows(); ++i)
-    kinds[event_kind_name(static_cast<EventKind>(tl.events.column(event_col::kind).get_int(i)))] += event_repeat(tl.events, i);
+  w.kv("samples", t.samples).kv("events", t.events).kv("event_rows", t.event_rows).kv("processes", t.processes);
   w.key("events_by_kind").begin_object();
-  for (const auto& [k, n] : kinds) w.kv(k, n);
+  for (const auto& [k, n] : t.events_by_kind) w.kv(k, n);
   w.end_object();
   w.key("boots").begin_array();
-  for (const auto& b : tl.boots) {
+  for (const auto& b : t.boots) {
     w.begin_object().kv("boot_id", b.boot_id);
     write_ts(w, "boot_time", b.boot_wall_ns);
     w.kv("anchors", static_cast<std::uint64_t>(b.anchors)).kv("epochs", static_cast<std::uint64_t>(b.epochs));
@@ -161,14 +152,6 @@ void write_timeline_counts(JsonWriter& w, const Timeline& tl) {
   }
   w.end_array();
   w.end_object();
-}
-
-// The device of GPU `idx` that lists MIG devices (`nvidia-smi -L`), or nullptr.
-const GpuDevice* mig_listing(const std::vector<GpuDevice>& devices, int idx) {
-  const GpuDevice* found = nullptr;
-  for (const auto& d : devices)
-    if (d.index && *d.index == idx && !d.mig_devices.empty()) found = &d;
-  return found;
 }
 
 // `mig_devices`: each MIG device of the GPU (docs/fleet.md), its share of the GPU by memory slices.
@@ -222,39 +205,34 @@ void write_process_shares(JsonWriter& w, const GpuProcessShares& g) {
 }
 
 // Per GPU (its name and bus from the devices the logs describe, and its features), then the host's.
-void write_features(JsonWriter& w, const PipelineResult& r) {
-  const auto catalog = feature_catalog();
+void write_features(JsonWriter& w, const ReportModel& m) {
+  auto text_or_null = [&](std::string_view key, std::string_view v) {
+    w.key(key);
+    if (v.empty()) w.null();
+    else w.value(v);
+  };
   w.key("gpus").begin_array();
-  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
-    const int idx = r.features.gpus[k];
-    w.begin_object().kv("index", idx);
-    const GpuDevice* dev = nullptr;
-    for (const auto& d : r.timeline.devices)
-      if (d.index && *d.index == idx) dev = &d;
-    w.key("name");
-    if (dev && !dev->name.empty()) w.value(dev->name); else w.null();
-    w.key("pci_bus");
-    if (dev && !dev->pci_bus.empty()) w.value(dev->pci_bus); else w.null();
-    if (const GpuDevice* mig = mig_listing(r.timeline.devices, idx)) write_mig_devices(w, *mig);
-    for (const auto& shared : r.features.shared_gpus)
-      if (shared.gpu == idx) write_process_shares(w, shared);
+  for (const auto& g : m.gpus) {
+    w.begin_object().kv("index", g.index);
+    text_or_null("name", g.name);
+    text_or_null("pci_bus", g.pci_bus);
+    if (g.mig_listing) write_mig_devices(w, *g.mig_listing);
+    if (g.shared) write_process_shares(w, *g.shared);
     w.key("features").begin_array();
-    for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::kPerGpu) write_feature(w, catalog[i], r.features.per_gpu[k][i]);
+    for (const auto& f : g.features) write_feature(w, *f.def, *f.value);
     w.end_array();
     w.end_object();
   }
   w.end_array();
 
   w.key("features").begin_array();
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i)
-    write_feature(w, catalog[i], r.features.host[i]);
+  for (const auto& f : m.features) write_feature(w, *f.def, *f.value);
   w.end_array();
 }
 
 void write_stage_timing(JsonWriter& w, const StageTiming& t) {
   w.begin_object().kv("stage", t.stage).kv("seconds", t.seconds).kv("bytes", t.bytes).kv("rows", t.rows);
-  w.kv("mb_per_s", t.seconds > 0 && t.bytes ? t.bytes / 1e6 / t.seconds : 0.0);
+  w.kv("mb_per_s", stage_mb_per_s(t));
   w.kv("rows_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
   if (t.stage == "ingest") w.kv("lines_per_s", t.seconds > 0 && t.rows ? t.rows / t.seconds : 0.0);
   if (t.peak_rss_bytes) w.kv("peak_rss_bytes", t.peak_rss_bytes);
@@ -263,82 +241,79 @@ void write_stage_timing(JsonWriter& w, const StageTiming& t) {
 
 // The stages' timings, and the report's own: everything written since `started` (the timings are
 // the last key).
-void write_timings(JsonWriter& w, const std::vector<StageTiming>& timings, std::chrono::steady_clock::time_point started) {
-  if (timings.empty()) return;
-  const StageTiming report_stage{
-      "report", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 0, 0, peak_rss_bytes()};
+void write_timings(JsonWriter& w, std::span<const StageTiming> timings, std::chrono::steady_clock::time_point started) {
+  const auto all = report_timings(timings, started);
+  if (all.empty()) return;
   w.key("timings").begin_array();
-  for (const auto& t : timings) write_stage_timing(w, t);
-  if (std::none_of(timings.begin(), timings.end(), [](const StageTiming& t) { return t.stage == "report"; }))
-    write_stage_timing(w, report_stage);
+  for (const auto& t : all) write_stage_timing(w, t);
   w.end_array();
 }
 
-// The report, as JSON text or as the document the other writers read: the same calls.
-void write_report(JsonWriter& w, const Report& rep) {
+// The report model as JSON.
+void write_report(JsonWriter& w, const ReportModel& m) {
   const auto started = std::chrono::steady_clock::now();
-  const PipelineResult& r = *rep.result;
   w.begin_object();
-  write_input_and_window(w, rep);
-  write_diagnostics(w, rep);
-  write_timeline_counts(w, r.timeline);
-  write_features(w, r);
+  write_input_and_window(w, m);
+  write_diagnostics(w, m.inputs);
+  write_timeline_counts(w, m.timeline);
+  write_features(w, m);
   w.key("findings").begin_array();
-  for (const auto& f : rep.findings) write_finding(w, f);
+  for (const auto& f : m.findings) write_finding(w, f);
   w.end_array();
-  for (const auto& s : rep.sections) {
-    w.key(s.name);
-    s.json(w);
+  if (m.cost) {
+    w.key("cost");
+    cost::write_cost_json(w, *m.cost);
   }
   // What the charts of the HTML report draw (docs/reports.md).
-  w.key("series");
-  write_series_json(w, r.timeline, rep.max_series_points);
-  w.key("marks");
-  write_marks_json(w, r.timeline, rep.max_marks);
-  write_timings(w, r.timings, started);
+  if (m.charts) {
+    w.key("series");
+    write_series_json(w, m.charts->series);
+    w.key("marks");
+    write_marks_json(w, m.charts->marks);
+  }
+  write_timings(w, m.timings, started);
   w.end_object();
 }
 
-std::string render_json(const Report& rep) {
+std::string render_json(const ReportModel& m) {
   std::string out;
   JsonWriter w(out);
-  write_report(w, rep);
+  write_report(w, m);
   out += '\n';
   return out;
 }
 
-std::string render_csv(const Report& rep) {
-  const PipelineResult& r = *rep.result;
+std::string render_csv(const ReportModel& m) {
   std::string out;
   CsvWriter c(out);
   c.field("id").field("name").field("value").field("unit").field("layer").field("reason").field("scope").end_row();
-  const auto catalog = feature_catalog();
-  auto row = [&](const FeatureDef& d, const FeatureValue& v, std::string_view scope) {
+  auto row = [&](const FeatureLine& f, std::string_view scope) {
+    const FeatureDef& d = *f.def;
+    const FeatureValue& v = *f.value;
     c.field(d.id).field(d.name);
-    if (v.value) c.number(*v.value); else c.field("");
-    c.field(d.unit).field(layer_name(d.layer)).field(v.value ? std::string_view{} : std::string_view(v.reason));
+    if (v.value) c.number(*v.value);
+    else c.field("");
+    c.field(d.unit).field(layer_name(d.layer)).field(f.null_reason());
     c.field(scope).end_row();
   };
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) row(catalog[i], r.features.host[i], "host");
-  for (const auto& s : rep.sections)
-    if (s.csv_rows) s.csv_rows(c);
+  for (const auto& f : m.features) row(f, "host");
+  if (m.cost) cost::write_cost_csv_rows(c, *m.cost);
   // One row per finding: value = money per month, reason = severity and title.
-  for (const auto& f : rep.findings) {
+  for (const auto& f : m.findings) {
     c.field(f.id).field("finding." + f.rule);
     if (f.money.per_month) c.number(*f.money.per_month); else c.field("");
     c.field(f.money.per_month ? f.money.currency + "/month" : std::string()).field("finding");
     c.field(fmt::format("{}: {}", findings::severity_name(f.severity), f.title)).field("host").end_row();
   }
-  for (std::size_t k = 0; k < r.features.gpus.size(); ++k) {
-    const std::string scope = fmt::format("gpu{}", r.features.gpus[k]);
-    for (std::size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].scope == FeatureScope::kPerGpu) row(catalog[i], r.features.per_gpu[k][i], scope);
+  for (const auto& g : m.gpus) {
+    const std::string scope = fmt::format("gpu{}", g.index);
+    for (const auto& f : g.features) row(f, scope);
   }
   return out;
 }
 
 // The answer first: the verdict, the usage and the findings that cost most, then every finding.
-void write_summary_and_findings(const Report& rep, std::string& out) {
+void write_summary_and_findings(const ReportModel& m, std::string& out) {
   auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
@@ -351,10 +326,10 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
     return std::string("not priced");
   };
   line("Answer");
-  if (const auto& c = rep.result->cost) cost::write_answer_table(out, *c);
+  if (m.cost) cost::write_answer_table(out, *m.cost);
   else line("  No cost section in this run.");
   std::vector<const findings::Finding*> by_cost;
-  for (const auto& f : rep.findings)
+  for (const auto& f : m.findings)
     if (f.rule != "buy_or_rent" && f.money.per_month) by_cost.push_back(&f);
   std::stable_sort(by_cost.begin(), by_cost.end(), [](const auto* a, const auto* b) {
     return *a->money.per_month > *b->money.per_month;
@@ -364,8 +339,8 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
   for (const auto* f : by_cost)
     line("    {} {}: {}", f->id, f->title, findings::format_money(f->money.per_month, f->money.currency) + " a month");
   out += '\n';
-  line("Findings ({})", rep.findings.size());
-  for (const auto& f : rep.findings) {
+  line("Findings ({})", m.findings.size());
+  for (const auto& f : m.findings) {
     line("  [{}] {} {}: {}", findings::severity_name(f.severity), f.id, f.rule, f.title);
     line("      cost: {}", money(f));
     line("      next: {}", f.next_step);
@@ -379,37 +354,38 @@ void write_summary_and_findings(const Report& rep, std::string& out) {
   }
 }
 
-std::string render_table(const Report& rep) {
-  const PipelineResult& r = *rep.result;
-  const Timeline& tl = r.timeline;
-  const Diagnostics& dg = r.diagnostics;
-  std::string out;
+// The run's input, time span, timeline, MIG devices and shared GPUs: the table's first lines.
+void write_run_lines(const ReportModel& m, std::string& out) {
   auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
     out += '\n';
   };
+  const RunSection& run = m.run;
+  const InputSection& in = m.inputs;
   // A path with a newline in it must not forge a line of the table: each such text is escaped
   // on its own (text::printable), before the table is escaped line by line.
-  line("gpucost {} - {}", GPUCOST_VERSION, text::printable(rep.input));
-  line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", dg.files.size(), dg.usable_files(),
-       dg.total_lines(), dg.total_rejected(), 100.0 * dg.error_rate());
-  if (tl.first_ns != kNoTime)
-    line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(tl.first_ns, 0), format_rfc3339(tl.last_ns, 0),
-         static_cast<double>(tl.last_ns - tl.first_ns) / kNsPerHour, tl.zone_name, tl.zone_reason);
-  line("Timeline: {} GPU samples, {} events, {} process rows", tl.samples.rows(), event_total(tl.events),
-       tl.processes.rows());
-  for (const auto& d : tl.devices) {
+  line("gpucost {} - {}", run.version, text::printable(run.input));
+  line("Input: {} files ({} usable), {} lines, {} rejected ({:.2f} %)", in.files, in.usable_files, in.lines,
+       in.rejected, 100.0 * in.error_rate);
+  if (run.first != kNoTime)
+    line("Time:  {} .. {} ({:.2f} h); zone {} ({})", format_rfc3339(run.first, 0), format_rfc3339(run.last, 0),
+         static_cast<double>(run.last - run.first) / kNsPerHour, run.zone_name, run.zone_reason);
+  line("Timeline: {} GPU samples, {} events, {} process rows", m.timeline.samples, m.timeline.events,
+       m.timeline.processes);
+  for (const auto& d : m.devices) {
     if (d.mig_devices.empty()) continue;
     std::string devs;
-    for (const auto& m : d.mig_devices)
+    for (const auto& md : d.mig_devices)
       devs += fmt::format(
           "{}{} (device {}, share {})", devs.empty() ? "" : ", ",
-          m.profile.empty() ? fmt::format("GI {}", m.gpu_instance.value_or(-1)) : text::printable(m.profile), m.device,
-          m.share ? format_number(*m.share) : std::string("unknown"));
+          md.profile.empty() ? fmt::format("GI {}", md.gpu_instance.value_or(-1)) : text::printable(md.profile),
+          md.device, md.share ? format_number(*md.share) : std::string("unknown"));
     line("MIG:   GPU {} {}: {} MIG devices: {}", d.index.value_or(-1), text::printable(d.name), d.mig_devices.size(),
          devs);
   }
-  for (const auto& g : rep.result->features.shared_gpus) {
+  for (const auto& gpu : m.gpus) {
+    if (!gpu.shared) continue;
+    const GpuProcessShares& g = *gpu.shared;
     std::string procs;
     for (std::size_t i = 0; i < g.top.size() && i < 3; ++i)
       procs += fmt::format("{}{} (pid {}) {:.0f} %{}", i ? ", " : "", text::printable(g.top[i].command), g.top[i].pid,
@@ -418,27 +394,34 @@ std::string render_table(const Report& rep) {
     line("Shared: GPU {}: {} processes; SM use (an estimate of each one's part of the busy time): {}{}", g.gpu,
          g.processes, procs, g.processes > 3 ? ", ..." : "");
   }
+}
+
+std::string render_table(const ReportModel& m) {
+  std::string out;
+  auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+    out += '\n';
+  };
+  write_run_lines(m, out);
   out += '\n';
-  write_summary_and_findings(rep, out);
+  write_summary_and_findings(m, out);
   const auto cost_start = out.size();
-  for (const auto& s : rep.sections)
-    if (s.table) {
-      out += '\n';
-      s.table(out);
-    }
+  if (m.cost) {
+    out += '\n';
+    cost::write_cost_table(out, *m.cost);
+  }
   if (out.size() > cost_start) out += '\n';
-  const auto catalog = feature_catalog();
   line("{:<5} {:<38} {:>14} {:<8} {}", "id", "feature (host)", "value", "unit", "layer / null reason");
-  for (std::size_t i = 0; i < catalog.size() && i < r.features.host.size(); ++i) {
-    const auto& d = catalog[i];
-    const auto& v = r.features.host[i];
+  for (const auto& f : m.features) {
+    const auto& d = *f.def;
+    const auto& v = *f.value;
     if (v.value)
       line("{:<5} {:<38} {:>14} {:<8} {}", d.id, d.name, format_number(*v.value), d.unit, layer_name(d.layer));
     else
       line("{:<5} {:<38} {:>14} {:<8} {} (null: {})", d.id, d.name, "-", d.unit, layer_name(d.layer), v.reason);
   }
   std::size_t shown = 0;
-  for (const auto& f : dg.files)
+  for (const auto& f : m.inputs.diagnostics->files)
     for (const auto& s : f.samples) {
       if (shown == 0) line("\nInput problems (first samples; all counts are in the JSON report):");
       if (shown++ >= 10) break;
@@ -459,17 +442,9 @@ Report make_report(const PipelineResult& result, std::string input, double max_e
     rep.verdict = c->summary;
     rep.usage = c->inputs.usage.reason;
   }
-  rep.sections.push_back(cost::cost_section(result.cost));
   rep.max_error_rate = max_error_rate;
   rep.error_rate_exceeded = result.diagnostics.error_rate() > max_error_rate;
   return rep;
-}
-
-reportdoc::Document report_document(const Report& report) {
-  reportdoc::Document doc;
-  reportdoc::DocumentBuilder builder(doc);
-  write_report(builder, report);
-  return doc;
 }
 
 namespace {
@@ -501,14 +476,16 @@ std::string report_formats_help() {
 }
 
 std::string render_report(const Report& report, ReportFormat format, const JobRowIdentity* job) {
+  const bool charts = format == ReportFormat::kJson || format == ReportFormat::kHtml;
+  const ReportModel model = report_model(report, charts ? ReportCharts::kWith : ReportCharts::kWithout);
   switch (format) {
-    case ReportFormat::kNdjson: return render_job_rows(report, job ? *job : JobRowIdentity{});
-    case ReportFormat::kJson: return render_json(report);
-    case ReportFormat::kCsv: return render_csv(report);
+    case ReportFormat::kNdjson: return render_job_rows(model, job ? *job : JobRowIdentity{});
+    case ReportFormat::kJson: return render_json(model);
+    case ReportFormat::kCsv: return render_csv(model);
     // File names and log text in it must not drive the terminal that shows it (ESC, BEL).
-    case ReportFormat::kTable: return text::printable_lines(render_table(report));
-    case ReportFormat::kHtml: return render_html(report_document(report));
-    case ReportFormat::kProm: return render_prom(report_document(report));
+    case ReportFormat::kTable: return text::printable_lines(render_table(model));
+    case ReportFormat::kHtml: return render_html(model);
+    case ReportFormat::kProm: return render_prom(model);
   }
   return {};
 }

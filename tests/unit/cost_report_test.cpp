@@ -96,15 +96,5 @@ TEST(CostReport, TableShowsUnitsCurrencyAndVerdict) {
   EXPECT_NE(out.find("Sensitivity of break_even.buy_vs_rent_hours"), std::string::npos);
 }
 
-TEST(CostReport, SectionWritesTheSameBlock) {
-  auto r = std::make_shared<const CostResult>(seed_result());
-  const ReportSection s = cost_section(r);
-  EXPECT_EQ(s.name, "cost");
-  std::string a, b;
-  write_cost_table(a, *r);
-  s.table(b);
-  EXPECT_EQ(a, b);
-}
-
 }  // namespace
 }  // namespace gpucost::cost

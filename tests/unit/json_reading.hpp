@@ -2,15 +2,12 @@
 // Reading gpucost's JSON output in tests and fuzz targets with simdjson. The JSON writer keeps
 // bytes that are not UTF-8 as lone low surrogates (\udc80-\udcff, text/json.hpp), which strict
 // parsers such as simdjson refuse; replace_lone_surrogates() makes them \ufffd first. Only the
-// checks need it: no writer reads JSON text (they read the report document).
+// checks need it: no writer reads JSON text (they render the report model).
 
 #include <simdjson.h>
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
-
-#include "gpucost/report/document.hpp"
 
 namespace gpucost::testing {
 
@@ -49,45 +46,6 @@ inline std::string replace_lone_surrogates(std::string_view json) {
     ++i;
   }
   return out;
-}
-
-namespace detail {
-inline void build(reportdoc::DocumentBuilder& b, simdjson::dom::element e) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::OBJECT:
-      b.begin_object();
-      for (auto kv : simdjson::dom::object(e)) {
-        b.key(kv.key);
-        build(b, kv.value);
-      }
-      b.end_object();
-      break;
-    case simdjson::dom::element_type::ARRAY:
-      b.begin_array();
-      for (auto x : simdjson::dom::array(e)) build(b, x);
-      b.end_array();
-      break;
-    case simdjson::dom::element_type::STRING: b.value(std::string_view(e)); break;
-    case simdjson::dom::element_type::INT64: b.value(std::int64_t(e)); break;
-    case simdjson::dom::element_type::UINT64: b.value(std::uint64_t(e)); break;
-    case simdjson::dom::element_type::DOUBLE: b.value(double(e)); break;
-    case simdjson::dom::element_type::BOOL: b.value(bool(e)); break;
-    case simdjson::dom::element_type::NULL_VALUE: b.null(); break;
-  }
-}
-}  // namespace detail
-
-/// A report document from hand-written JSON (a test's partial report); throws
-/// std::invalid_argument when the text is not JSON.
-inline reportdoc::Document document_from_json(std::string_view json) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  const simdjson::padded_string text(replace_lone_surrogates(json));
-  if (auto err = parser.parse(text).get(root)) throw std::invalid_argument(simdjson::error_message(err));
-  reportdoc::Document doc;
-  reportdoc::DocumentBuilder builder(doc);
-  detail::build(builder, root);
-  return doc;
 }
 
 }  // namespace gpucost::testing

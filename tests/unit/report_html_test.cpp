@@ -259,8 +259,19 @@ TEST(HtmlReport, FindingsComeFirstInTheJsonsOrderWithTheirEvidenceLinkedToTheTim
 
 // ---- nulls and missing sections ----------------------------------------------------------------
 
+// The model of a run that read nothing.
+struct EmptyRun {
+  PipelineResult result;
+  Report report;
+  EmptyRun() {
+    report.input = "x";
+    report.result = &result;
+  }
+};
+
 TEST(HtmlReport, AnAlmostEmptyReportRendersEverySectionAndSaysWhatIsMissing) {
-  const std::string html = render_html(testing::document_from_json(R"({"tool": {"name": "gpucost", "version": "9"}, "input": "x"})"));
+  const EmptyRun run;
+  const std::string html = render_html(report_model(run.report));
   ASSERT_EQ(check_xml(html).error, "");
   for (const char* id : {"answer", "findings", "cost", "break-even", "sensitivity", "timeline", "features", "diagnostics"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
@@ -272,9 +283,11 @@ TEST(HtmlReport, AnAlmostEmptyReportRendersEverySectionAndSaysWhatIsMissing) {
 }
 
 TEST(HtmlReport, NullFeaturesShowTheirReason) {
-  const std::string html = render_html(testing::document_from_json(R"json({"features": [
-    {"id": "F004", "name": "xid_events", "value": null, "unit": "count", "layer": "driver",
-     "reason": "no kernel log (dmesg, kern.log, journal)"}]})json"));
+  const EmptyRun run;
+  ReportModel model = report_model(run.report);
+  const FeatureValue xid{.value = std::nullopt, .reason = "no kernel log (dmesg, kern.log, journal)", .evidence = {}};
+  model.features = {FeatureLine{&feature_def(FeatureId::xid_events), &xid}};
+  const std::string html = render_html(model);
   ASSERT_EQ(check_xml(html).error, "");
   EXPECT_NE(html.find("<h3>Layer: driver</h3>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"null\">null</td>"), std::string::npos);

@@ -7,15 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "gpucost/report/prom_writer.hpp"
-#include "json_reading.hpp"
 #include "run_binary.hpp"
 
 namespace gpucost {
@@ -293,18 +294,27 @@ TEST(PromReport, ExampleValuesComeFromTheReport) {
 }
 
 TEST(PromReport, NullsAndAbsentFeaturesAreCommentsNotSamples) {
-  const std::string text = render_prom(testing::document_from_json(R"({
-    "host": {"name": "lab \"7\"\\gpu"},
-    "gpus": [{"index": 0, "features": [
-      {"id": "F001", "name": "gpu_util_mean_pct", "value": 50, "unit": "%"},
-      {"id": "F002", "name": "gpu_idle_fraction", "value": null, "reason": "no samples with SM utilization"}]},
-      {"index": 1, "features": [
-      {"id": "F001", "name": "gpu_util_mean_pct", "value": 25, "unit": "%"},
-      {"id": "F002", "name": "gpu_idle_fraction", "value": 0.5}]}],
-    "features": [{"id": "F009", "name": "gpu_energy_kwh", "value": 2, "unit": "kWh"},
-                 {"id": "F004", "name": "xid_events", "value": null, "reason": "no kernel log"}],
-    "cost": {"currency": "EUR", "local": {"cost_per_effective_hour": 1.5}, "cloud": {"cost_per_effective_hour": null},
-             "break_even": {"verdict": "local_always_cheaper", "job_hours": null}}})"));
+  std::deque<FeatureValue> values;  // what the model's lines point at
+  auto line = [&](FeatureId id, std::optional<double> v, std::string reason = {}) {
+    values.push_back(FeatureValue{.value = v, .reason = std::move(reason), .evidence = {}});
+    return FeatureLine{&feature_def(id), &values.back()};
+  };
+  ReportModel model;
+  model.run.host.name = "lab \"7\"\\gpu";
+  GpuSection g0, g1;
+  g0.index = 0;
+  g0.features = {line(FeatureId::gpu_util_mean_pct, 50),
+                 line(FeatureId::gpu_idle_fraction, std::nullopt, "no samples with SM utilization")};
+  g1.index = 1;
+  g1.features = {line(FeatureId::gpu_util_mean_pct, 25), line(FeatureId::gpu_idle_fraction, 0.5)};
+  model.gpus = {g0, g1};
+  model.features = {line(FeatureId::gpu_energy_kwh, 2), line(FeatureId::xid_events, std::nullopt, "no kernel log")};
+  cost::CostResult c;
+  c.inputs.currency = "EUR";
+  c.local.cost_per_effective_hour = 1.5;
+  c.cloud.cost_per_effective_hour = std::numeric_limits<double>::infinity();  // does no useful work
+  model.cost = &c;
+  const std::string text = render_prom(model);
   const auto x = parse_exposition(text);
   ASSERT_EQ(x.error, "") << text;
   const std::string host = "lab \"7\"\\gpu";
@@ -325,8 +335,8 @@ TEST(PromReport, NullsAndAbsentFeaturesAreCommentsNotSamples) {
   EXPECT_TRUE(has_comment("null: gpucost_gpu_idle_ratio{host=\"lab \\\"7\\\"\\\\gpu\",gpu=\"0\"} no samples with SM"));
   EXPECT_TRUE(has_comment("null: gpucost_xid_events{host=\"lab \\\"7\\\"\\\\gpu\"} no kernel log"));
   EXPECT_TRUE(has_comment("null: gpucost_break_even_job_seconds"));
-  EXPECT_TRUE(has_comment("absent: feature suspended_s (gpucost_suspended_seconds)"));
-  EXPECT_FALSE(has_comment("absent: feature gpu_energy_kwh"));
+  EXPECT_TRUE(has_comment("absent: the report has no value of feature suspended_s (gpucost_suspended_seconds)"));
+  EXPECT_FALSE(has_comment("absent: the report has no value of feature gpu_energy_kwh"));
 }
 
 TEST(PromReport, EveryContractFeatureHasAConventionalName) {
@@ -340,7 +350,7 @@ TEST(PromReport, EveryContractFeatureHasAConventionalName) {
                                           "fallen_off_bus_events"};
   std::set<std::string> seen;
   for (const auto& m : prom_feature_metrics()) {
-    seen.insert(std::string(m.feature));
+    seen.insert(std::string(feature_name(m.feature)));
     EXPECT_EQ(m.metric.rfind("gpucost_", 0), 0u);
     EXPECT_TRUE(metric_name(m.metric)) << m.metric;
   }

@@ -136,7 +136,7 @@ TEST(Verdict, GivenUsageIsOneDecisionInEveryOutput) {
   EXPECT_NE(render(*run, ReportFormat::kProm).find(R"(buy="buy")"), std::string::npos);
   EXPECT_NE(render(*run, ReportFormat::kHtml).find("Buy it? <b>buy</b>"), std::string::npos);
   const Report rep = make_report(run->result, "logs", 0.05);
-  EXPECT_NE(render_job_rows(rep, {}).find(R"("verdict_buy":"buy")"), std::string::npos);
+  EXPECT_NE(render_job_rows(report_model(rep), {}).find(R"("verdict_buy":"buy")"), std::string::npos);
 }
 
 TEST(Verdict, UsageAboveAMonthIsRefused) {

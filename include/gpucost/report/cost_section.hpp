@@ -41,7 +41,4 @@ void write_answer_table(std::string& out, const CostResult& r, std::string_view 
 /// around the threshold and the usage (when known), at most a month of 744 h.
 std::vector<double> answer_hours(const CostResult& r);
 
-/// The section `cost` for the analyze report.
-ReportSection cost_section(std::shared_ptr<const CostResult> result);
-
 }  // namespace gpucost::cost

@@ -2,8 +2,8 @@
 /// \file ndjson_writer.hpp
 /// `gpucost analyze --format ndjson`: the per-job, per-node rows that a Slurm epilog writes and
 /// `gpucost fleet` reads. One JSON object per line: one per GPU of the analyzed window, then one
-/// for the node. Features are looked up by their catalog (contract) name in the JSON report and
-/// written as null, with the reason in `null_reasons`, when this build or these logs lack them.
+/// for the node. Features are read from the report model by their FeatureId and
+/// written as null, with the reason in `null_reasons`, when these logs lack them.
 /// The schema is documented in docs/fleet.md and versioned by `schema_version`.
 
 #ifndef GPUCOST_LAYER_REPORT
@@ -35,7 +35,7 @@ struct JobRowIdentity {
   std::vector<std::string> gpus;
 };
 
-/// Renders the rows of a report (one line per GPU, then the node's line; each ends in `\n`).
-std::string render_job_rows(const Report& report, const JobRowIdentity& identity);
+/// Renders the rows of a report model (one line per GPU, then the node's line; each ends in `\n`).
+std::string render_job_rows(const ReportModel& model, const JobRowIdentity& identity);
 
 }  // namespace gpucost

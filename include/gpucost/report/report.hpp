@@ -1,9 +1,9 @@
 #pragma once
 /// \file report.hpp
-/// The report of `gpucost analyze`: one model (this struct) and several writers (table, CSV,
-/// JSON, HTML, Prometheus, NDJSON). The JSON writer and the report document (document.hpp) are
-/// made by the same calls; the HTML, Prometheus and NDJSON writers read the document, so whatever
-/// the JSON has, they show. Every figure carries the feature id and the evidence it came from.
+/// The report of `gpucost analyze`: what a run reports (this struct), its typed model
+/// (model.hpp, built once by render_report()) and the writers that render the model (JSON,
+/// Prometheus, NDJSON, HTML; the table and the CSV). Every figure carries the feature id and
+/// the evidence it came from.
 
 #ifndef GPUCOST_LAYER_REPORT
 #error "gpucost_report header: include it only in gpucost_report or a layer above it (docs/architecture.md, Layers)"
@@ -18,7 +18,7 @@
 
 #include "gpucost/findings/findings.hpp"
 #include "gpucost/pipeline/pipeline.hpp"
-#include "gpucost/report/document.hpp"
+#include "gpucost/report/model.hpp"
 
 namespace gpucost {
 
@@ -42,20 +42,10 @@ std::string report_formats_help();
 
 struct JobRowIdentity;
 
-/// A section that another module writes into the report (the cost model does this), so the
-/// report does not depend on its internals.
-struct ReportSection {
-  std::string name;                                   ///< JSON key (`cost`)
-  std::function<void(class JsonWriter&)> json;        ///< writes the section's value
-  std::function<void(class CsvWriter&)> csv_rows;     ///< appends rows in the feature CSV layout
-  std::function<void(std::string&)> table;            ///< appends a human-readable block
-};
-
 /// Everything a report shows.
 struct Report {
   std::string input;                   ///< the directory analyzed, as given
   const PipelineResult* result = nullptr;
-  std::vector<ReportSection> sections;  ///< extra sections (cost)
   /// What the findings stage found (docs/findings.md), sorted as find() sorts them.
   std::vector<findings::Finding> findings;
   /// The summary the table report opens with: the verdict in one sentence and the measured usage
@@ -71,9 +61,6 @@ struct Report {
 /// The report of a run: the pipeline's result (which must outlive it), its findings, the cost
 /// section and the summary the table opens with. `input` is the directory as given.
 Report make_report(const PipelineResult& result, std::string input, double max_error_rate);
-
-/// The report as a document, for the writers that read it (HTML, Prometheus, NDJSON).
-reportdoc::Document report_document(const Report& report);
 
 /// Writes the report in a format; `job` names the scheduler job of the ndjson rows (none: the
 /// rows carry no job id, user or GPU filter).

@@ -23,8 +23,8 @@ namespace gpucost {
 void append_json_string(std::string& out, std::string_view s);
 
 /// Streaming JSON writer with commas and (optional) indentation handled for the caller. The
-/// primitives are virtual: a subclass may take the values instead of text (the report document,
-/// report/document.hpp, is built through the same calls that write the JSON report).
+/// primitives are virtual: a subclass may take the values instead of text (none does since the
+/// report model, report/model.hpp, replaced the report document).
 class JsonWriter {
  public:
   /// Writes into out; pretty = two-space indentation, else one line.
