@@ -15,6 +15,7 @@
 
 #include "gpucost/ingest/decompress.hpp"
 #include "ingest/prompt_filter.hpp"
+#include "ingest/sink_merge.hpp"
 
 namespace gpucost {
 
@@ -115,7 +116,7 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
     states[i] = format.start_state();
     if (i > 0) {
       sinks[i] = std::make_unique<FileSink>(sink.file_index(), sink.path(), sink.mtime_ns(), uncapped, recognizer);
-      sinks[i]->start_chunk();
+      SinkMerge::start_chunk(*sinks[i]);
       sinks[i]->set_format(sink.format());
       sinks[i]->diagnostics().format = sink.format();
     }
@@ -140,7 +141,7 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
       FileSink& chunk_sink = *sinks[i];
       const bool mergeable = chunk_sink.diagnostics().prompts == 0 && chunk_sink.diagnostics().notes.empty();
       if (mergeable && format.continue_chunk(state, *states[i], sink, chunk_sink)) {
-        sink.append_chunk(chunk_sink);
+        SinkMerge::append_chunk(sink, chunk_sink);
       } else {
         ++read.parsed_again;
         sinks[i].reset();

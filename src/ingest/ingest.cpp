@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "gpucost/ingest/decompress.hpp"
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/text.hpp"
 #include "ingest/chunked_parse.hpp"
 #include "ingest/prompt_filter.hpp"

@@ -1,13 +1,13 @@
-// The merge of chunked parsing: the sink of a file's next chunk appended to the sink of the
-// chunks before it, so that the result is what one pass over the file gives (see
-// FileSink::append_chunk in format.hpp, and src/ingest/chunked_parse.cpp for the chunks).
+// The merge of chunked parsing (sink_merge.hpp): the sink of a file's next chunk appended to the
+// sink of the chunks before it, so that the result is what one pass over the file gives (see
+// FileSink::append_chunk in file_sink.hpp, and src/ingest/chunked_parse.cpp for the chunks).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <iterator>
 
-#include "gpucost/ingest/format.hpp"
+#include "ingest/sink_merge.hpp"
 
 namespace gpucost {
 

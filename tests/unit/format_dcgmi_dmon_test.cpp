@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/ingest/ingest.hpp"
 
 namespace gpucost {

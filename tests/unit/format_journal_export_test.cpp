@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "gpucost/ingest/detect.hpp"
 #include "structured_test_util.hpp"
 
 namespace gpucost {

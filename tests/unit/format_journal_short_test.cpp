@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "gpucost/ingest/detect.hpp"
 #include "kernel_fixture.hpp"
 
 namespace gpucost::testing {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/ingest/format.hpp"
 #include "gpucost/ingest/ingest.hpp"
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "gpucost/ingest/detect.hpp"
 #include "structured_test_util.hpp"
 
 namespace gpucost {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/ingest/format.hpp"
 #include "kernel_fixture.hpp"
 

@@ -9,6 +9,7 @@
 
 #include "gpucost/align/timeline.hpp"
 #include "gpucost/cost/from_logs.hpp"
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/ingest/format.hpp"
 #include "gpucost/ingest/line_source.hpp"
 #include "run_binary.hpp"

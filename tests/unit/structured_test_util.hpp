@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpucost/ingest/detect.hpp"
 #include "gpucost/ingest/format.hpp"
 #include "gpucost/ingest/recognizer.hpp"
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucost/ingest/rows.hpp"
 #include "gpucost/records/events.hpp"
 #include "gpucost/records/formats.hpp"
 #include "gpucost/records/stamps.hpp"
@@ -23,34 +24,10 @@
 
 namespace gpucost {
 
-/// One event before it becomes a row (what FileSink::event appends), or read back from a row.
-struct EventFields {
-  EventKind kind = EventKind::user;
-  WallKind wall_kind = WallKind::kNone;
-  TimeNs wall_raw_ns = kNoTime;
-  TimeNs mono_ns = kNoTime;
-  std::string_view boot_id;
-  std::int32_t boot_seq = 0;
-  std::uint64_t line = 0;
-  std::int64_t code = INT64_MIN;  ///< INT64_MIN: none
-  std::string_view gpu;           ///< normalized PCI address or GPU index; empty: none
-  std::int64_t pid = INT64_MIN;   ///< INT64_MIN: none
-  std::string_view process;
-  std::string_view ident;
-  std::string_view text;
-  std::int64_t flags = 0;
-};
-
 /// The time bucket of a message's runs: a minute for what is only ever counted (cron jobs,
 /// known-benign driver messages: gpucost/benign_messages.hpp), a second for the rest (features
 /// read their instants against 1 s samples).
 TimeNs repeat_bucket_ns(EventKind kind, std::string_view text) noexcept;
-
-/// Reads row r of an event table back into fields (views into the table's dictionaries).
-EventFields event_fields(const Table& events, std::size_t row);
-
-/// Appends fields as a new row of an event table (ts null) that stands for `repeat` events.
-void push_event_row(Table& events, const EventFields& f, FormatId format, std::uint32_t file, std::uint64_t repeat);
 
 /// The open runs of one file's repeated messages: for each message (kind, text, ident, code,
 /// GPU, process, boot, flags: everything but the line, the stamps and the printing process's

@@ -130,16 +130,12 @@ class DcgmiParser {
   }
 
   void append(const Line& line, std::int64_t gpu, WallKind kind, TimeNs raw) {
-    Table& s = sink_.samples();
-    s.ts().push_null();
-    s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
-    s.column(sample_col::wall_raw_ns).push_int_or_null(raw);
-    s.column(sample_col::file).push_int(sink_.file_index());
-    s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
-    s.column(sample_col::gpu).push_int(gpu);
-    s.column(sample_col::interval_ns).push_int(step_);
-    for (std::size_t m = 0; m < kGpuMetricCount; ++m) s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
-    sink_.record();
+    sink_.sample({.wall_kind = kind,
+                  .wall_raw_ns = raw,
+                  .line = line.number,
+                  .gpu = gpu,
+                  .interval_ns = step_,
+                  .metrics = values_});
   }
 
   FileSink& sink_;

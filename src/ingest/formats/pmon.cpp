@@ -302,22 +302,15 @@ class PmonParser {
   }
 
   void emit_round() {
-    Table& s = sink_.samples();
+    std::array<double, kGpuMetricCount> values;
     for (const GpuRound& g : round_) {
-      s.ts().push_null();
-      s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(g.kind));
-      s.column(sample_col::wall_raw_ns).push_int_or_null(g.raw);
-      s.column(sample_col::file).push_int(sink_.file_index());
-      s.column(sample_col::line).push_int(static_cast<std::int64_t>(g.line));
-      s.column(sample_col::gpu).push_int(g.gpu);
-      s.column(sample_col::interval_ns).push_null();  // set in finish()
-      for (std::size_t m = 0; m < kGpuMetricCount; ++m) {
-        const auto metric = static_cast<GpuMetric>(m);
-        // Two processes busy in one interval can add up past the whole GPU.
-        const double v = metric == GpuMetric::sm_pct ? g.sm : metric == GpuMetric::mem_pct ? g.mem : kNaN;
-        s.column(sample_col::first_metric + m).push_float_or_null(v == v ? std::min(v, 100.0) : v);
-      }
-      sink_.record();
+      values.fill(kNaN);
+      // Two processes busy in one interval can add up past the whole GPU.
+      auto share = [](double v) { return v == v ? std::min(v, 100.0) : v; };
+      values[static_cast<std::size_t>(GpuMetric::sm_pct)] = share(g.sm);
+      values[static_cast<std::size_t>(GpuMetric::mem_pct)] = share(g.mem);
+      // The interval is set in finish(), once it is known.
+      sink_.sample({.wall_kind = g.kind, .wall_raw_ns = g.raw, .line = g.line, .gpu = g.gpu, .metrics = values});
     }
     round_.clear();
   }

@@ -503,17 +503,8 @@ class QueryParser {
         stamp != kNoTime ? stamp : rounds_.round() * (pasted != kNoTime ? pasted : sink_.options().default_interval_ns);
     clock_.observe(new_round, kind, raw);
 
-    Table& s = sink_.samples();
-    s.ts().push_null();
-    s.column(sample_col::wall_kind).push_int(static_cast<std::int64_t>(kind));
-    s.column(sample_col::wall_raw_ns).push_int(raw);
-    s.column(sample_col::file).push_int(sink_.file_index());
-    s.column(sample_col::line).push_int(static_cast<std::int64_t>(line.number));
-    s.column(sample_col::gpu).push_int(gpu);
-    s.column(sample_col::interval_ns).push_null();  // set in finish()
-    for (std::size_t m = 0; m < kGpuMetricCount; ++m)
-      s.column(sample_col::first_metric + m).push_float_or_null(values_[m]);
-    sink_.record();
+    // The interval is set in finish(), once it is known.
+    sink_.sample({.wall_kind = kind, .wall_raw_ns = raw, .line = line.number, .gpu = gpu, .metrics = values_});
 
     if (!has_device_ || gpu < 0 || gpu >= 4096) return;
     if (slots_.size() <= static_cast<std::size_t>(gpu)) slots_.resize(static_cast<std::size_t>(gpu) + 1);
