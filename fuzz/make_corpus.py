@@ -53,7 +53,8 @@ TARGETS = {
     "dmon": ["tests/data/real/dmon/*", "tests/data/gpu/dmon-*", "tests/data/cost/analyze/*dmon*",
              "examples/laptop-training/dmon.log"],
     "pmon": ["tests/data/gpu/pmon-*"],
-    "query_gpu": ["tests/data/gpu/query-*", "tests/data/real/querygpu/*"],
+    "query_gpu_csv": ["tests/data/gpu/query-*", "tests/data/real/querygpu/*"],
+    "dcgmi_dmon": ["tests/data/gpu/dcgmi-dmon-*"],
     "nvidia_smi_q": ["tests/data/gpu/q-*", "tests/data/gpu/nvidia-bug-report-excerpt.log",
                      "examples/laptop-training/nvidia-smi-q.txt"],
     "dmesg": ["tests/data/real/kern/*dmesg*", "tests/data/report/logs/dmesg-*",
@@ -70,6 +71,7 @@ TARGETS = {
     "manifest": ["tests/data/structured/manifest.json"],
     "nvidia_smi_q_xml": ["tests/data/real/smiq-xml/*"],
     "acpid": ["tests/data/kernel/acpid-*"],
+    "sim_truth": ["examples/laptop-training/truth.json"],
 }
 
 

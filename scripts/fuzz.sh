@@ -4,10 +4,10 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET  default 60; CI's smoke run uses 10 (scripts/run-tests.sh)
-#   TARGET              dmon pmon query_gpu nvidia_smi_q dmesg syslog journal_short journal_json
-#                       journal_export ps torch_trace manifest detect time align pipeline journal_plain key_prefilter
-#                       syslog_prefix
-#                       (default all)
+#   TARGET              default all: one per log format (the rows of GPUCOST_FORMATS in
+#                       include/gpucost/records/formats.hpp, e.g. dmon, syslog, query_gpu_csv)
+#                       and detect time align pipeline journal_plain key_prefilter syslog_prefix;
+#                       fuzz/CMakeLists.txt makes the list, `scripts/fuzz.sh --list` prints it
 # Environment:
 #   GPUCOST_FUZZ_BUILD_DIR  build tree (default build-asan, shared with the sanitizer test build)
 #   GPUCOST_FUZZ_JOBS       targets run at the same time (default 1)
@@ -24,17 +24,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The targets are the ones fuzz/CMakeLists.txt builds (its GPUCOST_FUZZ_TARGETS list): one home.
-read -r -a all_targets <<<"$(sed -n '/^set(GPUCOST_FUZZ_TARGETS/,/)/p' fuzz/CMakeLists.txt |
-  sed 's/set(GPUCOST_FUZZ_TARGETS//; s/)//' | tr '\n' ' ')"
-((${#all_targets[@]})) || { echo "fuzz: no targets in fuzz/CMakeLists.txt" >&2; exit 2; }
 seconds=${1:-60}
 shift || true
-targets=("$@")
-((${#targets[@]})) || targets=("${all_targets[@]}")
-for t in "${targets[@]}"; do
-  [[ " ${all_targets[*]} " == *" $t "* ]] || { echo "fuzz: unknown target '$t' (one of: ${all_targets[*]})" >&2; exit 2; }
-done
 build=${GPUCOST_FUZZ_BUILD_DIR:-build-asan}
 jobs=${GPUCOST_FUZZ_JOBS:-1}
 max_len=${GPUCOST_FUZZ_MAX_LEN:-8192}
@@ -58,6 +49,20 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 else
   cmake -S . -B "$build" -DGPUCOST_SANITIZE=ON -DGPUCOST_FUZZ=ON >/dev/null
 fi
+
+# The targets are the ones fuzz/CMakeLists.txt configured (one per format row, then the rest):
+# one home.
+mapfile -t all_targets <"$build/fuzz/targets.txt"
+((${#all_targets[@]})) || { echo "fuzz: no targets in $build/fuzz/targets.txt" >&2; exit 2; }
+if [ "$seconds" = --list ]; then
+  printf '%s\n' "${all_targets[@]}"
+  exit 0
+fi
+targets=("$@")
+((${#targets[@]})) || targets=("${all_targets[@]}")
+for t in "${targets[@]}"; do
+  [[ " ${all_targets[*]} " == *" $t "* ]] || { echo "fuzz: unknown target '$t' (one of: ${all_targets[*]})" >&2; exit 2; }
+done
 mkdir -p "$build/fuzz-logs"
 echo "fuzz: building ${#targets[@]} targets in $build (log: $build/fuzz-logs/build.log)" >&2
 if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]/#/fuzz_}" \
@@ -72,7 +77,7 @@ dict_of() {
     dmesg|syslog|syslog_prefix|journal_short|detect|pipeline|time) echo fuzz/dict/kernel.dict ;;
     journal_json|journal_export|journal_plain) echo fuzz/dict/journal.dict ;;
     key_prefilter) echo fuzz/dict/kernel.dict ;;
-    dmon|pmon|query_gpu|nvidia_smi_q|nvidia_smi_list|nvidia_smi_table) echo fuzz/dict/nvidia.dict ;;
+    dmon|pmon|query_gpu_csv|dcgmi_dmon|nvidia_smi_q|nvidia_smi_q_xml|nvidia_smi_list|nvidia_smi_table) echo fuzz/dict/nvidia.dict ;;
   esac
 }
 
