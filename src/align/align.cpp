@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include "align/internal.hpp"
+#include "gpucost/parallel.hpp"
 
 namespace gpucost {
 
@@ -225,18 +225,13 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   WallClock process_clock = clock;
   std::uint64_t processes_cut = 0;
   Span process_span;
-  std::exception_ptr process_error;
   auto place_process_rows = [&] {
-    try {
-      processes_cut = place_processes(in, process_clock, window, out.processes, process_tally);
-      process_span = span_of(out.processes, process_col::wall_kind);
-    } catch (...) {
-      process_error = std::current_exception();
-    }
+    processes_cut = place_processes(in, process_clock, window, out.processes, process_tally);
+    process_span = span_of(out.processes, process_col::wall_kind);
   };
-  std::jthread process_thread = start_beside(
-      options_.threads, out.processes.rows() >= 100'000 && (in.samples.rows() > 0 || in.events.rows() > 0),
-      place_process_rows);
+  Beside process_placing(options_.threads,
+                         out.processes.rows() >= 100'000 && (in.samples.rows() > 0 || in.events.rows() > 0),
+                         place_process_rows);
 
   BootTable boots;
   build_anchored_boots(in, clock, boots);
@@ -271,8 +266,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   drop_overlapping_sample_sources(in, out.samples, diag);
   Span span = span_of(out.samples);
   span.add(span_of(out.events, SIZE_MAX, event_col::flags));
-  finish_beside(process_thread, place_process_rows);
-  if (process_error) std::rethrow_exception(process_error);
+  process_placing.finish();
   for (std::size_t f = 0; f < tally.size(); ++f) tally[f].add(process_tally[f]);
 
   out.suspends = find_suspends(out.events);

@@ -19,8 +19,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -112,26 +110,6 @@ struct FileStamps {
   RawRange kinds[6];
   const RawRange& of(WallKind k) const { return kinds[static_cast<int>(k)]; }
 };
-/// Starts `work` on a thread of its own when `worth` it (`threads` is not 1, the machine has
-/// more than one core) and a thread can be had; else the jthread is empty, and
-/// finish_beside() runs `work` on the calling thread. Declare the jthread after what `work`
-/// reads: should the caller throw, it is joined before those are gone.
-template <class Work>
-std::jthread start_beside(unsigned threads, bool worth, Work& work) {
-  if (threads == 1 || !worth || std::thread::hardware_concurrency() <= 1) return {};
-  try {
-    return std::jthread([&work] { work(); });
-  } catch (const std::system_error&) {  // no thread to be had: finish_beside does it here
-    return {};
-  }
-}
-/// Waits for the thread start_beside() started, or runs `work` here when it started none.
-template <class Work>
-void finish_beside(std::jthread& thread, Work& work) {
-  if (thread.joinable()) thread.join();
-  else work();
-}
-
 /// The range of file f's stamps of kind k (nullptr when f or k is out of range).
 RawRange* range_of(std::vector<FileStamps>& stamps, std::int64_t file, std::int64_t kind) noexcept;
 /// The stamps of every table's rows and of the anchors, per file and kind; with threads != 1,

@@ -2,6 +2,7 @@
 // without one, the date of stamps without one, the start of relative stamps.
 #include "align/internal.hpp"
 
+#include "gpucost/parallel.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost::align_detail {
@@ -114,11 +115,11 @@ std::vector<FileStamps> collect_file_stamps(const IngestResult& in, std::span<co
     add_table_stamps(of_processes, ceilings, in.processes, process_col::wall_kind, process_col::wall_raw_ns, process_col::file,
                      Table::npos);
   };
-  std::jthread thread = start_beside(threads, in.processes.rows() >= 100'000, processes);
+  Beside beside(threads, in.processes.rows() >= 100'000, processes);
   add_table_stamps(out, ceilings, in.samples, sample_col::wall_kind, sample_col::wall_raw_ns, sample_col::file,
                    sample_col::interval_ns);
   add_table_stamps(out, ceilings, in.events, event_col::wall_kind, event_col::wall_raw_ns, event_col::file, Table::npos);
-  finish_beside(thread, processes);
+  beside.finish();
   for (std::size_t f = 0; f < out.size(); ++f)
     for (std::size_t k = 0; k < 6; ++k) out[f].kinds[k].add(of_processes[f].kinds[k]);
   for (const auto& a : in.anchors)

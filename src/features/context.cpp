@@ -6,9 +6,9 @@
 #include <bit>
 #include <cmath>
 #include <numeric>
-#include <system_error>
-#include <thread>
+#include <mutex>
 
+#include "gpucost/parallel.hpp"
 #include "gpucost/text.hpp"
 
 namespace gpucost::features {
@@ -120,22 +120,9 @@ int gpu_from_text(std::string_view t, EventKind k, const std::vector<int>& gpus,
 
 FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o, unsigned threads)
     : timeline(t), options(o), ts_reader_(t.samples.ts()), interval_reader_(t.samples.column(sample_col::interval_ns)) {
-  // The process groups read the process table only, and nothing below reads them. (A jthread:
-  // should what follows throw, the thread is joined before what it writes is gone.)
-  std::exception_ptr grouping_error;
-  std::jthread grouping;
-  if (threads > 1 && t.processes.rows() >= 100'000) {
-    try {
-      grouping = std::jthread([&] {
-        try {
-          group_processes();
-        } catch (...) {
-          grouping_error = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {  // no thread to be had: this one does it below
-    }
-  }
+  // The process groups read the process table only, and nothing below reads them.
+  auto group = [this] { group_processes(); };
+  Beside grouping(threads, t.processes.rows() >= 100'000, group);
   note_formats();
   collect_gpus();
   add_gpu_named_by_kernel();
@@ -143,9 +130,7 @@ FeatureContext::FeatureContext(const Timeline& t, const FeatureOptions& o, unsig
   measure_host_coverage();
   index_events();
   widen_window();
-  if (grouping.joinable()) grouping.join();
-  else group_processes();
-  if (grouping_error) std::rethrow_exception(grouping_error);
+  grouping.finish();
   const std::size_t slots = (gpus.size() + 1) * kGpuMetricCount;
   stats_cache_.resize(slots);
   stats_once_ = std::make_unique<std::once_flag[]>(slots);

@@ -1,60 +1,17 @@
 // The feature stage: computes every catalog row (catalog.cpp) for the host and each GPU, on a
 // pool of threads when the timeline is large. The values are the same for any thread count.
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "features/catalog_rows.hpp"
 #include "features/compute.hpp"
 #include "gpucost/features/features.hpp"
+#include "gpucost/parallel.hpp"
 
 namespace gpucost {
 
-namespace {
-
 using namespace features;
-
-// Runs task(0) .. task(tasks - 1) on `threads` threads (this one included). When tasks throw,
-// the exception of the lowest task number is rethrown, as one thread would have thrown it.
-template <typename Task>
-void run_tasks(std::size_t tasks, unsigned threads, const Task& task) {
-  if (threads <= 1) {
-    for (std::size_t t = 0; t < tasks; ++t) task(t);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::size_t error_task = tasks;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
-      try {
-        task(t);
-      } catch (...) {
-        const std::lock_guard lock(error_mutex);
-        if (t < error_task) {
-          error = std::current_exception();
-          error_task = t;
-        }
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  // A thread the system refuses (a pids limit) is one fewer: the started ones and this one do it all.
-  try {
-    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-  }
-  worker();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
-}
-
-}  // namespace
 
 const FeatureValue* FeatureSet::find(FeatureId id) const noexcept {
   const std::size_t i = feature_slot(id);
@@ -105,7 +62,7 @@ void FeatureStage::run(const Timeline& timeline, FeatureSet& out) const {
     if (s == 0) out.host[feature] = compute_host_feature(feature, ctx);
     else out.per_gpu[s - 1][feature] = compute_gpu_feature(feature, ctx, ctx.gpus[s - 1]);
   };
-  run_tasks(n * scopes, threads, task);
+  for_each_task(n * scopes, threads, task);
   // A GPU several processes shared: each one's estimated part of its busy time (issue 38).
   std::vector<std::optional<double>> busy(ctx.gpus.size());
   const std::size_t busy_index = static_cast<std::size_t>(FeatureId::gpu_busy_s);

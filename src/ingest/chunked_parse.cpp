@@ -3,17 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "gpucost/ingest/decompress.hpp"
+#include "gpucost/parallel.hpp"
 #include "ingest/prompt_filter.hpp"
 #include "ingest/sink_merge.hpp"
 
@@ -42,37 +39,6 @@ std::vector<std::uint64_t> plan_chunks(const OpenFile& file, std::uint64_t chunk
   }
   starts.push_back(size);
   return starts;
-}
-
-// Runs task(i) for every i < n on up to `threads` threads (this one included); rethrows the first
-// exception after every thread ended.
-template <typename Task>
-void for_each_parallel(std::size_t n, unsigned threads, Task task) {
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  auto worker = [&]() noexcept {
-    for (;;) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= n || failed.load()) return;
-      try {
-        task(i);
-      } catch (...) {
-        if (!failed.exchange(true)) error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads && t < n; ++t) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // a thread refused (a pids limit): the others share the chunks
-    }
-  }
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
 }
 
 std::shared_ptr<const OpenFile> open_plain_file(const std::string& path, std::uint64_t min_bytes) {
@@ -151,7 +117,7 @@ bool parse_in_chunks(const std::string& path, const LogFormat& format, FileSink&
       states[i].reset();
     }
   };
-  for_each_parallel(n, options.threads, [&](std::size_t i) {
+  for_each_task(n, options.threads, [&](std::size_t i) {
     parse_chunk(i, i ? *sinks[i] : sink, *states[i], 1);
     merge_ready(i);
   });

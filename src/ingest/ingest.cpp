@@ -13,11 +13,11 @@
 #include <iterator>
 #include <mutex>
 #include <stdexcept>
-#include <system_error>
 #include <thread>
 
 #include "gpucost/ingest/decompress.hpp"
 #include "gpucost/ingest/detect.hpp"
+#include "gpucost/parallel.hpp"
 #include "gpucost/text.hpp"
 #include "ingest/chunked_parse.hpp"
 #include "ingest/prompt_filter.hpp"
@@ -366,27 +366,13 @@ void read_in_parallel(std::vector<Job>& jobs, const std::vector<std::size_t>& or
     }
   };
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size())));
-  if (threads <= 1) {
-    worker();
-  } else {
-    // A container's pids limit (or RLIMIT_NPROC, or no memory for a stack) can refuse a thread:
-    // the threads already started share the files, or this thread reads them all.
-    std::vector<std::thread> pool;
-    std::string refused;
-    for (unsigned t = 0; t < threads; ++t) {
-      try {
-        pool.emplace_back(worker);
-      } catch (const std::system_error& e) {
-        refused = e.what();
-        break;
-      }
-    }
-    if (pool.empty()) worker();
-    for (auto& t : pool) t.join();
-    if (pool.size() < threads)
-      diag.notes.push_back(fmt::format("read the files on {} thread(s), not {}: the system refused a thread ({})",
-                                       std::max<std::size_t>(1, pool.size()), threads, refused));
-  }
+  // A container's pids limit (or RLIMIT_NPROC, or no memory for a stack) can refuse a thread:
+  // the threads already started share the files, or this thread reads them all.
+  std::string refused;
+  const unsigned ran = run_on_threads(threads, worker, &refused);
+  if (ran < threads)
+    diag.notes.push_back(
+        fmt::format("read the files on {} thread(s), not {}: the system refused a thread ({})", ran, threads, refused));
   if (merge_error) std::rethrow_exception(merge_error);
 }
 

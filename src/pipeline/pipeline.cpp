@@ -7,11 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <system_error>
-#include <thread>
 #include <tuple>
 
 #include "gpucost/align/zone.hpp"
+#include "gpucost/parallel.hpp"
 
 namespace gpucost {
 
@@ -35,18 +34,14 @@ void run_ingest_and_align(const std::filesystem::path& input, const PipelineOpti
   // Align asks for the machine's zone when the logs do not say theirs, and the first use of the
   // tz database lists /usr/share/zoneinfo (about 5 ms): that happens here, on a thread beside
   // ingest, so that align finds it done. The same call as align's, so nothing it answers changes.
-  std::jthread zone_warm;
-  if (align_options.tz.empty() && options.ingest.threads != 1) {
+  auto warm_zone = [&align_options]() noexcept {
+    if (!align_options.tz.empty()) return;
     try {
-      zone_warm = std::jthread([]() noexcept {
-        try {
-          (void)Zone::system();
-        } catch (...) {  // nothing warmed: align reads the database itself
-        }
-      });
-    } catch (const std::system_error&) {  // no thread to spare: align reads the database itself
+      (void)Zone::system();
+    } catch (...) {  // nothing warmed: align reads the database itself
     }
-  }
+  };
+  Beside zone_warm(options.ingest.threads, align_options.tz.empty(), warm_zone);
 
   auto t0 = std::chrono::steady_clock::now();
   ingest.run(input, out.ingest, out.diagnostics);
@@ -57,6 +52,7 @@ void run_ingest_and_align(const std::filesystem::path& input, const PipelineOpti
                ti.seconds > 0 ? ti.bytes / 1e6 / ti.seconds : 0.0, ti.seconds > 0 ? ti.rows / 1e6 / ti.seconds : 0.0,
                ti.peak_rss_bytes / 1048576.0);
 
+  zone_warm.finish();
   t0 = std::chrono::steady_clock::now();
   // The tables move into the timeline instead of being copied: held once, not twice.
   align.run_consuming(out.ingest, out.timeline, out.diagnostics);
