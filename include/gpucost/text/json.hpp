@@ -22,34 +22,31 @@ namespace gpucost {
 /// Appends s as a quoted JSON string.
 void append_json_string(std::string& out, std::string_view s);
 
-/// Streaming JSON writer with commas and (optional) indentation handled for the caller. The
-/// primitives are virtual: a subclass may take the values instead of text (none does since the
-/// report model, report/model.hpp, replaced the report document).
-class JsonWriter {
+/// Streaming JSON writer with commas and (optional) indentation handled for the caller.
+class JsonWriter final {
  public:
   /// Writes into out; pretty = two-space indentation, else one line.
   explicit JsonWriter(std::string& out, bool pretty = true) : out_(&out), pretty_(pretty) {}
-  virtual ~JsonWriter() = default;
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
 
-  virtual JsonWriter& begin_object();
-  virtual JsonWriter& end_object();
-  virtual JsonWriter& begin_array();
-  virtual JsonWriter& end_array();
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
   /// The key of the next value inside an object.
-  virtual JsonWriter& key(std::string_view k);
+  JsonWriter& key(std::string_view k);
 
-  virtual JsonWriter& value(std::string_view v);
+  JsonWriter& value(std::string_view v);
   JsonWriter& value(const char* v) { return value(std::string_view(v)); }
   JsonWriter& value(const std::string& v) { return value(std::string_view(v)); }
-  virtual JsonWriter& value(double v);
-  virtual JsonWriter& value(std::int64_t v);
-  virtual JsonWriter& value(std::uint64_t v);
+  JsonWriter& value(double v);
+  JsonWriter& value(std::int64_t v);
+  JsonWriter& value(std::uint64_t v);
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(unsigned v) { return value(static_cast<std::uint64_t>(v)); }
-  virtual JsonWriter& value(bool v);
-  virtual JsonWriter& null();
+  JsonWriter& value(bool v);
+  JsonWriter& null();
   /// A value or null.
   template <typename T>
   JsonWriter& value(const std::optional<T>& v) { return v ? value(*v) : null(); }
