@@ -70,6 +70,8 @@ TARGETS = {
     "manifest": ["tests/data/structured/manifest.json"],
     "nvidia_smi_q_xml": ["tests/data/real/smiq-xml/*"],
     "acpid": ["tests/data/kernel/acpid-*"],
+    "rapl_energy": ["tests/data/host_power/rapl-*"],
+    "ipmi_dcmi_power": ["tests/data/host_power/ipmitool-*"],
 }
 
 

@@ -1,0 +1,22 @@
+// Fuzz target: any bytes parsed as collect-logs.sh's rapl-energy.txt (RAPL energy counters, differenced into power).
+// Beyond what every parser promises: each host power sample points at a line of the file and
+// has a finite, non-negative power.
+#include <cmath>
+
+#include "fuzz_common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace gpucost;
+  IngestResult out;
+  Diagnostics diag;
+  fuzz::fuzz_stage().run_buffer(fuzz::as_text(data, size), "fuzz.log", FormatId::rapl_energy, out, diag,
+                                1'764'445'845'000'000'000);
+  fuzz::check_ingest(out, diag);
+  FUZZ_CHECK(diag.files.size() == 1 && diag.files[0].format == FormatId::rapl_energy);
+  for (const HostPowerSample& h : out.host_power) {
+    FUZZ_CHECK(h.file == 0 && h.line >= 1 && h.line <= diag.files[0].lines);
+    FUZZ_CHECK(std::isfinite(h.watts) && h.watts >= 0);
+    FUZZ_CHECK(h.interval_ns >= 0);
+  }
+  return 0;
+}
