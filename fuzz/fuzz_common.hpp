@@ -5,6 +5,7 @@
 // behaviour and hangs are caught by the sanitizers and libFuzzer's -timeout themselves.
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,13 @@ inline void check_ingest(const IngestResult& out, const Diagnostics& diag) {
     FUZZ_CHECK(wk >= 0 && wk <= static_cast<std::int64_t>(WallKind::kRelative));
   }
   for (const BootAnchor& a : out.anchors) FUZZ_CHECK(a.file < out.files.size());
+  // Host power samples (rapl_energy, ipmi_dcmi_power) point at a line of their file and hold a
+  // finite, non-negative power over a non-negative span.
+  for (const HostPowerSample& h : out.host_power) {
+    FUZZ_CHECK(h.file < diag.files.size() && h.line >= 1 && h.line <= diag.files[h.file].lines);
+    FUZZ_CHECK(std::isfinite(h.watts) && h.watts >= 0);
+    FUZZ_CHECK(h.interval_ns >= 0);
+  }
 }
 
 /// Parses bytes as format `f` (FormatId::unknown: detect) and checks the result.

@@ -72,6 +72,8 @@ TARGETS = {
     "nvidia_smi_q_xml": ["tests/data/real/smiq-xml/*"],
     "acpid": ["tests/data/kernel/acpid-*"],
     "sim_truth": ["examples/laptop-training/truth.json"],
+    "rapl_energy": ["tests/data/host_power/rapl-*"],
+    "ipmi_dcmi_power": ["tests/data/host_power/ipmitool-*"],
 }
 
 

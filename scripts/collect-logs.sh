@@ -5,12 +5,15 @@
 #   scripts/collect-logs.sh --out DIR [--duration 4h] [--interval 1]
 #
 # Without --duration it collects until Ctrl-C. It never modifies the system: it only runs
-# nvidia-smi, ps, dmesg and journalctl and copies readable files under /var/log.
+# nvidia-smi, ps, dmesg, journalctl and (as root) ipmitool, reads the CPUs' energy counters under
+# /sys/class/powercap and copies readable files under /var/log.
 set -u
 export LC_ALL=C  # stable, English messages and output from the tools it runs
 
 readonly COLLECTOR_VERSION=1
 readonly PS_MARKER='### gpucost-ps'
+readonly IPMI_MARKER='### gpucost-ipmi'
+readonly RAPL_HEADER='# gpucost-rapl-energy 1: <stamp> <zone> <name> <energy_uj> <max_energy_range_uj>'
 # The --query-gpu fields asked for first; fields the driver refuses are dropped one by one.
 readonly QUERY_FIELDS="timestamp,index,name,pci.bus_id,uuid,driver_version,pstate,temperature.gpu,\
 temperature.memory,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,power.limit,\
@@ -24,6 +27,8 @@ readonly JOURNAL_UNITS=(systemd-logind docker containerd nvidia-persistenced nvi
                         cron crond)
 # Where syslog files are (overridable for tests only).
 readonly VARLOG=${COLLECT_LOGS_VARLOG:-/var/log}
+# The kernel's powercap tree, where RAPL energy counters are (overridable for tests only).
+readonly POWERCAP=${COLLECT_LOGS_POWERCAP:-/sys/class/powercap}
 
 usage() {
   cat <<'EOF'
@@ -31,8 +36,10 @@ Usage: collect-logs.sh --out DIR [options]
 
 Collects, during a GPU job, what `gpucost analyze DIR` reads:
   nvidia-smi dmon / --query-gpu / pmon while the job runs, nvidia-smi -q at the start and under
-  load, ps snapshots, and at the end dmesg, the journal of the collection window and the
-  syslog files; manifest.json describes the machine, the zone, the boot and every command.
+  load, ps snapshots, the CPUs' energy counters (RAPL, where readable) and, as root, the BMC's
+  power reading (ipmitool dcmi power reading), and at the end dmesg, the journal of the
+  collection window and the syslog files; manifest.json describes the machine, the zone, the
+  boot and every command.
 
 Options:
   --out DIR          output directory (created; must be empty or new)
@@ -40,6 +47,7 @@ Options:
                      without it, collect until Ctrl-C
   --interval N       nvidia-smi sampling interval in whole seconds (default 1)
   --ps-interval N    seconds between ps snapshots (default 10)
+  --ipmi-interval N  seconds between ipmitool dcmi power readings (default 10; root only)
   --load-pct P       SM utilization (%) at which the second nvidia-smi -q is taken (default 50)
   --no-query         do not run nvidia-smi --query-gpu
   --no-pmon          do not run nvidia-smi pmon
@@ -68,7 +76,7 @@ parse_duration() {
   echo "$total"
 }
 
-out="" duration="" interval=1 ps_interval=10 load_pct=50 want_query=1 want_pmon=1
+out="" duration="" interval=1 ps_interval=10 ipmi_interval=10 load_pct=50 want_query=1 want_pmon=1
 while (($#)); do
   case $1 in
     --out) (($# >= 2)) || die_usage "--out needs a directory"; out=$2; shift 2 ;;
@@ -79,6 +87,8 @@ while (($#)); do
     --interval=*) interval=${1#*=}; shift ;;
     --ps-interval) (($# >= 2)) || die_usage "--ps-interval needs seconds"; ps_interval=$2; shift 2 ;;
     --ps-interval=*) ps_interval=${1#*=}; shift ;;
+    --ipmi-interval) (($# >= 2)) || die_usage "--ipmi-interval needs seconds"; ipmi_interval=$2; shift 2 ;;
+    --ipmi-interval=*) ipmi_interval=${1#*=}; shift ;;
     --load-pct) (($# >= 2)) || die_usage "--load-pct needs a percentage"; load_pct=$2; shift 2 ;;
     --load-pct=*) load_pct=${1#*=}; shift ;;
     --no-query) want_query=0; shift ;;
@@ -96,6 +106,10 @@ if ! [[ $ps_interval =~ ^[0-9]+$ ]] || ((10#$ps_interval < 1)); then
   die_usage "--ps-interval '$ps_interval' is not a whole number of seconds"
 fi
 ps_interval=$((10#$ps_interval))
+if ! [[ $ipmi_interval =~ ^[0-9]+$ ]] || ((10#$ipmi_interval < 1)); then
+  die_usage "--ipmi-interval '$ipmi_interval' is not a whole number of seconds"
+fi
+ipmi_interval=$((10#$ipmi_interval))
 if ! [[ $load_pct =~ ^[0-9]+$ ]] || ((10#$load_pct > 100)); then die_usage "--load-pct '$load_pct' is not a percentage"; fi
 load_pct=$((10#$load_pct))
 duration_s=""
@@ -539,6 +553,81 @@ check_load() {
   q_load_file=nvidia-smi-q-load.txt
 }
 
+# The rest of the machine's power (docs/collect.md, "Host power"): the CPU packages' and their
+# DRAM's energy counters (RAPL, in the kernel's powercap tree; AMD processors appear there under
+# the same names on recent kernels) every --interval, and the BMC's reading of the whole system
+# at the power supply's input (ipmitool dcmi power reading) every --ipmi-interval. Neither is
+# required: what is missing is recorded as skipped, with why.
+rapl_dirs=() rapl_zones=() rapl_names=() rapl_ranges=() rapl_rounds=0 rapl_rec=""
+rapl_cmd="every $interval s: read $POWERCAP/intel-rapl:*/{name,energy_uj,max_energy_range_uj} (package and dram domains)"
+rapl_unreadable=0
+for z in "$POWERCAP"/intel-rapl:*; do
+  [ -d "$z" ] || continue
+  read -r zname <"$z/name" 2>/dev/null || continue
+  # Packages and their DRAM only: core and uncore are parts of a package, psys includes it.
+  case $zname in package-*|dram) ;; *) continue ;; esac
+  if ! read -r _ <"$z/energy_uj" 2>/dev/null; then rapl_unreadable=1; continue; fi
+  read -r zrange <"$z/max_energy_range_uj" 2>/dev/null || zrange=0
+  rapl_dirs+=("$z") rapl_zones+=("${z##*/}") rapl_names+=("$zname") rapl_ranges+=("$zrange")
+done
+if ((${#rapl_dirs[@]})); then
+  printf '%s\n' "$RAPL_HEADER" >"$dir/rapl-energy.txt.part"
+  record "$rapl_cmd" running "" rapl-energy.txt
+  rapl_rec=$recorded
+elif ((rapl_unreadable)); then
+  record "$rapl_cmd" skipped "energy_uj is readable by root only (Linux 5.10 and later, CVE-2020-8694): run as root to measure the CPUs' power"
+else
+  record "$rapl_cmd" skipped "no package or dram domain under $POWERCAP/intel-rapl:* (no RAPL powercap driver: a VM, a container without /sys, or a CPU without RAPL)"
+fi
+sample_rapl() {
+  local stamp i e rows=""
+  stamp=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+  for i in "${!rapl_dirs[@]}"; do
+    read -r e <"${rapl_dirs[i]}/energy_uj" 2>/dev/null || continue
+    rows+="$stamp ${rapl_zones[i]} ${rapl_names[i]} $e ${rapl_ranges[i]}"$'\n'
+  done
+  [ -n "$rows" ] || return 0
+  printf '%s' "$rows" >>"$dir/rapl-energy.txt.part"
+  rapl_rounds=$((rapl_rounds + 1))
+}
+
+ipmi_ok=0 ipmi_rec="" ipmi_readings=0 ipmi_failures=0 ipmi_error=""
+ipmi_cmd="every $ipmi_interval s: echo \"$IPMI_MARKER \$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)\"; ipmitool dcmi power reading"
+# reading_ipmi FILE: one marker and one reading appended to FILE; 1 when ipmitool failed. Like
+# every child, ipmitool runs in its own session (Ctrl-C at the terminal is this script's to
+# handle) and under a timeout (a BMC can hang).
+ipmi_pre=()
+have setsid && ipmi_pre+=(setsid -w)
+have timeout && ipmi_pre+=(timeout -k 2 15)
+reading_ipmi() {
+  local snap="$tmp/ipmi.snap"
+  { printf '%s %s\n' "$IPMI_MARKER" "$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)" &&
+    "${ipmi_pre[@]}" ipmitool dcmi power reading </dev/null; } >"$snap" 2>"$tmp/ipmi.err" &&
+    grep -q 'Instantaneous power reading' "$snap" || return 1
+  cat "$snap" >>"$1"
+}
+if ! have ipmitool; then
+  record "$ipmi_cmd" skipped "ipmitool is not on PATH (no BMC power reading; install ipmitool on servers)"
+elif [ "$(id -u)" != 0 ] && ! { [ -r /dev/ipmi0 ] && [ -w /dev/ipmi0 ]; }; then
+  record "$ipmi_cmd" skipped "the BMC (/dev/ipmi0) needs root: run as root to read the whole system's power"
+elif reading_ipmi "$dir/ipmi-dcmi-power.txt.part"; then
+  ipmi_ok=1 ipmi_readings=1
+  record "$ipmi_cmd" running "" ipmi-dcmi-power.txt
+  ipmi_rec=$recorded
+else
+  why=$(reason_of "$tmp/ipmi.err")
+  rm -f "$dir/ipmi-dcmi-power.txt.part"
+  record "$ipmi_cmd" skipped "no DCMI power reading from the BMC${why:+: $why}"
+fi
+sample_ipmi() {
+  if reading_ipmi "$dir/ipmi-dcmi-power.txt.part"; then
+    ipmi_readings=$((ipmi_readings + 1))
+  else
+    ipmi_failures=$((ipmi_failures + 1))
+    ipmi_error=$(reason_of "$tmp/ipmi.err")
+  fi
+}
+
 # The deadline counts from here, when the collectors run, not from the start: start-up probing
 # (a real nvidia-smi without persistence mode takes seconds per call) must not eat the window.
 collecting_epoch=$(date +%s)
@@ -550,10 +639,12 @@ write_manifest collecting
 # a short --duration gets a ps snapshot and a look at the load.
 deadline=""
 [ -n "$duration_s" ] && deadline=$((collecting_epoch + duration_s))
-next_ps=0 next_load=0
+next_ps=0 next_load=0 next_rapl=0 next_ipmi=$(($(date +%s) + ipmi_interval))
 while [ -z "$stop_reason" ]; do
   now=$(date +%s)
   if ((now >= next_ps)); then snapshot_ps; next_ps=$((now + ps_interval)); fi
+  if [ -n "$rapl_rec" ] && ((now >= next_rapl)); then sample_rapl; next_rapl=$((now + interval)); fi
+  if ((ipmi_ok)) && ((now >= next_ipmi)); then sample_ipmi; next_ipmi=$((now + ipmi_interval)); fi
   if ((nvsmi_ok)) && [ -z "$q_load_file" ] && ((now >= next_load)); then
     check_load
     next_load=$((now + interval))
@@ -576,6 +667,23 @@ else
   cmd_status[ps_rec]=failed cmd_file[ps_rec]="" cmd_reason[ps_rec]="no snapshot"
 fi
 ((ps_failures)) && cmd_reason[ps_rec]+="; $ps_failures snapshot(s) failed: $ps_error"
+if [ -n "$rapl_rec" ]; then
+  sample_rapl  # the last reading closes the last interval
+  if ((rapl_rounds)) && note=$(finish_file "$dir/rapl-energy.txt.part" "$dir/rapl-energy.txt"); then
+    cmd_status[rapl_rec]=ok cmd_reason[rapl_rec]="$rapl_rounds readings of ${#rapl_dirs[@]} domain(s): ${rapl_names[*]}${note:+; $note}"
+  else
+    rm -f "$dir/rapl-energy.txt.part"
+    cmd_status[rapl_rec]=failed cmd_file[rapl_rec]="" cmd_reason[rapl_rec]="no reading"
+  fi
+fi
+if [ -n "$ipmi_rec" ]; then
+  if note=$(finish_file "$dir/ipmi-dcmi-power.txt.part" "$dir/ipmi-dcmi-power.txt"); then
+    cmd_status[ipmi_rec]=ok cmd_reason[ipmi_rec]="$ipmi_readings readings${note:+; $note}"
+  else
+    cmd_status[ipmi_rec]=failed cmd_file[ipmi_rec]="" cmd_reason[ipmi_rec]="no reading"
+  fi
+  ((ipmi_failures)) && cmd_reason[ipmi_rec]+="; $ipmi_failures reading(s) failed: $ipmi_error"
+fi
 
 # skip_if_cut CMD: records CMD as skipped (and returns 0) once a signal cut the finishing short.
 skip_if_cut() {

@@ -29,6 +29,8 @@ bool problem_is_error(Problem p) noexcept {
     case Problem::unknown_format:
     case Problem::spoofed_kernel_ident:  // the line was read; it only is not the kernel's
     case Problem::implausible_time:      // the line is kept, placed by its boot's monotonic time when it can be
+    // counter_reset: the line was read; only one power sample from it is missing.
+    case Problem::counter_reset:
     case Problem::too_many_devices:      // counted; what a machine can have is kept
       return false;
     default:

@@ -18,7 +18,8 @@
 
 namespace gpucost {
 
-// X(name, description)
+// X(name, description). Laid out by hand: clang-format leaves the table alone.
+// clang-format off
 #define GPUCOST_PROBLEMS(X)                                                                      \
   X(unparsable_line, "line matches no layout of the file's format")                              \
   X(bad_timestamp, "timestamp present but not a valid date/time")                                \
@@ -41,7 +42,9 @@ namespace gpucost {
   X(too_many_devices, "more GPUs in one nvidia-smi -q file than a machine has (256): the rest are counted, not kept") \
   X(truncated_zstd, "the .zst stream ends early or is corrupt; lines before the damage are kept")   \
   X(truncated_xz, "the .xz stream ends early or is corrupt; lines before the damage are kept")     \
-  X(decompression_limit, "the archive needs more memory to decompress than gpucost allows (xz dictionary, zstd window) or inflates past its cap: read up to the limit")
+  X(decompression_limit, "the archive needs more memory to decompress than gpucost allows (xz dictionary, zstd window) or inflates past its cap: read up to the limit") \
+  X(counter_reset, "an energy counter went back by more than its wrap explains (a reset: a reboot, the driver reloaded), or its stamp did not move: no power sample from that step")
+// clang-format on
 
 /// The kind of a problem.
 enum class Problem : std::uint8_t {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "align/internal.hpp"
 #include "gpucost/parallel.hpp"
@@ -182,6 +184,31 @@ void write_file_notes(const IngestResult& in, const Timeline& out, const std::ve
   }
 }
 
+// Host power samples in UTC inside the window, sorted by (ts, file, line); returns how many
+// could not be placed and how many the window cut.
+std::pair<std::uint64_t, std::uint64_t> place_host_power(const IngestResult& in, WallClock& clock, Window window,
+                                                         std::vector<HostPowerSample>& out) {
+  std::uint64_t unplaced = 0, cut = 0;
+  out.reserve(in.host_power.size());
+  for (const HostPowerSample& h : in.host_power) {
+    const TimeNs t = clock.to_utc(h.wall_kind, h.wall_raw_ns, h.file);
+    if (t == kNoTime) {
+      ++unplaced;
+      continue;
+    }
+    if (!window.contains(t)) {
+      ++cut;
+      continue;
+    }
+    out.push_back(h);
+    out.back().ts_ns = t;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const HostPowerSample& a, const HostPowerSample& b) {
+    return std::tie(a.ts_ns, a.file, a.line) < std::tie(b.ts_ns, b.file, b.line);
+  });
+  return {unplaced, cut};
+}
+
 }  // namespace
 
 void AlignStage::run(const IngestResult& in, Timeline& out, Diagnostics& diag) const { run_impl(in, nullptr, out, diag); }
@@ -262,6 +289,7 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
   }
   table(out.samples, &IngestResult::samples);
   const std::uint64_t samples_cut = place_samples(in, clock, window, out.samples, tally);
+  const auto [host_power_unplaced, host_power_cut] = place_host_power(in, clock, window, out.host_power);
   cap_gpus_per_directory(out.samples, out.devices, diag);
   drop_overlapping_sample_sources(in, out.samples, diag);
   Span span = span_of(out.samples);
@@ -282,6 +310,10 @@ void AlignStage::run_impl(const IngestResult& in, IngestResult* take, Timeline& 
         fmt::format("{} kernel messages found only in logs that any user can write to (no kernel "
                     "source of the directory has them) were left out",
                     forged));
+  if (host_power_unplaced)
+    diag.notes.push_back(
+        fmt::format("{} host power samples could not be placed in time and were left out", host_power_unplaced));
+  if (host_power_cut) diag.notes.push_back(fmt::format("--since/--until cut {} host power samples", host_power_cut));
   if (merged) diag.notes.push_back(fmt::format("{} copies of events read from several sources were merged", merged));
   if (!window.open())
     diag.notes.push_back(fmt::format("--since/--until cut {} sample rows, {} events and {} process rows", samples_cut,

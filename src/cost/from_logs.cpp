@@ -252,6 +252,84 @@ Usage measure_usage(const Timeline& tl, const FeatureSet& fs, double min_span_da
   return u;
 }
 
+std::optional<MeasuredHostPower> measure_host_power(const Timeline& tl) {
+  if (tl.host_power.empty()) return std::nullopt;
+  TimeNs begin = kNoTime, end = kNoTime;
+  for (const auto& g : sample_spans(tl)) {
+    begin = begin == kNoTime ? g.second.first : std::min(begin, g.second.first);
+    end = end == kNoTime ? g.second.second : std::max(end, g.second.second);
+  }
+  const bool windowed = begin != kNoTime;
+  auto inside = [&](TimeNs t) { return !windowed || (t >= begin && t <= end); };
+  const std::string window =
+      windowed ? fmt::format("the GPU samples' window {} .. {}", format_rfc3339(begin, 0), format_rfc3339(end, 0))
+               : std::string("all of them (no GPU samples)");
+
+  // IPMI: the whole system, the readings' mean.
+  double wall_sum = 0;
+  std::size_t wall_n = 0;
+  // RAPL: per domain, joules and seconds.
+  struct Domain {
+    std::string name;
+    double joules = 0, seconds = 0;
+  };
+  std::vector<Domain> domains;
+  std::size_t rapl_n = 0, outside = 0;
+  for (const HostPowerSample& h : tl.host_power) {
+    if (h.source == HostPowerSource::kSystemWall) {
+      if (!inside(h.ts_ns)) {
+        ++outside;
+        continue;
+      }
+      wall_sum += h.watts;
+      ++wall_n;
+      continue;
+    }
+    if (!inside(h.ts_ns - h.interval_ns / 2)) {
+      ++outside;
+      continue;
+    }
+    auto d = std::find_if(domains.begin(), domains.end(), [&](const Domain& x) { return x.name == h.domain; });
+    if (d == domains.end()) {
+      domains.emplace_back();
+      domains.back().name = h.domain;
+      d = domains.end() - 1;
+    }
+    const double sec = static_cast<double>(h.interval_ns) / 1e9;
+    d->joules += h.watts * sec;
+    d->seconds += sec;
+    ++rapl_n;
+  }
+  const std::string left_out = outside ? fmt::format("; {} sample(s) outside it left out", outside) : std::string();
+  if (wall_n > 0) {
+    MeasuredHostPower m;
+    m.system_wall = true;
+    m.mean_w = wall_sum / static_cast<double>(wall_n);
+    m.samples = wall_n;
+    m.origin = "measured:ipmi";
+    m.note = fmt::format(
+        "the BMC read the whole system at the power supply's input (ipmitool dcmi power reading) at {} W on average, "
+        "{} reading(s) in {}{}{}",
+        format_number(m.mean_w), wall_n, window, left_out,
+        rapl_n ? "; the CPUs' RAPL counters, a part of it, are not added" : "");
+    return m;
+  }
+  if (rapl_n == 0) return std::nullopt;
+  MeasuredHostPower m;
+  m.origin = "measured:rapl";
+  m.samples = rapl_n;
+  std::string parts;
+  for (const Domain& d : domains) {
+    const double w = d.seconds > 0 ? d.joules / d.seconds : 0;
+    m.mean_w += w;
+    parts += fmt::format("{}{} {} W", parts.empty() ? "" : ", ", d.name, format_number(w));
+  }
+  m.note = fmt::format(
+      "the CPU packages and their DRAM (RAPL energy counters) drew {} W on average ({}), {} interval(s) in {}{}",
+      format_number(m.mean_w), parts, rapl_n, window, left_out);
+  return m;
+}
+
 std::pair<std::size_t, std::string> gpu_count(const Timeline& tl, const FeatureSet& fs) {
   if (!fs.gpus.empty())
     return {fs.gpus.size(), fmt::format("{} GPU{} with samples in the logs", fs.gpus.size(), fs.gpus.size() > 1 ? "s" : "")};

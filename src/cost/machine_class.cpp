@@ -29,17 +29,20 @@ constexpr MachineClass kClasses[] = {
      "US DOE Level VI minimum for external power supplies above 49 W: 88 % average efficiency", 1.0,
      "1.0: a home or office has no facility overhead", 24, 8, "the seed article's 24 months at 8 h a day", kLaptopCurve,
      "laptops lose 25-40 % a year (limecalculator.com) or 20-30 % (laptopunder.net), observed 2026-12-06: 30 % a "
-     "year, read at the amortization months"},
+     "year, read at the amortization months",
+     10, "assumed: a laptop's display, SSD, Wi-Fi and chipset under load, beside its CPU package and DRAM"},
     {"consumer", "desktop", 1000, "assumed: the audit's 1 000 USD host (CPU, board, RAM, PSU, chassis; issue 34)", 150,
      "the audit's desktop: 667 W at the wall with the GPU at 450 W through a 90 % supply leaves 150 W", 0.90,
      kPlatinumGold, 1.0, "1.0: a home or office has no facility overhead", 36, 8,
-     "assumed: 3 years at 8 h a day (desktops are kept 3-5 years)", kDesktopCurve, kDesktopResale},
+     "assumed: 3 years at 8 h a day (desktops are kept 3-5 years)", kDesktopCurve, kDesktopResale, 40,
+     "assumed: a desktop's board, chipset, drives and fans, beside its CPU package and DRAM"},
     {"workstation", "workstation", 2500,
      "assumed: a workstation host (Xeon W or Threadripper, ECC RAM, 1 kW+ PSU) of about 2 500 USD per GPU", 200,
      "assumed: a workstation CPU and RAM under load", 0.92,
      "80 PLUS Platinum at 50 % load, 115 V internal: 92 % (CLEAResult 80 PLUS programme)", 1.0,
      "1.0: an office has no facility overhead counted", 36, 8, "assumed: 3 years at 8 h a day", kDesktopCurve,
-     kDesktopResale},
+     kDesktopResale, 60,
+     "assumed: a workstation's board, chipset, drives, fans and NICs, beside its CPU packages and DRAM"},
     {"datacenter", "server (data centre)", 6250,
      "assumed: a 50 000 USD 8-GPU server host (CPUs, 2 TB RAM, NICs, chassis) shared by its 8 GPUs", 575,
      "NVIDIA DGX H100/H200 datasheet: 10.2 kW maximum for the system, less 8 x 700 W of GPUs, over 8 GPUs "
@@ -50,7 +53,11 @@ constexpr MachineClass kClasses[] = {
      48, 24, "data-centre GPUs run around the clock for 4-5 years (the audit, issue 34): 48 months at 24 h a day",
      kDatacenterCurve,
      "SpotWire vintage curve for the H100 80GB PCIe from eBay sold comparables (spotwire.ai valuator data, as of "
-     "2026-06-04): 0.78, 0.60, 0.46, 0.35 after 1-4 years, read at the amortization months"},
+     "2026-06-04): 0.78, 0.60, 0.46, 0.35 after 1-4 years, read at the amortization months",
+     487.5,
+     "NVIDIA DGX H100/H200 datasheet: 10.2 kW maximum less 8 x 700 W of GPUs and 2 x 350 W of CPUs (Xeon "
+     "Platinum 8480C TDP), over 8 GPUs: NVSwitches, NICs, drives, fans and RAM (a maximum; RAPL's DRAM reading "
+     "overlaps its RAM share)"},
 };
 
 }  // namespace

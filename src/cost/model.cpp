@@ -82,9 +82,23 @@ double wall_power_w(const CostInputs& in) {
 }
 
 std::string_view power_used(const CostInputs& in) {
+  if (in[InputId::kHostPowerW].origin == "measured:ipmi") return "measured_system";
   const bool board_only =
       v(in, InputId::kHostPowerW) == 0 && v(in, InputId::kPsuEfficiency) == 1 && v(in, InputId::kPue) == 1;
   return board_only ? "gpu_board" : "estimated_at_the_wall";
+}
+
+std::string power_used_note(const CostInputs& in) {
+  const std::string_view used = power_used(in);
+  if (used == "gpu_board") return "GPU board power only: no host, no supply loss, PUE 1";
+  if (used == "measured_system")
+    return "measured system: the BMC's reading of the whole system at the power supply's input (IPMI DCMI), "
+           "its share per GPU, times PUE";
+  const auto& host = in[InputId::kHostPowerW];
+  const std::string_view part = host.origin == "measured:rapl" ? "the CPUs measured (RAPL), the rest assumed"
+                                : input_basis(host) == "given" ? "given"
+                                                               : "assumed";
+  return fmt::format("estimated at the wall: GPU board + host ({}) through the power supply, times PUE", part);
 }
 
 LocalCost local_cost(const CostInputs& in) {

@@ -657,6 +657,57 @@ void warn_on_contradictions(const Picked& p, CostInputs& in) {
         p.gpu->label.empty() ? p.gpu->name : p.gpu->label));
 }
 
+// After the class defaults (resolve_inputs): the host power the logs measured, per GPU, where nothing
+// else gave host_power_w (docs/cost-model.md §2.1, "Measured host power"). IPMI DCMI reads the
+// whole system at the supply's input: per GPU, host_power_w = wall / gpus x psu_efficiency -
+// power_w, so that (power_w + host_power_w) / psu_efficiency is the measured wall share (PUE
+// then adds the facility, which the BMC does not see). RAPL reads the CPU packages and DRAM only:
+// their share per GPU plus the class's assumed rest of the machine.
+void apply_measured_host_power(const MeasuredHostPower& m, const MachineClass* mc, CostInputs& in) {
+  auto& hp = in[InputId::kHostPowerW];
+  if (hp.origin != "default") {
+    hp.note = fmt::format("{}{}the logs measured {} ({}), not used: the value given wins", hp.note,
+                          hp.note.empty() ? "" : "; ", m.note, m.origin);
+    return;
+  }
+  const double gpus = static_cast<double>(std::max<std::size_t>(in.gpu_count, 1));
+  if (m.system_wall) {
+    const auto& pw = in[InputId::kPowerW];
+    const auto& eff = in[InputId::kPsuEfficiency];
+    if (!pw.value || !eff.value) {
+      hp.note = fmt::format(
+          "{}; the logs measured {}, but without a GPU board power the host's share cannot be "
+          "told from it",
+          hp.note, m.note);
+      return;
+    }
+    const double share = m.mean_w / gpus;
+    double host = share * *eff.value - *pw.value;
+    std::string note = fmt::format(
+        "measured system: {}; per GPU {} W / {} = {} W at the wall, x psu_efficiency {} = {} W DC, less the GPU "
+        "board's {} W ({}) = {} W, so that (power_w + host_power_w) / psu_efficiency is the measured {} W per GPU "
+        "(pue then adds the facility, which the BMC does not see)",
+        m.note, format_number(m.mean_w), format_number(gpus), format_number(share), format_number(*eff.value),
+        format_number(share * *eff.value), format_number(*pw.value), pw.origin, format_number(host),
+        format_number(share));
+    if (host < 0) {
+      note += "; below 0 (a supply more efficient than assumed, or a board power from another window): 0 used";
+      host = 0;
+    }
+    in.set(InputId::kHostPowerW, host, m.origin, std::move(note));
+    return;
+  }
+  const double cpu = m.mean_w / gpus;
+  const double rest = mc ? mc->host_rest_w : 0;
+  const std::string why = mc ? fmt::format("{} class: {}", mc->label, mc->host_rest_source)
+                             : std::string("no machine class: nothing assumed beyond the CPUs");
+  in.set(InputId::kHostPowerW, cpu + rest, m.origin,
+         fmt::format("part measured, part assumed: {}; per GPU {} W / {} = {} W measured, plus {} W for the rest of "
+                     "the machine ({}) = {} W",
+                     m.note, format_number(m.mean_w), format_number(gpus), format_number(cpu), format_number(rest), why,
+                     format_number(cpu + rest)));
+}
+
 // Step 10: the config file, then the command line (the user's own throughputs first, so that a
 // relative_speed given in the same layer still wins).
 void apply_overrides(const ResolveRequest& rq, CostInputs& in) {
@@ -865,8 +916,9 @@ CostInputs resolve_inputs(const PresetCatalog& catalog, const ResolveRequest& rq
   apply_overrides(rq, in);
   convert_currencies(rq.fx, in);
   // After the options, so that a lifetime given by the user reads the resale curve at that age.
-  if (p.local_ref)
-    if (const MachineClass* mc = find_machine_class(p.local_ref->kind)) apply_machine_class(*mc, in);
+  const MachineClass* mc = p.local_ref ? find_machine_class(p.local_ref->kind) : nullptr;
+  if (mc) apply_machine_class(*mc, in);
+  if (rq.host_power) apply_measured_host_power(*rq.host_power, mc, in);
   set_ranges(incident_posterior, rq, in);
   fill_unknowns(in);
   if (query) apply_query(rq, *query);

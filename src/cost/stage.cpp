@@ -32,6 +32,7 @@ std::shared_ptr<const CostResult> CostStage::run(const Timeline* timeline, const
                                    fmt::format("measured:{}/{}", feature_code(FeatureId::gpu_mem_util_busy_mean_pct),
                                                feature_code(FeatureId::gpu_util_busy_mean_pct))};
   }
+  if (timeline && setup_.measured) rq.host_power = measure_host_power(*timeline);
   if (timeline && features) {
     if (setup_.measured) rq.usage = measure_usage(*timeline, *features, rq.min_usage_span_days);
     std::tie(rq.gpu_count, rq.gpu_count_note) = gpu_count(*timeline, *features);

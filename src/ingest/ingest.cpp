@@ -203,6 +203,7 @@ void merge(IngestResult& out, Diagnostics& diag, InputFile file, FileSink& sink)
                        std::make_move_iterator(r.anchors.end()));
   for (auto& d : r.devices) out.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out.profiles.push_back(p);
+  for (auto& h : r.host_power) out.host_power.push_back(std::move(h));
   if (r.manifest && !out.manifest) out.manifest = std::move(r.manifest);
   for (const auto& z : r.zone_evidence) out.zone_evidence.push_back(z);
   FileDiagnostics& fd = sink.diagnostics();

@@ -87,6 +87,7 @@ void FileSink::append_chunk(FileSink& chunk) {
   if (r.processes.rows()) out_.processes.append(std::move(r.processes));
   for (auto& d : r.devices) out_.devices.push_back(std::move(d));
   for (auto& p : r.profiles) out_.profiles.push_back(std::move(p));
+  for (auto& h : r.host_power) out_.host_power.push_back(std::move(h));
   if (r.manifest && !out_.manifest) out_.manifest = std::move(r.manifest);
   for (const ZoneEvidence& z : r.zone_evidence) {
     auto same = std::find_if(out_.zone_evidence.begin(), out_.zone_evidence.end(),

@@ -122,6 +122,9 @@ void write_cost(Page& p, const CostResult* c) {
   p.raw("<table>").row({"term", "value", "unit", "how"}, true);
   row("amortization", l.amortization_per_hour, per_h, "local.amortization_per_hour");
   row("electricity", l.electricity_per_hour, per_h, "local.electricity_per_hour");
+  // Which power the electricity counts, in words: the GPU board, the measured system, or an estimate.
+  p.raw("<tr>").el("td", "power at the wall").number_cell(stated(l.wall_power_w), "unknown");
+  p.el("td", "W").el("td", cost::power_used_note(c->inputs)).raw("</tr>\n");
   row("cooling", l.cooling_per_hour, per_h, "local.cooling_per_hour");
   row("maintenance (incidents)", l.maintenance_per_hour, per_h, "local.maintenance_per_hour");
   row("per wall hour", l.cost_per_wall_hour, per_h, "local.cost_per_wall_hour", true);

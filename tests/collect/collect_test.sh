@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs scripts/collect-logs.sh without a GPU: fake nvidia-smi, dmesg and journalctl
-# (tests/collect/fake-bin, printing real-layout output from tests/data) come first on PATH.
+# Runs scripts/collect-logs.sh without a GPU: fake nvidia-smi, dmesg, journalctl and ipmitool
+# (tests/collect/fake-bin, printing real-layout output from tests/data) come first on PATH, and a
+# fake powercap tree stands in for /sys/class/powercap.
 #
 #   collect_test.sh e2e      collect for a few seconds, then `gpucost analyze` the result
 #   collect_test.sh fallback what is collected when the driver and the permissions refuse much
@@ -15,11 +16,13 @@ fakebin=$root/tests/collect/fake-bin
 kernel_fixture=$root/tests/data/real/kern/xid31-xid13-xid32-dmesg-driver418.txt
 gpucost=${GPUCOST_BINARY:-$root/build/gpucost}
 work=$(mktemp -d "${TMPDIR:-/tmp}/collect-test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+ticker=""
+trap '[ -n "$ticker" ] && kill "$ticker" 2>/dev/null; rm -rf "$work"' EXIT
 failures=0
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
+lacks() { ! grep -q "$1" "$2"; }
 check() {  # check DESCRIPTION COMMAND...
   local d=$1
   shift
@@ -40,6 +43,32 @@ no_leftovers() {
 }
 
 btime=$(awk '$1 == "btime" { print $2 }' /proc/stat)
+
+# A powercap tree as the kernel lays it out (/sys/class/powercap/intel-rapl:N[:M]) for package 0,
+# its DRAM and its cores (a part of the package, not read), with the ranges Intel servers report.
+# A background loop sets the counters from the time elapsed: the package draws 50 W, its DRAM
+# 5 W. The package's counter starts 150 J below its range, so that it wraps after 3 s.
+readonly RAPL_PKG_RANGE=262143328850 RAPL_DRAM_RANGE=65712999613
+fake_powercap() {  # fake_powercap DIR: starts the loop ($ticker)
+  local d=$1 t0
+  mkdir -p "$d/intel-rapl:0" "$d/intel-rapl:0:0" "$d/intel-rapl:0:1"
+  echo package-0 >"$d/intel-rapl:0/name"
+  echo dram >"$d/intel-rapl:0:0/name"
+  echo core >"$d/intel-rapl:0:1/name"
+  echo "$RAPL_PKG_RANGE" >"$d/intel-rapl:0/max_energy_range_uj"
+  echo "$RAPL_DRAM_RANGE" >"$d/intel-rapl:0:0/max_energy_range_uj"
+  echo "$RAPL_PKG_RANGE" >"$d/intel-rapl:0:1/max_energy_range_uj"
+  t0=$(date +%s%N)
+  tick() {
+    local us=$((($(date +%s%N) - t0) / 1000))
+    echo $(((RAPL_PKG_RANGE - 150000000 + 50 * us) % (RAPL_PKG_RANGE + 1))) >"$d/e.tmp" && mv -f "$d/e.tmp" "$d/intel-rapl:0/energy_uj"
+    echo $((1000000 + 5 * us)) >"$d/e.tmp" && mv -f "$d/e.tmp" "$d/intel-rapl:0:0/energy_uj"
+    echo $((2000000 + 40 * us)) >"$d/e.tmp" && mv -f "$d/e.tmp" "$d/intel-rapl:0:1/energy_uj"
+  }
+  tick
+  (while :; do tick; sleep 0.05; done) &
+  ticker=$!
+}
 
 # A kern.log as rsyslog writes it (local time without a year, then the kernel's own stamp) for
 # the fake dmesg's messages, and a rotated file from before the collection, which is not copied.
@@ -62,21 +91,31 @@ case_e2e() {
   local out=$work/e2e log=$work/e2e-tools.log at rc
   at=$(($(date +%s) + 3))
   write_varlog "$work/varlog" "$at"
+  fake_powercap "$work/powercap"
   # A slow start (each probing nvidia-smi call takes 4 s, together longer than --duration) must
   # not eat the collection: the deadline counts from when the collectors run, and the first round
   # (a ps snapshot, a look at the load) comes before the deadline is checked. GPU 0 is busy from
   # the first dmon row, so the -q under load does not depend on how fast this machine is.
   env PATH="$fakebin:$PATH" TZ=Asia/Shanghai FAKE_TOOLS_LOG="$log" FAKE_KERNEL_AT="$at" \
     FAKE_NVSMI_INVALID_FIELDS=temperature.memory FAKE_NVSMI_REFUSE_DMON=t COLLECT_LOGS_VARLOG="$work/varlog" \
-    FAKE_NVSMI_PROBE_DELAY=4 FAKE_NVSMI_BUSY_FROM=0 \
-    "$script" --out "$out" --duration 6s --interval 1 --ps-interval 1
+    FAKE_NVSMI_PROBE_DELAY=4 FAKE_NVSMI_BUSY_FROM=0 COLLECT_LOGS_POWERCAP="$work/powercap" \
+    "$script" --out "$out" --duration 6s --interval 1 --ps-interval 1 --ipmi-interval 2
   rc=$?
+  kill "$ticker" 2>/dev/null
+  ticker=""
   check "collect-logs.sh exits 0" [ "$rc" = 0 ]
   local f
   for f in manifest.json nvidia-smi-dmon.txt nvidia-smi-query-gpu.csv nvidia-smi-pmon.txt nvidia-smi-q-start.txt \
-           nvidia-smi-q-load.txt ps.log dmesg.txt journal.json var-log/kern.log; do
+           nvidia-smi-q-load.txt ps.log dmesg.txt journal.json var-log/kern.log rapl-energy.txt; do
     check "$f collected" test -s "$out/$f"
   done
+  # The BMC is read as root only (where a test runs unprivileged, the entry says so).
+  if [ "$(id -u)" = 0 ]; then
+    check "ipmi-dcmi-power.txt collected (root)" test -s "$out/ipmi-dcmi-power.txt"
+  else
+    check "ipmi-dcmi-power.txt not collected (not root)" test ! -e "$out/ipmi-dcmi-power.txt"
+  fi
+  check "the core subdomain (a part of the package) is not read" lacks "intel-rapl:0:1" "$out/rapl-energy.txt"
   check "the rotated kern.log.1 from before the collection is not copied" test ! -e "$out/var-log/kern.log.1"
   check "no partial file is left" test -z "$(find "$out" -name '*.part')"
   check "no collector is left running" no_leftovers "$log"
@@ -88,13 +127,14 @@ case_e2e() {
   TZ=UTC "$gpucost" timeline "$out" >"$work/e2e-timeline.jsonl"
   check "gpucost timeline exits 0" [ "$?" = 0 ]
   [ -s "$work/e2e-report.json" ] || return
-  python3 - "$out/manifest.json" "$work/e2e-report.json" "$work/e2e-timeline.jsonl" "$(tr -d '\n-' </proc/sys/kernel/random/boot_id)" <<'EOF' || failures=$((failures + 1))
+  python3 - "$out/manifest.json" "$work/e2e-report.json" "$work/e2e-timeline.jsonl" "$(tr -d '\n-' </proc/sys/kernel/random/boot_id)" "$(id -u)" <<'EOF' || failures=$((failures + 1))
 import datetime, json, sys
 
 manifest = json.load(open(sys.argv[1]))
 report = json.load(open(sys.argv[2]))
 events = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
 boot_id = sys.argv[4]
+root = sys.argv[5] == "0"
 bad = []
 
 def expect(ok, what):
@@ -145,10 +185,40 @@ expect(any(b["boot_id"] == boot_id for b in tl["boots"]), "report: the manifest'
 d = report["diagnostics"]
 expect(d["rejected"] == 0, f"report: every collected line understood ({d['rejected']} rejected)")
 formats = {f["path"].split("/e2e/", 1)[-1]: f["format"] for f in report["files"]}
-expect(formats == {"dmesg.txt": "dmesg", "journal.json": "journal_json", "manifest.json": "manifest",
-                   "nvidia-smi-dmon.txt": "dmon", "nvidia-smi-pmon.txt": "pmon", "nvidia-smi-q-load.txt": "nvidia_smi_q",
-                   "nvidia-smi-q-start.txt": "nvidia_smi_q", "nvidia-smi-query-gpu.csv": "query_gpu_csv",
-                   "ps.log": "ps", "var-log/kern.log": "syslog"}, f"report: each file read in its format {formats}")
+want = {"dmesg.txt": "dmesg", "journal.json": "journal_json", "manifest.json": "manifest",
+        "nvidia-smi-dmon.txt": "dmon", "nvidia-smi-pmon.txt": "pmon", "nvidia-smi-q-load.txt": "nvidia_smi_q",
+        "nvidia-smi-q-start.txt": "nvidia_smi_q", "nvidia-smi-query-gpu.csv": "query_gpu_csv",
+        "ps.log": "ps", "var-log/kern.log": "syslog", "rapl-energy.txt": "rapl_energy"}
+if root:
+    want["ipmi-dcmi-power.txt"] = "ipmi_dcmi_power"
+expect(formats == want, f"report: each file read in its format {formats}")
+
+# The rest of the machine: the BMC's reading (as root) or the CPUs' counters, in the cost.
+rapl = [c for c in manifest["commands"] if c["cmd"].startswith("every 1 s: read ")]
+expect(len(rapl) == 1 and rapl[0]["status"] == "ok" and rapl[0]["file"] == "rapl-energy.txt" and
+       "package-0 dram" in rapl[0]["reason"], f"manifest: the RAPL counters were read ({rapl})")
+ipmi = [c for c in manifest["commands"] if c["cmd"].endswith("ipmitool dcmi power reading")]
+expect(len(ipmi) == 1 and ipmi[0]["status"] == ("ok" if root else "skipped"), f"manifest: the BMC reading ({ipmi})")
+cost = report["cost"]
+host = cost["inputs"]["local"]["host_power_w"]
+power = cost["inputs"]["local"]["power_w"]["value"]
+eff = cost["inputs"]["local"]["psu_efficiency"]["value"]
+pue = cost["inputs"]["local"]["pue"]["value"]
+if root:
+    # 1200 W for the whole 2-GPU system at the supply's input: 600 W a GPU at the wall.
+    expect(host["origin"] == "measured:ipmi" and cost["local"]["power_used"] == "measured_system",
+           f"cost: host power from the BMC ({host['origin']}, {cost['local']['power_used']})")
+    expect(abs(host["value"] - max(0.0, 600 * eff - power)) < 1e-6, f"cost: host power {host['value']} = 600 x {eff} - {power}")
+    if host["value"] > 0:
+        expect(abs(cost["local"]["wall_power_w"] - 600 * pue) < 1e-6, f"cost: the wall power is the measured share x PUE ({cost['local']['wall_power_w']})")
+else:
+    # 55 W for the package and its DRAM, over 2 GPUs, plus the class's assumed rest.
+    expect(host["origin"] == "measured:rapl" and cost["local"]["power_used"] == "estimated_at_the_wall",
+           f"cost: host power from the RAPL counters ({host['origin']})")
+    expect("part measured, part assumed" in host["note"], f"cost: the note says what is measured ({host['note']})")
+rapl_note = " ".join(n for f in report["files"] if f["path"].endswith("rapl-energy.txt") for n in f["notes"])
+expect(d["rejected"] == 0 and "counter_reset" not in json.dumps(report["diagnostics"]),
+       f"report: the package counter's wrap is no reset ({rapl_note})")
 start, end = t(manifest["start"]), t(manifest["end"])
 w = report["window"]
 expect(start - 2 <= t(w["first"]) and t(w["last"]) <= end + 5,
@@ -215,8 +285,8 @@ EOF
 case_fallback() {
   local out=$work/fallback log=$work/fallback-tools.log rc
   env -u TZ PATH="$fakebin:$PATH" FAKE_TOOLS_LOG="$log" FAKE_NVSMI_DMON_NO_O=1 FAKE_DMESG_DENY=1 \
-    FAKE_JOURNAL_UNPRIVILEGED=1 COLLECT_LOGS_VARLOG="$work/no-varlog" \
-    "$script" --out "$out" --duration 5s --no-query
+    FAKE_JOURNAL_UNPRIVILEGED=1 COLLECT_LOGS_VARLOG="$work/no-varlog" COLLECT_LOGS_POWERCAP="$work/no-powercap" \
+    FAKE_IPMI_NO_BMC=1 "$script" --out "$out" --duration 5s --no-query
   rc=$?
   check "collect-logs.sh exits 0" [ "$rc" = 0 ]
   check "no collector is left running" no_leftovers "$log"
@@ -252,6 +322,12 @@ expect(len(j) == 1 and j[0]["status"] == "limited" and "adm" in j[0]["reason"] a
        f"manifest: the journal was limited to the user's entries ({j})")
 expect([c["status"] for c in by("dmesg")] == ["failed"], "manifest: dmesg refused")
 expect(by("cp -p")[0]["status"] == "skipped", "manifest: no syslog files")
+rapl = by("every 1 s: read ")
+expect(len(rapl) == 1 and rapl[0]["status"] == "skipped" and "no package or dram domain" in rapl[0]["reason"],
+       f"manifest: no RAPL counters, skipped with why ({rapl})")
+ipmi = [c for c in cmds if c["cmd"].endswith("ipmitool dcmi power reading")]
+expect(len(ipmi) == 1 and ipmi[0]["status"] == "skipped" and ("Could not open device" in ipmi[0]["reason"] or
+       "needs root" in ipmi[0]["reason"]), f"manifest: no BMC, skipped with why ({ipmi})")
 tl = report["timeline"]
 expect(tl["samples"] > 0, f"report: samples ({tl['samples']})")
 w = report["window"]
@@ -328,7 +404,7 @@ case_usage() {
   local rc
   "$script" --help >/dev/null
   check "--help exits 0" [ "$?" = 0 ]
-  for args in "--duration 5x" "--duration 0" "--interval 0" "--interval 1.5" "--ps-interval x" "--load-pct 101" "--bogus"; do
+  for args in "--duration 5x" "--duration 0" "--interval 0" "--interval 1.5" "--ps-interval x" "--ipmi-interval 0" "--load-pct 101" "--bogus"; do
     # shellcheck disable=SC2086  # the words of each case are its arguments
     "$script" --out "$work/usage" $args 2>/dev/null
     rc=$?

@@ -53,6 +53,9 @@ struct Timeline {
   Table processes = make_process_table();
   std::vector<GpuDevice> devices;
   std::vector<ProfilerSummary> profiles;
+  /// Host power samples placed in UTC (ts_ns) inside --since/--until, sorted by (ts, file, line);
+  /// samples that could not be placed are dropped.
+  std::vector<HostPowerSample> host_power;
   std::optional<Manifest> manifest;
   std::vector<BootSegment> boots;
   std::vector<SuspendInterval> suspends;

@@ -53,6 +53,14 @@ inline constexpr double kJobMemoryMarginMb = 256;
 /// busy share within the window stated as what was measured, and how to supply the usage.
 Usage measure_usage(const Timeline& tl, const FeatureSet& fs, double min_span_days);
 
+/// The host power the logs measured (docs/cost-model.md §2.1, "Measured host power"), over the
+/// window of the GPU samples (from the first sample to the end of the last, after --since/--until;
+/// all host samples when there is no GPU sample), as the GPU board power is: the IPMI DCMI readings'
+/// mean (the whole system at the supply's input) when there are any, else the CPU packages' and
+/// their DRAM's (RAPL) time-weighted mean power, summed over the domains. A RAPL sample counts when
+/// the middle of its interval is inside the window. nullopt without host power samples there.
+std::optional<MeasuredHostPower> measure_host_power(const Timeline& tl);
+
 /// The GPU count of the machine (features' GPUs, else the GPU devices named), with a note.
 std::pair<std::size_t, std::string> gpu_count(const Timeline& tl, const FeatureSet& fs);
 

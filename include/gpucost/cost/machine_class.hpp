@@ -39,6 +39,10 @@ struct MachineClass {
   std::string_view lifetime_source;
   std::span<const ResalePoint> resale_curve;
   std::string_view resale_source;
+  /// What the host draws per GPU beyond its CPU packages and their DRAM (board, chipset, drives,
+  /// fans, NICs): added to a RAPL measurement, which sees only the CPUs (an assumption).
+  double host_rest_w = 0;
+  std::string_view host_rest_source;
 };
 
 /// The classes, laptop first.

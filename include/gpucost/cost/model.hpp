@@ -273,9 +273,14 @@ BuyVerdict buy_verdict(const CostResult& r);
 
 /// (power_w + host_power_w) / psu_efficiency * pue, W (inputs must be valid).
 double wall_power_w(const CostInputs& in);
-/// Which power the electricity counts: `gpu_board` (the GPU alone: no host, no supply loss, PUE 1)
-/// or `estimated_at_the_wall` (board + host through the supply, times PUE).
+/// Which power the electricity counts: `gpu_board` (the GPU alone: no host, no supply loss, PUE 1),
+/// `measured_system` (host_power_w from the BMC's reading of the whole system at the supply's
+/// input, origin `measured:ipmi`: the wall power is that reading's share, times PUE) or
+/// `estimated_at_the_wall` (board + host through the supply, times PUE; the host a class default,
+/// a given value or the CPUs' RAPL reading plus an assumed rest).
 std::string_view power_used(const CostInputs& in);
+/// power_used in words, naming where the host's part came from (for people: the HTML report).
+std::string power_used_note(const CostInputs& in);
 /// The local cost terms (inputs must be valid).
 LocalCost local_cost(const CostInputs& in);
 /// The cloud cost terms (inputs must be valid).

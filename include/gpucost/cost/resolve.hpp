@@ -103,6 +103,20 @@ struct MigSlice {
   std::string note;  ///< which device, and how the share was found
 };
 
+/// What the logs measured of the rest of the machine's power (measure_host_power in
+/// cost/from_logs.hpp), for the whole machine; resolve_inputs turns it into host_power_w per GPU
+/// once the power supply's efficiency, the GPU board power and the class are known
+/// (docs/cost-model.md §2.1, "Measured host power").
+struct MeasuredHostPower {
+  /// true: the whole system at the power supply's input (IPMI DCMI), the GPUs included; false:
+  /// the CPU packages and their DRAM (RAPL), DC after the supply.
+  bool system_wall = false;
+  double mean_w = 0;  ///< the whole machine's mean over the window
+  std::size_t samples = 0;
+  std::string origin;  ///< `measured:ipmi` or `measured:rapl`
+  std::string note;  ///< what was read, over which window
+};
+
 /// Everything that decides the inputs of one run.
 struct ResolveRequest {
   PresetSelection selection;          ///< from the command line
@@ -141,6 +155,8 @@ struct ResolveRequest {
     std::string origin;  ///< `measured:F023/F016`
   };
   std::optional<Activity> activity;
+  /// The host's power the logs measured (analyze; null: none measured, or --no-measured).
+  std::optional<MeasuredHostPower> host_power;
 };
 
 /// Memory activity at or below this share of the SM activity while busy: the job is compute-bound

@@ -68,6 +68,8 @@ struct IngestResult {
   BootAnchors anchors;
   std::vector<GpuDevice> devices;
   std::vector<ProfilerSummary> profiles;
+  /// Host power samples (RAPL, IPMI DCMI), in file order and each file's line order; ts_ns unset.
+  std::vector<HostPowerSample> host_power;
   std::optional<Manifest> manifest;
   std::vector<ZoneEvidence> zone_evidence;
   std::uint64_t bytes = 0;        ///< bytes read (decompressed)

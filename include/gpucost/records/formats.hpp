@@ -69,7 +69,11 @@ enum FormatTrait : std::uint8_t {
   X(nvidia_smi_list, "dmon", 0, 0, "",                                                             \
     "`nvidia-smi -L` GPU list, with each GPU's MIG devices")                                       \
   X(nvidia_smi_table, "dmon", 0, 0, "",                                                            \
-    "`nvidia-smi` table: GPU rows (name, PCI address, power cap, memory) and MIG devices")
+    "`nvidia-smi` table: GPU rows (name, PCI address, power cap, memory) and MIG devices")         \
+  X(rapl_energy, "host_power", 0, 0, "rapl",                                                       \
+    "CPU package and DRAM energy counters from powercap RAPL (collect-logs.sh rapl-energy.txt)")   \
+  X(ipmi_dcmi_power, "host_power", 0, 0, "ipmi dcmi",                                              \
+    "`ipmitool dcmi power reading`: the whole system's draw at the power supply input (BMC)")
 // clang-format on
 
 /// A log format that detection can choose.
