@@ -64,12 +64,19 @@ TimeNs DayCounter::place(TimeNs tod) noexcept {
 }
 
 bool RoundCounter::next(std::int64_t key, bool force) {
-  const bool fresh = round_ < 0 || force || std::find(seen_.begin(), seen_.end(), key) != seen_.end();
+  const bool seen =
+      seen_.size() <= kLinearKeys ? std::find(seen_.begin(), seen_.end(), key) != seen_.end() : index_.count(key) != 0;
+  const bool fresh = round_ < 0 || force || seen;
   if (fresh) {
     ++round_;
     seen_.clear();
+    if (!index_.empty()) index_.clear();
   }
   seen_.push_back(key);
+  if (seen_.size() > kLinearKeys) {
+    if (index_.empty()) index_.insert(seen_.begin(), seen_.end());
+    else index_.insert(key);
+  }
   return fresh;
 }
 

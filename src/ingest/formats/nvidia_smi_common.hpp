@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -87,7 +88,12 @@ class RoundCounter {
   std::size_t position() const noexcept { return seen_.empty() ? 0 : seen_.size() - 1; }
 
  private:
+  // A round's keys: searched in place while few (a round is one row per GPU), and through a hash
+  // set once a round holds more (pmon: a row per process, 100 000 in a hostile interval), so
+  // that a round costs what it holds, not its square.
+  static constexpr std::size_t kLinearKeys = 32;
   std::vector<std::int64_t> seen_;
+  std::unordered_set<std::int64_t> index_;  // seen_'s keys, once it holds more than kLinearKeys
   std::int64_t round_ = -1;
 };
 
