@@ -222,13 +222,7 @@ class GroupTies {
     const Column& bid = e_.column(event_col::boot_id);
     std::map<std::uint32_t, std::pair<std::int64_t, std::string>> last_row_group;  // file -> (line, key)
     for (std::size_t r = 0; r < e_.rows(); ++r) {
-      if (!mono_.is_valid(r)) continue;
-      // A last-line mark has no text of its own: it votes for nothing, and nothing votes by it.
-      const bool mark = static_cast<EventKind>(e_.column(event_col::kind).get_int(r)) == EventKind::log_end;
-      if (out_.event_boot[r] >= 0) {
-        if (!mark) tied_[message_key(e_, r)].emplace_back(mono_.get_int(r), out_.event_boot[r]);
-        continue;
-      }
+      if (!mono_.is_valid(r) || out_.event_boot[r] >= 0) continue;
       const std::string id = bid.is_valid(r) ? std::string(bid.get_string(r)) : std::string();
       const auto f = static_cast<std::uint32_t>(file_.get_int(r));
       const auto s = static_cast<std::int32_t>(seq.get_int(r));
@@ -248,6 +242,20 @@ class GroupTies {
       if (last.second.empty() || line >= last.first) last = {line, key};
     }
     for (const auto& [f, lk] : last_row_group) groups_[lk.second].last_of_file = true;
+    if (groups_.empty()) return;
+    // The tied copies, by message, of the messages the groups hold (the only ones looked up):
+    // the cost follows the unanchored rows, not every tied event. A last-line mark has no text
+    // of its own: it votes for nothing, and nothing votes by it.
+    for (const auto& [key, g] : groups_)
+      for (auto r : g.rows)
+        if (static_cast<EventKind>(e_.column(event_col::kind).get_int(r)) != EventKind::log_end)
+          tied_.try_emplace(message_key(e_, r));
+    for (std::size_t r = 0; r < e_.rows(); ++r) {
+      if (!mono_.is_valid(r) || out_.event_boot[r] < 0) continue;
+      if (static_cast<EventKind>(e_.column(event_col::kind).get_int(r)) == EventKind::log_end) continue;
+      if (const auto it = tied_.find(message_key(e_, r)); it != tied_.end())
+        it->second.emplace_back(mono_.get_int(r), out_.event_boot[r]);
+    }
     for (auto& [key, v] : tied_) std::sort(v.begin(), v.end());
   }
 

@@ -79,20 +79,22 @@ std::vector<MatchedOffset> matched_message_offsets(const IngestResult& in) {
     std::uint32_t any = 0;
   };
   std::unordered_map<MessageKey, Copies, MessageKeyHash> utc;
-  std::unordered_map<MessageKey, std::size_t, MessageKeyHash> local_count;
   for (std::size_t r = 0; r < e.rows(); ++r) {
-    if (!usable(r)) continue;
-    const auto k = static_cast<WallKind>(kinds.get_int(r));
-    if (k == WallKind::kUtc) {
-      Copies& c = utc[message_key(e, r)];
-      if (monos.is_valid(r)) c.by_mono.emplace_back(monos.get_int(r), static_cast<std::uint32_t>(r));
-      c.any = static_cast<std::uint32_t>(r);
-      ++c.count;
-    } else if (is_local(k)) {
-      ++local_count[message_key(e, r)];
-    }
+    if (!usable(r) || static_cast<WallKind>(kinds.get_int(r)) != WallKind::kUtc) continue;
+    Copies& c = utc[message_key(e, r)];
+    if (monos.is_valid(r)) c.by_mono.emplace_back(monos.get_int(r), static_cast<std::uint32_t>(r));
+    c.any = static_cast<std::uint32_t>(r);
+    ++c.count;
   }
   if (utc.empty()) return {};
+  // Local copies are counted only for messages that have a UTC copy: the cost follows the
+  // messages read both ways, not every local event.
+  std::unordered_map<MessageKey, std::size_t, MessageKeyHash> local_count;
+  for (std::size_t r = 0; r < e.rows(); ++r) {
+    if (!usable(r) || !is_local(static_cast<WallKind>(kinds.get_int(r)))) continue;
+    const MessageKey key = message_key(e, r);
+    if (utc.find(key) != utc.end()) ++local_count[key];
+  }
   for (auto& [key, c] : utc) std::sort(c.by_mono.begin(), c.by_mono.end());
   std::map<TimeNs, MatchedOffset> votes;
   for (std::size_t r = 0; r < e.rows(); ++r) {
