@@ -42,7 +42,7 @@ void add_input_options(CLI::App& app, InputOptions& o) {
                  "Sampling interval (s) of dmon files whose rows have no time (`dmon -d N`; default 1)")
       ->check(CLI::Range(0.001, 86400.0));
   // Hidden (tests, benchmarks): parse plain files of at least BYTES in chunks of about BYTES,
-  // instead of files of 64 MiB and more in 2 x --threads chunks.
+  // instead of files of 8 MiB and more in 2 x --threads chunks.
   app.add_option("--chunk-size", o.chunk_bytes, "Parse plain files of at least BYTES in chunks of BYTES")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50))
       ->group("");
