@@ -284,7 +284,7 @@ if want event-dense; then
 fi
 
 # The corpus family (issue 37): every shape at every held-out seed, its targets in one row.
-family_rows=()  # "label|bytes|s|wc s|peak KiB|kernel bytes|gpucost kernel s|gawk s|mawk s|same|CPU s"
+family_rows=()  # "label|bytes|s|wc s|peak KiB|kernel bytes|gpucost kernel s|gawk s|mawk s|same|CPU s|lines|event rows|files|idents"
 # family_text DIR CMD...: CMD over DIR's text (plain files as arguments, .gz ones through gzip -dc).
 family_text() {
   local d=$1
@@ -340,7 +340,15 @@ if want family; then
       "$bin" analyze "$d" --threads 1 --format json --no-timings -o "$dir/family-t1.json" 2>/dev/null || true
       "$bin" analyze "$d" --threads 2 --format json --no-timings -o "$dir/family-t2.json" 2>/dev/null || true
       cmp -s "$dir/family-t1.json" "$dir/family-t2.json" || same=NO
-      family_rows+=("$shape seed $seed|$mb|$t|$t_wc|$rss|$kb|$tk|$tg|$tm|$same|$cpu")
+      # What the run worked on, for the table of how cost grows: lines, event rows, files, idents.
+      work=$(python3 - "$dir/family-t1.json" "$d/.corpus-params" <<'PY' 2>/dev/null || echo "- - - -"
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+m = re.search(r"idents=(\d+)", open(sys.argv[2]).read())
+print(r["diagnostics"]["lines"], r["timeline"]["event_rows"], r["diagnostics"]["files"], m.group(1) if m else "-")
+PY
+      )
+      family_rows+=("$shape seed $seed|$mb|$t|$t_wc|$rss|$kb|$tk|$tg|$tm|$same|$cpu|${work// /|}")
     done
   done
 fi
@@ -410,6 +418,12 @@ if ((${#family_rows[@]})); then
       else printf " (no kernel logs: no awk step);"
       printf " threads 1 = 2 %s\n", $10 == "yes" ? "met" : "NOT met"
     }'
+  echo
+  echo "how the cost grows (the same runs): what each run worked on, and its time and peak RSS per unit"
+  printf '%s\n' "${family_rows[@]}" | awk -F'|' '
+    BEGIN { printf "%-22s %10s %8s %11s %7s %7s %8s %9s %9s\n", "shape", "lines", "idents", "event rows", "files", "MB", "ns/line", "CPU ns/l", "peak MiB" }
+    { printf "%-22s %10s %8s %11s %7s %7.1f %8.1f %9.1f %9.0f\n", $1, $12, $15, $13, $14, $2 / 1e6,
+             ($12 > 0 ? $3 * 1e9 / $12 : 0), ($12 > 0 ? $11 * 1e9 / $12 : 0), $5 / 1024 }'
 fi
 
 if want rotated && [ -x build/bench/gpucost_inflate_bench ]; then

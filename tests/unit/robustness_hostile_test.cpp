@@ -424,17 +424,7 @@ TEST(RobustHostile, LoneCarriageReturnsEndLines) {
 
 // ---- crashes: never an abort, never "internal error" ----------------------------------------
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
+constexpr bool kAsan = testing::kAsanBuild;
 
 /// A gzip stream of `n` bytes `c` (no newline): a few hundred KB for hundreds of MB.
 std::string gzip_of_repeated(char c, std::size_t n) {

@@ -16,6 +16,20 @@
 
 namespace gpucost::testing {
 
+/// Whether this build runs under AddressSanitizer, whose shadow memory roughly doubles what the
+/// binary holds resident (the peak-RSS bounds allow for it).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAsanBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAsanBuild = true;
+#else
+inline constexpr bool kAsanBuild = false;
+#endif
+#else
+inline constexpr bool kAsanBuild = false;
+#endif
+
 /// What a run of the binary gave.
 struct RunResult {
   int exit_code = -1;          ///< exit status, or 128 + signal
