@@ -518,7 +518,7 @@ TEST(RobustHostile, SubnormalOptionValuesAreFormattedNotAnInternalError) {
 // Each case runs the binary and reads its peak RSS (wait4): under 256 MiB, the target,
 // with room to spare where a sanitizer's shadow memory doubles what is resident.
 
-constexpr long kMaxRssKib = (kAsan ? 768L : 256L) * 1024;
+using testing::kMaxRssKib;
 
 /// A gzip stream of `head`, then `block` `repeats` times.
 std::string gzip_stream(const std::string& head, const std::string& block, std::size_t repeats) {

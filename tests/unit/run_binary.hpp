@@ -29,6 +29,8 @@ inline constexpr bool kAsanBuild = false;
 #else
 inline constexpr bool kAsanBuild = false;
 #endif
+/// The peak RSS a run of the binary must stay under: issue 37's 256 MiB, 768 under ASan.
+inline constexpr long kMaxRssKib = (kAsanBuild ? 768L : 256L) * 1024;
 
 /// What a run of the binary gave.
 struct RunResult {
