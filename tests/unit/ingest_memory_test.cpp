@@ -73,8 +73,8 @@ TEST(IngestMemory, TwentyThousandOneLineFilesStayWithinTheMemoryBound) {
       std::ofstream(name) << line;
     }
   }
+  const testing::RunOptions o = testing::memory_checked_run();
   for (const char* threads : {"1", "2"}) {
-    testing::RunOptions o;
     const auto r =
         testing::run_gpucost({"analyze", dir.string(), "--threads", threads, "--format", "json", "-o", "-"}, o);
     ASSERT_FALSE(r.hung);

@@ -628,17 +628,13 @@ TEST(RobustHostile, TwentyThousandOneLineFilesStayWellUnderTheMemoryTarget) {
   put_good_data(d.path());
   const std::string line = std::string("Nov 29 11:28:11 zeus kernel: ") + kXid31 + "\n";
   for (int i = 0; i < 20000; ++i) write_bytes(d / "many" / ("kern-" + std::to_string(i) + ".log"), line);
-  auto a = analyze(d.path(), {"--threads", "2"});
+  auto a = analyze(d.path(), {"--threads", "2"}, testing::memory_checked_run());
   ASSERT_TRUE(a->parsed) << a->child.err;
   EXPECT_EQ(a->child.exit_code, 0) << a->child.err;
   EXPECT_TRUE(a->good_data_present());
   EXPECT_EQ(a->count("many/kern-19999.log", "records"), 1u);
-  // The bound holds the normal build, which is what users run (95 MiB there). Under ASan each of
-  // the 20 000 files' short-lived buffers sits in the quarantine with its redzones, and ASan's
-  // allocator does not hand freed regions back: 1.4 GiB measured, none of it held by gpucost.
-  if (!kAsan) {
-    EXPECT_LT(a->child.max_rss_kib, kMaxRssKib);
-  }
+  // 95 MiB in the normal build; under ASan 179 MiB with memory_checked_run's small quarantine.
+  EXPECT_LT(a->child.max_rss_kib, kMaxRssKib) << "peak " << a->child.max_rss_kib / 1024 << " MiB";
 }
 
 TEST(RobustHostile, MaxLineLengthIsNotAllocatedUpFront) {
