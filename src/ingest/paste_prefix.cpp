@@ -57,10 +57,25 @@ std::size_t compose_prefix_length(std::string_view s) noexcept {
   return starts_like_log_line(s.substr(i + 2), true) ? i + 2 : 0;
 }
 
+// True where the line starts as most lines of a log file do, and so holds no prefix: `[` (a
+// dmesg stamp: no prefix starts with it), `Mon 5` / `Nov 20` (a word and a blank before any `:`,
+// and no `|` after the blank), `2024-03-05T10:1` / `2024-03-05 10:1` (no blank before the first
+// `:`, and none after it). Decided in a few predictable compares, before the scans below that
+// find the same answer.
+bool starts_without_prefix(std::string_view s) noexcept {
+  if (s[0] == '[') return true;
+  if (s.size() >= 5 && is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) && s[3] == ' ' && text::is_digit(s[4]))
+    return true;
+  return s.size() >= 15 && text::is_digit(s[0]) && text::is_digit(s[1]) && text::is_digit(s[2]) &&
+         text::is_digit(s[3]) && s[4] == '-' && text::is_digit(s[5]) && text::is_digit(s[6]) && s[7] == '-' &&
+         text::is_digit(s[8]) && text::is_digit(s[9]) && (s[10] == 'T' || s[10] == ' ') && text::is_digit(s[11]) &&
+         text::is_digit(s[12]) && s[13] == ':' && text::is_digit(s[14]);
+}
+
 }  // namespace
 
 std::size_t paste_prefix_length(std::string_view line) noexcept {
-  if (line.empty()) return 0;
+  if (line.empty() || starts_without_prefix(line)) return 0;
   if (const std::size_t c = compose_prefix_length(line)) return c;
   std::size_t at = 0;
   // Quote marks: `> `, `>> `, `> > ` (mail and forum quotes), after any indentation.
