@@ -57,13 +57,14 @@ std::size_t compose_prefix_length(std::string_view s) noexcept {
   return starts_like_log_line(s.substr(i + 2), true) ? i + 2 : 0;
 }
 
-// True where the line starts as most lines of a log file do, and so holds no prefix: `[` (a
-// dmesg stamp: no prefix starts with it), `Mon 5` / `Nov 20` (a word and a blank before any `:`,
-// and no `|` after the blank), `2024-03-05T10:1` / `2024-03-05 10:1` (no blank before the first
-// `:`, and none after it). Decided in a few predictable compares, before the scans below that
-// find the same answer.
+// True where the line starts as most lines of a log file do, and so holds no prefix: a byte no
+// prefix starts with (`[` of a dmesg stamp, `{` of JSON: not a quote mark, blank, name byte or
+// `/`), `Mon 5` / `Nov 20` (a word and a blank before any `:`, and no `|` after the blank),
+// `2024-03-05T10:1` / `2024-03-05 10:1` (no blank before the first `:`, none after it).
+// Decided in a few predictable compares, before the scans below that find the same answer.
 bool starts_without_prefix(std::string_view s) noexcept {
-  if (s[0] == '[') return true;
+  const char c = s[0];
+  if (!is_host_char(c) && c != '/' && c != '>' && c != ' ' && c != '\t') return true;
   if (s.size() >= 5 && is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) && s[3] == ' ' && text::is_digit(s[4]))
     return true;
   return s.size() >= 15 && text::is_digit(s[0]) && text::is_digit(s[1]) && text::is_digit(s[2]) &&
