@@ -98,6 +98,36 @@ TEST(SyslogPrefixCache, WhatFollowsARepeatedPrefixIsReadAfresh) {
   expect_same_as_fresh(lines);
 }
 
+// An ident's pid: plain digits up to 18 read in a loop, the rest as text::to_int reads it.
+TEST(SyslogPrefix, IdentPids) {
+  struct Case {
+    std::string_view token;
+    std::int64_t pid;  // INT64_MIN: no pid; 0 with ident "": not an ident (the token is the host)
+    std::string_view ident;
+  };
+  for (const Case& c : {
+           Case{"CRON[2211]:", 2211, "CRON"},
+           Case{"systemd[1]:", 1, "systemd"},
+           Case{"x[0]:", 0, "x"},
+           Case{"x[000123]:", 123, "x"},
+           Case{"x[123456789012345678]:", 123456789012345678, "x"},
+           Case{"x[1234567890123456789]:", 1234567890123456789, "x"},
+           Case{"x[+7]:", 7, "x"},
+           Case{"x[-1]:", -1, "x"},
+           Case{"kernel:", INT64_MIN, "kernel"},
+           Case{"x[12a]:", 0, ""},
+           Case{"x[]:", 0, ""},
+           Case{"x[99999999999999999999]:", 0, ""},
+       }) {
+    SyslogLine l;
+    ASSERT_TRUE(parse_syslog_line("Nov 20 20:57:01 ml-laptop " + std::string(c.token) + " text", l)) << c.token;
+    EXPECT_EQ(l.ident, c.ident) << c.token;
+    if (!c.ident.empty()) {
+      EXPECT_EQ(l.pid, c.pid) << c.token;
+    }
+  }
+}
+
 // A line of the next second (only the clock's bytes differ from the cached prefix) has its stamp
 // read again; any clock bytes that are no time, and any other byte that changes, read as a
 // fresh parse reads them.

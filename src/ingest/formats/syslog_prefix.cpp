@@ -31,9 +31,22 @@ bool parse_ident_token(std::string_view tok, std::string_view& name, std::int64_
   if (tok.back() == ']') {
     const std::size_t open = tok.rfind('[');
     if (open == std::string_view::npos || open == 0) return false;
-    const auto p = text::to_int(tok.substr(open + 1, tok.size() - open - 2));
-    if (!p) return false;
-    pid = *p;
+    const std::string_view digits = tok.substr(open + 1, tok.size() - open - 2);
+    // Pids are a few plain digits: read in the loop; anything else (`+12`, `-1`, 19 digits and
+    // more) as text::to_int reads it.
+    std::int64_t v = 0;
+    bool plain = !digits.empty() && digits.size() <= 18;
+    for (std::size_t i = 0; plain && i < digits.size(); ++i) {
+      plain = is_digit(digits[i]);
+      if (plain) v = v * 10 + (digits[i] - '0');
+    }
+    if (plain) {
+      pid = v;
+    } else {
+      const auto p = text::to_int(digits);
+      if (!p) return false;
+      pid = *p;
+    }
     tok = tok.substr(0, open);
   }
   bool any_alpha = false;
