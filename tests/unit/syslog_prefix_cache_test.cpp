@@ -119,8 +119,9 @@ TEST(SyslogPrefix, IdentPids) {
            Case{"x[]:", 0, ""},
            Case{"x[99999999999999999999]:", 0, ""},
        }) {
+    const std::string line = "Nov 20 20:57:01 ml-laptop " + std::string(c.token) + " text";  // l's views point here
     SyslogLine l;
-    ASSERT_TRUE(parse_syslog_line("Nov 20 20:57:01 ml-laptop " + std::string(c.token) + " text", l)) << c.token;
+    ASSERT_TRUE(parse_syslog_line(line, l)) << c.token;
     EXPECT_EQ(l.ident, c.ident) << c.token;
     if (!c.ident.empty()) {
       EXPECT_EQ(l.pid, c.pid) << c.token;
