@@ -98,7 +98,7 @@ TEST(SyslogPrefixCache, WhatFollowsARepeatedPrefixIsReadAfresh) {
   expect_same_as_fresh(lines);
 }
 
-// An ident's pid: plain digits up to 18 read in a loop, the rest as text::to_int reads it.
+// An ident's pid: up to nine plain digits read by text::digits, the rest as text::to_int reads it.
 TEST(SyslogPrefix, IdentPids) {
   struct Case {
     std::string_view token;
@@ -110,6 +110,8 @@ TEST(SyslogPrefix, IdentPids) {
            Case{"systemd[1]:", 1, "systemd"},
            Case{"x[0]:", 0, "x"},
            Case{"x[000123]:", 123, "x"},
+           Case{"x[999999999]:", 999999999, "x"},
+           Case{"x[4294967296]:", 4294967296, "x"},
            Case{"x[123456789012345678]:", 123456789012345678, "x"},
            Case{"x[1234567890123456789]:", 1234567890123456789, "x"},
            Case{"x[+7]:", 7, "x"},

@@ -32,16 +32,10 @@ bool parse_ident_token(std::string_view tok, std::string_view& name, std::int64_
     const std::size_t open = tok.rfind('[');
     if (open == std::string_view::npos || open == 0) return false;
     const std::string_view digits = tok.substr(open + 1, tok.size() - open - 2);
-    // Pids are a few plain digits: read in the loop; anything else (`+12`, `-1`, 19 digits and
-    // more) as text::to_int reads it.
-    std::int64_t v = 0;
-    bool plain = !digits.empty() && digits.size() <= 18;
-    for (std::size_t i = 0; plain && i < digits.size(); ++i) {
-      plain = is_digit(digits[i]);
-      if (plain) v = v * 10 + (digits[i] - '0');
-    }
-    if (plain) {
-      pid = v;
+    // Pids are a few plain digits, read without from_chars; anything else (`+12`, `-1`, ten
+    // digits and more) as text::to_int reads it.
+    if (unsigned u; !digits.empty() && digits.size() <= 9 && text::digits(digits, 0, digits.size(), u)) {
+      pid = u;
     } else {
       const auto p = text::to_int(digits);
       if (!p) return false;
